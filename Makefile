@@ -1,0 +1,76 @@
+# fpulab: libfpu (lib/), the lab kernel (lab/), the host command (cli/).
+#
+#   make            build everything
+#   make run        build, then run the default matrix (fpulab run)
+#   make test       build, then run every test; ends with "N passed, N failed"
+
+CC      ?= gcc
+BUILD   ?= build
+
+WARN     := -Wall -Wextra -Wno-unused-parameter -Wmissing-prototypes -Wstrict-prototypes
+INCLUDES := -Iinclude
+
+# Freestanding code (lab/, and lib/ as the lab embeds it): no libc headers,
+# no red zone, no SSE/x87 in compiler-generated code.
+KCFLAGS  := -std=gnu11 -O2 -g $(WARN) $(INCLUDES) -ffreestanding -nostdinc \
+            -isystem $(shell $(CC) -print-file-name=include) \
+            -fno-stack-protector -fno-pic -fno-pie -fno-omit-frame-pointer \
+            -fno-asynchronous-unwind-tables -mno-red-zone -mgeneral-regs-only \
+            -mcmodel=small -fcf-protection=none
+KLDFLAGS := -nostdlib -static -no-pie -Wl,--build-id=none -Wl,-z,max-page-size=0x1000 \
+            -Wl,-z,noexecstack -Wl,--no-warn-rwx-segments
+
+# Host code (cli/, tests, lib/ as the host links it).
+HCFLAGS  := -std=gnu11 -O2 -g $(WARN) $(INCLUDES) -D_GNU_SOURCE
+HLDLIBS  := -lm
+
+LIB_SRCS := $(wildcard lib/*.c)
+LAB_SRCS := $(wildcard lab/*.c lab/*.S lab/user/*.c)
+CLI_SRCS := $(wildcard cli/*.c)
+
+LAB_OBJS      := $(patsubst %,$(BUILD)/lab/%.o,$(LAB_SRCS) $(LIB_SRCS))
+LABTEST_OBJS  := $(patsubst %,$(BUILD)/lab-test/%.o,$(LAB_SRCS) $(LIB_SRCS))
+HOSTLIB_OBJS  := $(patsubst %,$(BUILD)/host/%.o,$(LIB_SRCS))
+CLI_OBJS      := $(patsubst %,$(BUILD)/host/%.o,$(CLI_SRCS))
+
+.PHONY: all run test clean
+all: $(BUILD)/lab.elf $(BUILD)/lab-test.elf $(BUILD)/fpulab
+
+# ---- lab kernel ----
+$(BUILD)/lab/%.c.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(KCFLAGS) -MMD -c $< -o $@
+$(BUILD)/lab/%.S.o: %.S
+	@mkdir -p $(dir $@)
+	$(CC) $(KCFLAGS) -MMD -c $< -o $@
+$(BUILD)/lab.elf: $(LAB_OBJS) lab/lab.ld
+	$(CC) $(KCFLAGS) $(KLDFLAGS) -T lab/lab.ld -o $@ $(LAB_OBJS)
+
+# The same kernel with test-only policies and fault injection compiled in.
+$(BUILD)/lab-test/%.c.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(KCFLAGS) -DFPU_TESTING -MMD -c $< -o $@
+$(BUILD)/lab-test/%.S.o: %.S
+	@mkdir -p $(dir $@)
+	$(CC) $(KCFLAGS) -DFPU_TESTING -MMD -c $< -o $@
+$(BUILD)/lab-test.elf: $(LABTEST_OBJS) lab/lab.ld
+	$(CC) $(KCFLAGS) $(KLDFLAGS) -T lab/lab.ld -o $@ $(LABTEST_OBJS)
+
+# ---- host side ----
+$(BUILD)/host/%.c.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(HCFLAGS) -MMD -c $< -o $@
+$(BUILD)/libfpu.a: $(HOSTLIB_OBJS)
+	rm -f $@ && ar rcs $@ $^
+$(BUILD)/fpulab: $(CLI_OBJS) $(BUILD)/libfpu.a
+	$(CC) $(HCFLAGS) -o $@ $(CLI_OBJS) $(BUILD)/libfpu.a $(HLDLIBS)
+
+run: all
+	./tools/ensure-deps run
+	./$(BUILD)/fpulab run
+
+clean:
+	rm -rf $(BUILD)
+
+-include $(shell find $(BUILD) -name '*.d' 2>/dev/null)
+-include tests/tests.mk

@@ -1,0 +1,11 @@
+/* SPDX-License-Identifier: MIT */
+/* The fpulab command: one entry point per subcommand. Each returns the process
+ * exit status: 0 success, 1 failure, 2 usage error. */
+#ifndef FPULAB_CLI_H
+#define FPULAB_CLI_H
+
+int cmd_run(int argc, char **argv);       /* cli/run.c: boot the lab, report results */
+int cmd_xstate(int argc, char **argv);    /* cli/xstate_cmd.c: xstate check|dump FILE */
+int cmd_calibrate(int argc, char **argv); /* cli/calibrate.c: native host baseline */
+
+#endif

@@ -1,0 +1,158 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * libfpu: per-task FPU state, the context-switch hooks a kernel calls, the
+ * policies behind them, and kernel-mode FPU sections.
+ *
+ * The kernel embeds a struct fpu in each task that may run in ring 3 and calls
+ * libfpu at fixed hooks (fpu_switch, fpu_handle_nm, fpu_return_to_user,
+ * fpu_flush_ipi, kernel_fpu_begin/end, fpu_task_*). libfpu calls back only
+ * through struct fpu_arch_ops. It knows nothing of the kernel's scheduler.
+ *
+ * Terms: the "fpregs owner" of a CPU is the task whose state its registers
+ * hold; a task's "last_cpu" is the CPU whose registers last held its state.
+ * Registers are valid for a task iff owner(cpu) == task && task->last_cpu == cpu.
+ */
+#ifndef FPU_FPU_H
+#define FPU_FPU_H
+
+#include <fpu/xstate.h>
+
+#define FPU_MAX_CPUS 64
+
+/* struct fpu.flags */
+#define FPU_F_USED (1u << 0)      /* task has FPU state of its own (Linux's used_math) */
+#define FPU_F_NEED_LOAD (1u << 1) /* deferred: load registers before returning to ring 3 */
+
+/* Per-task FPU context. Embedded in the kernel's task; initialise with fpu_task_init(). */
+struct fpu {
+	struct xregs_state *state; /* xstate_cfg.kernel_size bytes, 64-byte aligned */
+	int last_cpu;              /* CPU whose registers last held this state; -1: none */
+	unsigned int flags;        /* FPU_F_* */
+	unsigned int fpu_counter;  /* consecutive slices that used the FPU (lazy-counter) */
+	int holder;                /* smp-lazy: CPU whose registers hold the unsaved state; -1 */
+	unsigned int id;           /* for messages only */
+};
+
+/* Event counters, per CPU. Exact: tests assert them. */
+struct fpu_stats {
+	uint64_t switches;             /* fpu_switch() calls */
+	uint64_t nm_traps;             /* #NM handled */
+	uint64_t saves[FPU_INSN_NR];   /* state saves, by instruction */
+	uint64_t restores;             /* state loads from memory (incl. init state) */
+	uint64_t restores_skipped;     /* registers already held the state */
+	uint64_t flush_ipis;           /* flush IPIs sent */
+	uint64_t prefetches;           /* save areas prefetched at switch */
+	uint64_t kernel_fpu_sections;  /* kernel_fpu_begin() calls */
+};
+
+/* Services the embedding kernel provides. Only cpu_id and panic are mandatory. */
+struct fpu_arch_ops {
+	unsigned int (*cpu_id)(void);             /* 0..FPU_MAX_CPUS-1 */
+	void (*panic)(const char *msg);           /* must not return */
+	void (*set_ts)(void);                     /* NULL: native CR0.TS = 1 */
+	void (*clear_ts)(void);                   /* NULL: native CLTS */
+	void (*send_flush_ipi)(unsigned int cpu); /* deliver an IPI that calls fpu_flush_ipi() */
+	void (*preempt_disable)(void);
+	void (*preempt_enable)(void);
+	bool (*in_interrupt)(void);               /* true in hard/soft interrupt context */
+	struct fpu *(*current_fpu)(void);         /* the running task's fpu; NULL for kernel threads */
+	void (*wait_relax)(void);                 /* one spin of a wait loop, interrupts enabled */
+};
+
+/* Fault injection for tests: each breaks one invariant a policy keeps. */
+enum fpu_fault {
+	FPU_FAULT_NONE = 0,
+	FPU_FAULT_SKIP_SAVE_ON_MIGRATE,
+	FPU_FAULT_SKIP_RESTORE_AFTER_FLUSH,
+	FPU_FAULT_NO_INVALIDATE_ON_KERNEL_FPU,
+	FPU_FAULT_SKIP_CLTS_BEFORE_RESTORE,
+	FPU_FAULT_STALE_OWNER_AFTER_EXIT,
+	FPU_FAULT_NR,
+};
+
+/**
+ * fpu_init - set up libfpu after xstate_init(). @ops must outlive libfpu.
+ * Selects the "eager" policy. Return: 0, or XSTATE_E_INVAL if @ops lacks a
+ * mandatory member.
+ */
+int fpu_init(const struct fpu_arch_ops *ops);
+
+/** fpu_cpu_init - ring 0, on each CPU once: xstate_cpu_enable(), no owner, TS clear. */
+void fpu_cpu_init(void);
+
+/**
+ * fpu_set_policy - make @name the active policy. Only at a quiescent point:
+ * no task holds state in any CPU's registers (fpu_cpu_quiesce() has run on
+ * every CPU since the last user task ran). Return: 0, or XSTATE_E_INVAL for
+ * an unknown name.
+ */
+int fpu_set_policy(const char *name);
+
+/** fpu_policy_name - the active policy's name. */
+const char *fpu_policy_name(void);
+
+/** fpu_policy_names - NULL-terminated list of the policies built in. */
+const char *const *fpu_policy_names(void);
+
+/** fpu_set_fault - test builds: arm one injected fault (FPU_FAULT_NONE disarms). */
+void fpu_set_fault(enum fpu_fault fault);
+
+/** fpu_fault_name / fpu_fault_by_name - "skip-save-on-migrate", ...; -1 if unknown. */
+const char *fpu_fault_name(enum fpu_fault fault);
+int fpu_fault_by_name(const char *name);
+
+/**
+ * fpu_cpu_quiesce - on the calling CPU: save the owner's live state (if any),
+ * drop ownership and clear CR0.TS. Interrupts off.
+ */
+void fpu_cpu_quiesce(void);
+
+/**
+ * fpu_task_init - give a new task the architectural init state.
+ * @buf: xstate_cfg.kernel_size bytes, 64-byte aligned, owned by the task.
+ */
+void fpu_task_init(struct fpu *fpu, struct xregs_state *buf, unsigned int id);
+
+/** fpu_task_exit - the task is gone: no CPU may keep or later save its state. */
+void fpu_task_exit(struct fpu *fpu);
+
+/**
+ * fpu_switch - the only FPU call in the context-switch path, interrupts off,
+ * on the CPU that switches. @prev/@next: NULL for kernel threads and idle.
+ */
+void fpu_switch(struct fpu *prev, struct fpu *next);
+
+/**
+ * fpu_handle_nm - body of the #NM (vector 7) handler for a trap from ring 3.
+ * Panics (through ops->panic) on an #NM the policy did not cause.
+ */
+void fpu_handle_nm(struct fpu *cur);
+
+/** fpu_return_to_user - on every return to ring 3 (deferred restore). */
+void fpu_return_to_user(struct fpu *cur);
+
+/** fpu_flush_ipi - body of the flush IPI handler: give up state held for another CPU. */
+void fpu_flush_ipi(void);
+
+/**
+ * fpu_invalidate - the one invalidation: @fpu's save area was written, or its
+ * registers on some CPU were clobbered, so no CPU's registers may be trusted
+ * to hold it. Called by import, kernel-mode FPU, migration and idle paths.
+ */
+void fpu_invalidate(struct fpu *fpu);
+
+/**
+ * kernel_fpu_begin / kernel_fpu_end - a kernel-mode FPU section. Saves the live
+ * user state if needed, disables preemption, clears CR0.TS and loads the init
+ * state (MXCSR/FCW defaults). Nesting and interrupt context panic.
+ */
+void kernel_fpu_begin(void);
+void kernel_fpu_end(void);
+
+/** fpu_stats_cpu - the counters of @cpu (live; read them at a quiescent point). */
+struct fpu_stats *fpu_stats_cpu(unsigned int cpu);
+
+/** fpu_stats_reset - zero the counters of every CPU. */
+void fpu_stats_reset(void);
+
+#endif

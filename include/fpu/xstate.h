@@ -1,0 +1,274 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * libfpu: xstate enumeration, layouts, save/restore instructions.
+ *
+ * Follows Intel SDM Vol. 1 ch. 13 ("Managing State Using the XSAVE Feature
+ * Set") and AMD APM Vol. 2 §11.5 ("XSAVE/XRSTOR Instructions").
+ *
+ * Freestanding: includes only compiler-provided headers. The library needs
+ * memcpy/memset/memcmp from its environment, as GCC itself does.
+ */
+#ifndef FPU_XSTATE_H
+#define FPU_XSTATE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* State-component numbers: bit positions in XCR0 / IA32_XSS (SDM Vol. 1 §13.1). */
+enum xfeature {
+	XFEATURE_X87 = 0,
+	XFEATURE_SSE = 1,
+	XFEATURE_YMM = 2,
+	XFEATURE_BNDREGS = 3,
+	XFEATURE_BNDCSR = 4,
+	XFEATURE_OPMASK = 5,
+	XFEATURE_ZMM_HI256 = 6,
+	XFEATURE_HI16_ZMM = 7,
+	XFEATURE_PT = 8,
+	XFEATURE_PKRU = 9,
+	XFEATURE_PASID = 10,
+	XFEATURE_CET_U = 11,
+	XFEATURE_CET_S = 12,
+	XFEATURE_HDC = 13,
+	XFEATURE_UINTR = 14,
+	XFEATURE_LBR = 15,
+	XFEATURE_HWP = 16,
+	XFEATURE_XTILE_CFG = 17,
+	XFEATURE_XTILE_DATA = 18,
+	XFEATURE_NR = 63, /* bit 63 of XCOMP_BV is the compacted-format flag */
+};
+
+#define XFEATURE_MASK(f) (1ULL << (f))
+#define XFEATURE_MASK_FPSSE (XFEATURE_MASK(XFEATURE_X87) | XFEATURE_MASK(XFEATURE_SSE))
+#define XFEATURE_MASK_AVX512                                                    \
+	(XFEATURE_MASK(XFEATURE_OPMASK) | XFEATURE_MASK(XFEATURE_ZMM_HI256) |   \
+	 XFEATURE_MASK(XFEATURE_HI16_ZMM))
+#define XCOMP_BV_COMPACTED (1ULL << 63)
+
+/* Legacy region (512 bytes) + XSAVE header (64 bytes): SDM Vol. 1 §13.4. */
+#define XSTATE_LEGACY_SIZE 512u
+#define XSTATE_HEADER_SIZE 64u
+#define XSTATE_HEADER_OFFSET 512u
+#define XSTATE_EXT_OFFSET 576u
+#define XSTATE_ALIGN 64u
+#define FXSAVE_SIZE 512u
+#define MXCSR_DEFAULT 0x1f80u
+#define FCW_DEFAULT 0x037fu
+#define MXCSR_MASK_DEFAULT 0x0000ffbfu /* SDM §11.6.6: when FXSAVE stores 0 */
+
+/* The save instructions, best last. Index of saves[] in struct fpu_stats. */
+enum fpu_save_insn {
+	FPU_INSN_FXSAVE = 0,
+	FPU_INSN_XSAVE,
+	FPU_INSN_XSAVEOPT,
+	FPU_INSN_XSAVEC,
+	FPU_INSN_XSAVES,
+	FPU_INSN_NR,
+	FPU_INSN_AUTO = -1,
+};
+
+/* The 512-byte FXSAVE / XSAVE legacy region (SDM Vol. 1 Table 10-2). */
+struct fxregs_state {
+	uint16_t fcw;
+	uint16_t fsw;
+	uint8_t ftw; /* abridged tag word: 1 bit per register, 1 = valid */
+	uint8_t reserved1;
+	uint16_t fop;
+	uint64_t fip;
+	uint64_t fdp;
+	uint32_t mxcsr;
+	uint32_t mxcsr_mask;
+	uint8_t st_space[128]; /* 8 x 16 bytes, 10 used */
+	uint8_t xmm_space[256]; /* 16 x 16 bytes */
+	uint8_t reserved2[48];
+	uint8_t available[48]; /* software-available, ignored by the CPU */
+} __attribute__((packed, aligned(16)));
+
+/* XSAVE header (SDM Vol. 1 §13.4.2). */
+struct xstate_header {
+	uint64_t xstate_bv;
+	uint64_t xcomp_bv;
+	uint64_t reserved[6];
+} __attribute__((packed));
+
+/* An XSAVE area; the extended region follows the header. 64-byte aligned. */
+struct xregs_state {
+	struct fxregs_state legacy;
+	struct xstate_header header;
+	uint8_t extended[];
+} __attribute__((packed, aligned(64)));
+
+/* One state component as CPUID.(EAX=0DH,ECX=i) describes it (SDM §13.2). */
+struct xstate_component {
+	uint32_t size;       /* bytes */
+	uint32_t std_offset; /* offset in the standard format; 0 for supervisor */
+	bool align64;        /* ECX[1]: 64-byte aligned in the compacted format */
+	bool supervisor;     /* ECX[0]: belongs in IA32_XSS, not XCR0 */
+};
+
+/* CPU capabilities that libfpu needs, read once by xstate_init(). */
+struct xstate_cpu_caps {
+	bool fxsr, xsave, xsaveopt, xsavec, xsaves, xgetbv1;
+	bool avx, avx512f;
+	bool xsaveerptr;   /* CPUID 0x80000008 EBX[2]: FXSAVE stores FIP/FDP/FOP always */
+	bool amd;          /* AuthenticAMD */
+	uint64_t xcr0_supported; /* CPUID.(0DH,0):EDX:EAX */
+	uint64_t xss_supported;  /* CPUID.(0DH,1):EDX:ECX */
+	uint32_t mxcsr_mask;     /* from FXSAVE, MXCSR_MASK_DEFAULT if it stored 0 */
+};
+
+/* The configuration chosen by xstate_init(): one per system, like Linux's fpu_kernel_cfg. */
+struct xstate_config {
+	struct xstate_cpu_caps caps;
+	struct xstate_component comp[64];
+	uint64_t xcr0;        /* enabled user components */
+	uint64_t xss;         /* enabled supervisor components */
+	uint64_t kernel_mask; /* xcr0 | xss: what the kernel buffer holds */
+	enum fpu_save_insn save_insn; /* what xstate_save() executes */
+	bool compacted;       /* kernel buffer is in the compacted format */
+	uint32_t kernel_size; /* bytes of a kernel buffer (format of save_insn) */
+	uint32_t user_size;   /* bytes of the standard format for xcr0 */
+	bool force_fxsave_scrub; /* scrub FIP/FDP/FOP even when the CPU does not leak */
+};
+
+extern struct xstate_config xstate_cfg;
+
+/* Where xstate_init() runs: decides whether XCR0/IA32_XSS may be written. */
+enum xstate_mode {
+	XSTATE_MODE_KERNEL, /* ring 0: xstate_cpu_enable() will program CR4, XCR0, IA32_XSS */
+	XSTATE_MODE_USER,   /* ring 3: take XCR0 as the OS set it (XGETBV), no supervisor state */
+};
+
+struct xstate_init_opts {
+	enum xstate_mode mode;
+	uint64_t max_xcr0;  /* enable at most these user components; 0 = x87|SSE|AVX|AVX-512 */
+	uint64_t max_xss;   /* enable at most these supervisor components; 0 = none */
+	enum fpu_save_insn insn; /* FPU_INSN_AUTO, or force one (must be supported) */
+	bool force_fxsave_scrub;
+};
+
+/* Error codes: negative returns of xstate_* functions. */
+enum xstate_err {
+	XSTATE_OK = 0,
+	XSTATE_E_NOXSAVE = -1,     /* no FXSR at all, or a requested XSAVE insn is absent */
+	XSTATE_E_MASK = -2,        /* requested mask not offered by CPUID */
+	XSTATE_E_SHORT = -3,       /* buffer shorter than required */
+	XSTATE_E_XSTATE_BV = -4,   /* XSTATE_BV has bits outside the enabled mask */
+	XSTATE_E_RESERVED = -5,    /* reserved header bytes non-zero */
+	XSTATE_E_XCOMP_BV = -6,    /* XCOMP_BV non-zero in standard format */
+	XSTATE_E_MXCSR = -7,       /* MXCSR has bits outside MXCSR_MASK */
+	XSTATE_E_ALIGN = -8,       /* buffer not 64-byte aligned where required */
+	XSTATE_E_INVAL = -9,       /* other invalid argument */
+};
+
+/**
+ * xstate_init - enumerate CPUID leaf 0xD and choose masks, format and instruction.
+ * @opts: NULL for kernel defaults (XSTATE_MODE_KERNEL, x87|SSE|AVX(|AVX-512), auto insn).
+ *
+ * AVX-512 components are enabled only when CPUID.7.EBX.AVX512F is set too;
+ * any component whose instructions the CPU does not offer is left out.
+ * Fills xstate_cfg. Does not touch CR4/XCR0: see xstate_cpu_enable().
+ * Return: XSTATE_OK, XSTATE_E_NOXSAVE or XSTATE_E_MASK.
+ * SDM Vol. 1 §13.2, §13.3; APM Vol. 2 §11.5.2.
+ */
+int xstate_init(const struct xstate_init_opts *opts);
+
+/**
+ * xstate_cpu_enable - ring 0, on every CPU: set CR4.OSFXSR|OSXMMEXCPT(|OSXSAVE),
+ * XCR0 = xstate_cfg.xcr0 and IA32_XSS = xstate_cfg.xss. SDM Vol. 1 §13.3.
+ */
+void xstate_cpu_enable(void);
+
+/** xstate_name - short name of a component ("x87", "sse", "ymm", ...). */
+const char *xstate_name(unsigned int feature);
+
+/** fpu_insn_name - "fxsave", "xsave", "xsaveopt", "xsavec", "xsaves". */
+const char *fpu_insn_name(enum fpu_save_insn insn);
+
+/**
+ * xstate_size_standard / xstate_size_compacted - bytes of an XSAVE area holding @mask.
+ * Standard: max(offset+size) over @mask, at least 576. Compacted: components packed
+ * in bit order after 576, each 64-aligned if its align64 flag says so (SDM §13.4.3).
+ */
+uint32_t xstate_size_standard(uint64_t mask);
+uint32_t xstate_size_compacted(uint64_t mask);
+
+/**
+ * xstate_offset - byte offset of component @feature in a buffer of the given format.
+ * @xcomp_bv: for the compacted format, the buffer's XCOMP_BV (bit 63 ignored);
+ *            ignored for the standard format.
+ * Return: offset in bytes, or 0 if @feature is not present in that buffer.
+ */
+uint32_t xstate_offset(unsigned int feature, bool compacted, uint64_t xcomp_bv);
+
+/**
+ * xstate_save - save the enabled state into @buf with xstate_cfg.save_insn.
+ * @buf: kernel buffer, xstate_cfg.kernel_size bytes, 64-byte aligned.
+ * @mask: components to save (requested-feature bitmap, RFBM = mask & kernel_mask).
+ * CR0.TS must be clear: on hardware XSAVE* raises #NM when it is set.
+ */
+void xstate_save(struct xregs_state *buf, uint64_t mask);
+
+/**
+ * xstate_save_insn - like xstate_save() but with an explicit instruction, for
+ * experiments and calibration. @buf must be in that instruction's format.
+ */
+void xstate_save_insn(enum fpu_save_insn insn, struct xregs_state *buf, uint64_t mask);
+
+/**
+ * xstate_restore - load @mask from @buf (XRSTOR, XRSTORS when compacted+XSAVES,
+ * or FXRSTOR). Components absent from XSTATE_BV are put in init state.
+ * CR0.TS must be clear.
+ */
+void xstate_restore(const struct xregs_state *buf, uint64_t mask);
+
+/** xstate_restore_insn - restore a buffer written by @insn. */
+void xstate_restore_insn(enum fpu_save_insn insn, const struct xregs_state *buf, uint64_t mask);
+
+/**
+ * xstate_init_buffer - write the architectural init state into a kernel buffer:
+ * FCW 0x37F, MXCSR 0x1F80, every data register zero, XSTATE_BV = 0 (or x87|SSE
+ * for the FXSAVE format), XCOMP_BV as the format requires.
+ * @buf: xstate_cfg.kernel_size bytes, 64-byte aligned.
+ */
+void xstate_init_buffer(struct xregs_state *buf);
+
+/**
+ * xstate_load_init - put every enabled register in the architectural init state.
+ * FNINIT alone is not enough: it leaves XMM/YMM and MXCSR alone.
+ */
+void xstate_load_init(void);
+
+/**
+ * xstate_scrub_fxsave_leak - AMD pre-XSaveErPtr: FXSAVE/XSAVE omit FIP/FDP/FOP
+ * unless an x87 exception is pending, so a task could see another's pointers
+ * (CVE-2006-1056). Load known values into them. Runs only when the CPU lacks
+ * XSaveErPtr or xstate_cfg.force_fxsave_scrub is set. Return: true if it ran.
+ */
+bool xstate_scrub_fxsave_leak(void);
+
+/** xstate_xinuse - XGETBV(ECX=1): components not in init state; ~0 if XGETBV1 is absent. */
+uint64_t xstate_xinuse(void);
+
+/* ---- user-visible (standard-format) state: signal frames, ptrace, core dumps ---- */
+
+/**
+ * xstate_export_std - convert a kernel buffer (any format) to the standard XSAVE format.
+ * @dst: xstate_cfg.user_size bytes at least; @dst_len its length in bytes.
+ * Components in init state are written with their init values; XSTATE_BV is exact.
+ * Return: bytes written, or XSTATE_E_SHORT.
+ */
+int xstate_export_std(void *dst, size_t dst_len, const struct xregs_state *kbuf);
+
+/**
+ * xstate_import_std - validate an untrusted standard-format buffer and convert
+ * it into the kernel buffer @kbuf. Nothing is written to @kbuf on error.
+ * Return: XSTATE_OK or one of XSTATE_E_SHORT, _XSTATE_BV, _RESERVED, _XCOMP_BV, _MXCSR, ...
+ */
+int xstate_import_std(struct xregs_state *kbuf, const void *src, size_t src_len);
+
+/** xstate_strerror - one-line reason for an xstate_err. */
+const char *xstate_strerror(int err);
+
+#endif

@@ -1,0 +1,82 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The one definition of what the lab kernel (guest) and the fpulab command
+ * (host) say to each other. Included by lab/ and cli/; nothing else is shared.
+ *
+ * Host -> guest: the kernel command line, "key=value" words (FPULAB_KEY_*).
+ * Guest -> host: text lines on COM1. A line starting with FPULAB_RECORD_PREFIX
+ * is a record; any other line is console output. Records are
+ *     "@fpulab <kind> key=value key=value ...\n"
+ * with the keys below; values contain no spaces. Numbers are decimal unless
+ * prefixed 0x.
+ * The guest ends with a "done" record and exits through isa-debug-exit with
+ * FPULAB_EXIT_OK; a panic exits with FPULAB_EXIT_PANIC.
+ */
+#ifndef FPULAB_ABI_H
+#define FPULAB_ABI_H
+
+#define FPULAB_ABI_VERSION 1
+
+#define FPULAB_RECORD_PREFIX "@fpulab "
+
+/* Record kinds. */
+#define FPULAB_REC_HELLO "hello"   /* boot facts: FPULAB_HELLO_FIELDS */
+#define FPULAB_REC_RESULT "result" /* one run of one configuration under one policy */
+#define FPULAB_REC_DONE "done"     /* all runs finished; "runs=N" */
+
+/* isa-debug-exit: QEMU exits with (value << 1) | 1. */
+#define FPULAB_DEBUG_EXIT_PORT 0xf4
+#define FPULAB_EXIT_OK 0x10    /* QEMU status 33 */
+#define FPULAB_EXIT_PANIC 0x11 /* QEMU status 35 */
+#define FPULAB_QEMU_STATUS(v) (((v) << 1) | 1)
+
+/* Command-line keys (host -> guest). Lists are comma-separated. */
+#define FPULAB_KEY_EXPERIMENT "exp"      /* context-switch | stress | selftest */
+#define FPULAB_KEY_POLICIES "policies"   /* eager,lazy,... */
+#define FPULAB_KEY_PLACEMENT "placement" /* same-cpu,cross-cpu */
+#define FPULAB_KEY_FP_USERS "fp"         /* none,one,both */
+#define FPULAB_KEY_REGSET "regset"       /* x87,sse,avx */
+#define FPULAB_KEY_ROUND_TRIPS "rt"      /* round trips per run */
+#define FPULAB_KEY_REPEAT "repeat"       /* runs per configuration and policy */
+#define FPULAB_KEY_SEED "seed"
+#define FPULAB_KEY_TASKS "tasks"
+#define FPULAB_KEY_SWITCHES "switches"   /* stress: switches per run (approximate target) */
+#define FPULAB_KEY_FPU_COUNTER "fpu_counter"
+#define FPULAB_KEY_PREFETCH "prefetch"   /* conditional | always | off */
+#define FPULAB_KEY_INJECT "inject"       /* fault name */
+#define FPULAB_KEY_INSN "insn"           /* auto | fxsave | xsave | xsaveopt | xsavec | xsaves */
+#define FPULAB_KEY_SCRUB "scrub"         /* 1: force the AMD FIP/FDP/FOP scrub */
+
+/* hello record. */
+#define FPULAB_HELLO_FIELDS(S, U)                                             \
+	S(apic)        /* xapic | x2apic */                                      \
+	S(insn)        /* save instruction libfpu chose */                       \
+	S(policies)    /* policies built in, comma-separated */                  \
+	U(version) U(cpus) U(xcr0) U(kernel_size) U(user_size)
+
+/*
+ * result record. S(name) is a string field, U(name) an unsigned 64-bit count.
+ * Counts cover the measured window only (after warm-up), summed over CPUs.
+ */
+#define FPULAB_RESULT_FIELDS(S, U)                                            \
+	S(experiment) S(policy) S(placement) S(fp_users) S(regset)               \
+	U(repeat)            /* 0-based index of this run */                     \
+	U(cpus)                                                                   \
+	U(tasks)                                                                  \
+	U(round_trips)                                                            \
+	U(switches)                                                               \
+	U(nm_traps)                                                               \
+	U(saves)             /* all instructions */                              \
+	U(saves_fxsave) U(saves_xsave) U(saves_xsaveopt) U(saves_xsavec)         \
+	U(saves_xsaves)                                                           \
+	U(restores)                                                               \
+	U(restores_skipped)                                                       \
+	U(ipis)              /* every IPI sent: reschedule and flush */          \
+	U(flush_ipis)                                                             \
+	U(prefetches)                                                             \
+	U(kernel_fpu_sections)                                                    \
+	U(migrations)                                                             \
+	U(integrity_errors)                                                       \
+	U(ticks)             /* TSC ticks of the measured window */
+
+#endif
