@@ -1,0 +1,161 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * libfpu: the save/restore instructions (FXSAVE/FXRSTOR, XSAVE, XSAVEOPT,
+ * XSAVEC, XSAVES, XRSTOR, XRSTORS), init state and the AMD pointer-leak scrub.
+ * Intel SDM Vol. 1 §13.7-13.12; AMD APM Vol. 2 §11.5.
+ *
+ * All forms are the REX.W (64-bit) ones, so FIP/FDP are stored as 64-bit.
+ */
+#include <fpu/xstate.h>
+
+#define XOP_SAVE(insn, buf, mask)                                                       \
+	__asm__ volatile(insn " %0"                                                     \
+			 : "+m"(*(buf))                                                 \
+			 : "a"((uint32_t)(mask)), "d"((uint32_t)((mask) >> 32))         \
+			 : "memory")
+#define XOP_RESTORE(insn, buf, mask)                                                    \
+	__asm__ volatile(insn " %0"                                                     \
+			 :                                                              \
+			 : "m"(*(buf)), "a"((uint32_t)(mask)), "d"((uint32_t)((mask) >> 32)) \
+			 : "memory")
+
+static inline bool insn_compacted(enum fpu_save_insn insn)
+{
+	return insn == FPU_INSN_XSAVEC || insn == FPU_INSN_XSAVES;
+}
+
+void xstate_save_insn(enum fpu_save_insn insn, struct xregs_state *buf, uint64_t mask)
+{
+	/*
+	 * XSAVEC/XSAVES write XCOMP_BV = RFBM | bit 63, which moves every
+	 * component: a compacted buffer is always saved with the full kernel mask.
+	 */
+	if (insn_compacted(insn))
+		mask = xstate_cfg.kernel_mask;
+
+	switch (insn) {
+	case FPU_INSN_FXSAVE:
+		__asm__ volatile("fxsave64 %0" : "=m"(buf->legacy) : : "memory");
+		break;
+	case FPU_INSN_XSAVE:
+		XOP_SAVE("xsave64", buf, mask);
+		break;
+	case FPU_INSN_XSAVEOPT:
+		XOP_SAVE("xsaveopt64", buf, mask);
+		break;
+	case FPU_INSN_XSAVEC:
+		XOP_SAVE("xsavec64", buf, mask);
+		break;
+	case FPU_INSN_XSAVES:
+		XOP_SAVE("xsaves64", buf, mask);
+		break;
+	default:
+		break;
+	}
+}
+
+void xstate_save(struct xregs_state *buf, uint64_t mask)
+{
+	xstate_save_insn(xstate_cfg.save_insn, buf, mask);
+}
+
+void xstate_restore_insn(enum fpu_save_insn insn, const struct xregs_state *buf, uint64_t mask)
+{
+	switch (insn) {
+	case FPU_INSN_FXSAVE:
+		__asm__ volatile("fxrstor64 %0" : : "m"(buf->legacy) : "memory");
+		break;
+	case FPU_INSN_XSAVES:
+		XOP_RESTORE("xrstors64", buf, mask);
+		break;
+	case FPU_INSN_XSAVE:
+	case FPU_INSN_XSAVEOPT:
+	case FPU_INSN_XSAVEC: /* XRSTOR takes either format, from XCOMP_BV[63] */
+		XOP_RESTORE("xrstor64", buf, mask);
+		break;
+	default:
+		break;
+	}
+}
+
+void xstate_restore(const struct xregs_state *buf, uint64_t mask)
+{
+	xstate_restore_insn(xstate_cfg.save_insn, buf, mask);
+}
+
+void xstate_init_buffer(struct xregs_state *buf)
+{
+	const struct xstate_config *cfg = &xstate_cfg;
+
+	__builtin_memset(buf, 0, cfg->kernel_size);
+	buf->legacy.fcw = FCW_DEFAULT;
+	buf->legacy.mxcsr = MXCSR_DEFAULT; /* standard XRSTOR loads MXCSR whatever XSTATE_BV says */
+	buf->legacy.mxcsr_mask = cfg->caps.mxcsr_mask;
+	if (cfg->save_insn == FPU_INSN_FXSAVE)
+		return;
+	buf->header.xstate_bv = 0;
+	buf->header.xcomp_bv = cfg->compacted ? (cfg->kernel_mask | XCOMP_BV_COMPACTED) : 0;
+}
+
+void xstate_load_init(void)
+{
+	xstate_restore((const struct xregs_state *)xstate_init_image(), xstate_cfg.kernel_mask);
+}
+
+bool xstate_scrub_fxsave_leak(void)
+{
+	static const uint32_t zero;
+
+	if (!xstate_cfg.force_fxsave_scrub && !(xstate_cfg.caps.amd && !xstate_cfg.caps.xsaveerptr))
+		return false;
+	/*
+	 * An x87 load sets FIP/FDP/FOP to this code and this variable. FNCLEX so
+	 * it cannot raise a pending #MF, EMMS so the push cannot overflow. The
+	 * caller restores the task's state right after, overwriting ST0/FTW.
+	 */
+	__asm__ volatile("fnclex\n\temms\n\tfildl %0" : : "m"(zero));
+	return true;
+}
+
+uint64_t xstate_xinuse(void)
+{
+	uint32_t lo, hi;
+
+	if (!xstate_cfg.caps.xgetbv1)
+		return ~0ULL;
+	__asm__ volatile("xgetbv" : "=a"(lo), "=d"(hi) : "c"(1));
+	return ((uint64_t)hi << 32) | lo;
+}
+
+const char *fpu_insn_name(enum fpu_save_insn insn)
+{
+	static const char *const names[FPU_INSN_NR] = {
+		[FPU_INSN_FXSAVE] = "fxsave", [FPU_INSN_XSAVE] = "xsave",
+		[FPU_INSN_XSAVEOPT] = "xsaveopt", [FPU_INSN_XSAVEC] = "xsavec",
+		[FPU_INSN_XSAVES] = "xsaves",
+	};
+	if (insn == FPU_INSN_AUTO)
+		return "auto";
+	if ((int)insn < 0 || insn >= FPU_INSN_NR)
+		return "?";
+	return names[insn];
+}
+
+const char *xstate_name(unsigned int feature)
+{
+	static const char *const names[] = {
+		[XFEATURE_X87] = "x87",         [XFEATURE_SSE] = "sse",
+		[XFEATURE_YMM] = "ymm",         [XFEATURE_BNDREGS] = "bndregs",
+		[XFEATURE_BNDCSR] = "bndcsr",   [XFEATURE_OPMASK] = "opmask",
+		[XFEATURE_ZMM_HI256] = "zmm_hi256", [XFEATURE_HI16_ZMM] = "hi16_zmm",
+		[XFEATURE_PT] = "pt",           [XFEATURE_PKRU] = "pkru",
+		[XFEATURE_PASID] = "pasid",     [XFEATURE_CET_U] = "cet_u",
+		[XFEATURE_CET_S] = "cet_s",     [XFEATURE_HDC] = "hdc",
+		[XFEATURE_UINTR] = "uintr",     [XFEATURE_LBR] = "lbr",
+		[XFEATURE_HWP] = "hwp",         [XFEATURE_XTILE_CFG] = "xtile_cfg",
+		[XFEATURE_XTILE_DATA] = "xtile_data",
+	};
+	if (feature < sizeof(names) / sizeof(names[0]) && names[feature])
+		return names[feature];
+	return "unknown";
+}
