@@ -332,10 +332,10 @@ int xstate_export_std(void *dst, size_t dst_len, const struct xregs_state *kbuf)
  * @kbuf: a valid kernel buffer (xstate_init_buffer() or a save): its
  *        supervisor components are kept. @src: any alignment, @src_len bytes.
  * Rejects, in this order: XSTATE_E_INVAL (NULL), XSTATE_E_SHORT (under 576
- * bytes, or under xstate_size_standard(XSTATE_BV)), XSTATE_E_XSTATE_BV (bits
- * outside xstate_cfg.xcr0, incl. supervisor bits and bit 63), XSTATE_E_XCOMP_BV
- * (non-zero), XSTATE_E_RESERVED (header bytes 16..63 non-zero),
- * XSTATE_E_MXCSR (bits outside caps.mxcsr_mask), XSTATE_E_COMPONENT (AMX
+ * bytes), XSTATE_E_XSTATE_BV (bits outside xstate_cfg.xcr0, incl. supervisor
+ * bits and bit 63), XSTATE_E_SHORT (under xstate_size_standard(XSTATE_BV)),
+ * XSTATE_E_XCOMP_BV (non-zero), XSTATE_E_RESERVED (header bytes 16..63
+ * non-zero), XSTATE_E_MXCSR (bits outside caps.mxcsr_mask), XSTATE_E_COMPONENT (AMX
  * TILECFG with a palette or reserved bytes XRSTOR refuses). Legacy bytes
  * 464..511 and the MXCSR_MASK field are ignored. An MXCSR other than 0x1F80
  * with XSTATE_BV[1] clear sets XSTATE_BV[1] in a compacted @kbuf (compacted
