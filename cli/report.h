@@ -1,0 +1,44 @@
+/* SPDX-License-Identifier: MIT */
+/* Writing summarised rows as a table, JSON lines or CSV. Each configuration's
+ * rows are written and flushed as soon as they are complete. */
+#ifndef FPULAB_CLI_REPORT_H
+#define FPULAB_CLI_REPORT_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "records.h"
+#include "results.h"
+#include "run_options.h"
+
+struct report {
+	enum output_format format;
+	FILE *out;
+	const char *accel;     /* "tcg" | "kvm" */
+	const char *accel_arg; /* the -accel argument, e.g. "tcg,thread=single" */
+	const char *clock;     /* key: "emulated-tsc" | "hardware-tsc" | "icount" */
+	const char *machine;
+	const char *qemu_cpu;
+	unsigned cpus;
+	unsigned expected_configs; /* 0: unknown */
+	const struct guest_hello *hello; /* NULL until the guest said hello */
+
+	bool header_written;
+	const char *ticks_per_header; /* the table's ticks column: per round trip or switch */
+	size_t rows_written, runs_written;
+	bool counts_varied;
+	size_t rows_with_integrity_errors;
+	uint64_t integrity_errors;
+	char write_error[160];
+};
+
+/* A line saying what the ticks are, e.g. "EMULATED TSC ticks under QEMU TCG". */
+const char *clock_description(const char *clock);
+
+/* rows_ready_fn: write one configuration's rows. Returns 0, or -1 if the
+ * output cannot be written (report.write_error says why). */
+int report_rows(void *report, const struct result_row *rows, size_t n);
+/* Closing lines of the table; nothing for JSON and CSV. */
+int report_end(struct report *r);
+
+#endif

@@ -1,0 +1,362 @@
+/* SPDX-License-Identifier: MIT */
+/* fpulab run: boot the lab kernel once, collect its records, report. */
+#include <errno.h>
+#include <libgen.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "console_tail.h"
+#include "guest_session.h"
+#include "qemu.h"
+#include "records.h"
+#include "report.h"
+#include "results.h"
+#include "run_options.h"
+
+#define CMDLINE_MAX 1024
+
+struct run_state {
+	const struct run_options *opt;
+	struct result_collector collector;
+	struct report report;
+	struct console_tail tail;
+	struct guest_hello hello;
+	bool have_hello, have_done;
+	struct guest_done done;
+	size_t malformed;
+	char first_malformed[RECORD_WORD_MAX * 4];
+	char stop_reason[256]; /* why a line handler stopped the guest */
+	unsigned expected_configs;
+};
+
+static bool word_in_list(const char *list, const char *word, size_t wlen)
+{
+	for (const char *p = list; *p;) {
+		size_t len = strcspn(p, ",");
+		if (len == wlen && !strncmp(p, word, len))
+			return true;
+		p += len + (p[len] == ',');
+	}
+	return false;
+}
+
+/* A policy the user named that the kernel does not have, or NULL. */
+static const char *missing_policy(const char *wanted, const char *built_in, char *buf,
+				  size_t len)
+{
+	for (const char *p = wanted; *p;) {
+		size_t n = strcspn(p, ",");
+		if (!word_in_list(built_in, p, n)) {
+			snprintf(buf, len, "%.*s", (int)n, p);
+			return buf;
+		}
+		p += n + (p[n] == ',');
+	}
+	return NULL;
+}
+
+static enum line_verdict on_hello(struct run_state *s, const char *line)
+{
+	char err[160], name[64];
+	const char *wanted = s->opt->guest_value[GOPT_POLICY];
+
+	if (parse_hello_record(line, &s->hello, NULL, err, sizeof(err)) < 0) {
+		snprintf(s->stop_reason, sizeof(s->stop_reason), "malformed hello record (%s)", err);
+		return LINE_STOP;
+	}
+	s->have_hello = true;
+	s->report.hello = &s->hello;
+	if (s->hello.version != FPULAB_ABI_VERSION) {
+		snprintf(s->stop_reason, sizeof(s->stop_reason),
+			 "the kernel speaks ABI version %llu, this fpulab version %d: rebuild both",
+			 (unsigned long long)s->hello.version, FPULAB_ABI_VERSION);
+		return LINE_STOP;
+	}
+	fprintf(stderr, "fpulab: guest up: %llu CPUs, %s, xcr0=0x%llx, save insn %s, policies %s\n",
+		(unsigned long long)s->hello.cpus, s->hello.apic, (unsigned long long)s->hello.xcr0,
+		s->hello.insn, s->hello.policies);
+	if (s->hello.cpus != s->opt->cpus)
+		fprintf(stderr, "fpulab: warning: asked for %u CPUs, the guest started %llu\n",
+			s->opt->cpus, (unsigned long long)s->hello.cpus);
+	if (wanted && s->hello.policies[0] &&
+	    missing_policy(wanted, s->hello.policies, name, sizeof(name))) {
+		snprintf(s->stop_reason, sizeof(s->stop_reason),
+			 "policy '%s' is not built into this kernel (it has: %s)", name,
+			 s->hello.policies);
+		return LINE_STOP;
+	}
+	return LINE_RECORD;
+}
+
+/* rows_ready_fn: say on stderr that a configuration is done, then report it. */
+static int configuration_done(void *ctx, const struct result_row *rows, size_t n)
+{
+	struct run_state *s = ctx;
+	size_t runs = 0;
+
+	for (size_t i = 0; i < n; i++)
+		runs += rows[i].repeats;
+	fprintf(stderr, "fpulab: config %zu", s->collector.configs_done + 1);
+	if (s->expected_configs)
+		fprintf(stderr, "/%u", s->expected_configs);
+	fprintf(stderr, " done: %s %s fp=%s %s, %zu policies, %zu runs\n", rows[0].median.experiment,
+		rows[0].median.placement, rows[0].median.fp_users, rows[0].median.regset, n, runs);
+	return report_rows(&s->report, rows, n);
+}
+
+static enum line_verdict on_line(void *ctx, enum line_source from, const char *line)
+{
+	struct run_state *s = ctx;
+	struct guest_result r;
+	char err[160];
+
+	if (from == FROM_QEMU_STDERR) {
+		tail_add(&s->tail, "qemu: ", line);
+		if (s->opt->verbose)
+			fprintf(stderr, "qemu| %s\n", line);
+		return LINE_CONSOLE;
+	}
+	if (s->opt->verbose)
+		fprintf(stderr, "guest| %s\n", line);
+	switch (record_kind_of(line)) {
+	case RECORD_HELLO:
+		return on_hello(s, line);
+	case RECORD_RESULT:
+		if (parse_result_record(line, &r, NULL, err, sizeof(err)) < 0) {
+			if (!s->malformed++)
+				snprintf(s->first_malformed, sizeof(s->first_malformed), "%s: %s", err,
+					 line);
+			tail_add(&s->tail, "", line);
+			return LINE_RECORD;
+		}
+		collector_add(&s->collector, &r);
+		return LINE_RECORD;
+	case RECORD_DONE:
+		if (parse_done_record(line, &s->done, err, sizeof(err)) < 0) {
+			snprintf(s->stop_reason, sizeof(s->stop_reason), "malformed done record (%s)",
+				 err);
+			return LINE_STOP;
+		}
+		s->have_done = true;
+		collector_complete(&s->collector);
+		return LINE_RECORD;
+	case RECORD_UNKNOWN:
+	case RECORD_NONE:
+		break;
+	}
+	tail_add(&s->tail, "", line);
+	return LINE_CONSOLE;
+}
+
+/* lab.elf next to the fpulab binary. */
+static int default_kernel_path(char *buf, size_t len)
+{
+	char exe[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+
+	if (n < 0)
+		return -1;
+	exe[n] = '\0';
+	snprintf(buf, len, "%s/lab.elf", dirname(exe));
+	return 0;
+}
+
+static int check_kernel(const char *path)
+{
+	struct stat st;
+
+	if (stat(path, &st) < 0 || !S_ISREG(st.st_mode) || access(path, R_OK) < 0) {
+		fprintf(stderr, "fpulab: lab kernel not found or not readable: %s\n"
+				"  build it with: make build/lab.elf (or pass --kernel PATH)\n",
+			path);
+		return -1;
+	}
+	return 0;
+}
+
+static void show_last_words(struct run_state *s)
+{
+	fprintf(stderr, "fpulab: the guest's last console lines:\n");
+	tail_print(stderr, &s->tail, "  | ");
+}
+
+/* Decide the exit status once QEMU is gone. */
+static int judge(struct run_state *s, const struct session_end *end)
+{
+	size_t pending = collector_pending_runs(&s->collector);
+	int rc = 0;
+
+	if (end->interrupted) {
+		fprintf(stderr, "fpulab: interrupted; QEMU killed\n");
+		rc = 130;
+	} else if (end->stopped) {
+		fprintf(stderr, "fpulab: %s; QEMU killed\n", s->stop_reason);
+		rc = 1;
+	} else if (end->hung) {
+		fprintf(stderr, "fpulab: guest hung: no record for %u s; QEMU killed (--timeout %u)\n",
+			s->opt->timeout_s, s->opt->timeout_s);
+		show_last_words(s);
+		rc = 1;
+	} else if (!end->exited) {
+		fprintf(stderr, "fpulab: QEMU was killed by signal %d\n", end->signal);
+		show_last_words(s);
+		rc = 1;
+	} else if (end->status == FPULAB_QEMU_STATUS(FPULAB_EXIT_PANIC)) {
+		fprintf(stderr, "fpulab: the guest panicked (QEMU exit status %d)\n", end->status);
+		show_last_words(s);
+		rc = 1;
+	} else if (end->status != FPULAB_QEMU_STATUS(FPULAB_EXIT_OK)) {
+		if (end->status == 0)
+			fprintf(stderr, "fpulab: QEMU exited (status 0) without the guest's exit code: "
+					"the guest reset or powered off (a triple fault?)\n");
+		else if (end->status & 1)
+			fprintf(stderr, "fpulab: the guest exited with code 0x%x (QEMU status %d), "
+					"not OK\n", end->status >> 1, end->status);
+		else
+			fprintf(stderr, "fpulab: QEMU failed (exit status %d)\n", end->status);
+		show_last_words(s);
+		rc = 1;
+	} else if (!s->have_done) {
+		fprintf(stderr, "fpulab: the guest exited before its done record\n");
+		show_last_words(s);
+		rc = 1;
+	} else if (s->done.has_runs && s->done.runs != s->collector.runs_total) {
+		fprintf(stderr, "fpulab: the guest says it did %llu runs, fpulab received %zu\n",
+			(unsigned long long)s->done.runs, s->collector.runs_total);
+		rc = 1;
+	} else if (s->collector.runs_total == 0) {
+		fprintf(stderr, "fpulab: the guest finished without a single run: nothing measured\n");
+		rc = 1;
+	}
+	if (s->malformed) {
+		fprintf(stderr, "fpulab: %zu malformed result records ignored; the first: %s\n",
+			s->malformed, s->first_malformed);
+		rc = rc ? rc : 1;
+	}
+	if (rc && pending)
+		fprintf(stderr, "fpulab: %zu runs of the unfinished configuration were not reported\n",
+			pending);
+	if (s->collector.emit_error || s->report.write_error[0]) {
+		fprintf(stderr, "fpulab: %s\n", s->report.write_error);
+		rc = rc ? rc : 1;
+	}
+	return rc;
+}
+
+static int boot_and_collect(struct run_state *s, const struct qemu_command *cmd)
+{
+	struct qemu_process proc;
+	struct session_end end;
+	char err[256];
+
+	if (qemu_start(cmd, &proc, err, sizeof(err)) < 0) {
+		fprintf(stderr, "fpulab: %s\n", err);
+		return 1;
+	}
+	session_run(&proc, s->opt->timeout_s, on_line, s, &end);
+	int rc = judge(s, &end);
+	if (rc == 0 && report_end(&s->report) < 0) {
+		fprintf(stderr, "fpulab: %s\n", s->report.write_error);
+		rc = 1;
+	}
+	if (rc == 0 && s->report.integrity_errors) {
+		fprintf(stderr, "fpulab: INTEGRITY ERRORS: %llu in %zu of %zu rows: FPU state was "
+				"lost or leaked\n",
+			(unsigned long long)s->report.integrity_errors,
+			s->report.rows_with_integrity_errors, s->report.rows_written);
+		rc = 1;
+	}
+	return rc;
+}
+
+static int choose_accel(const struct run_options *o, bool *kvm)
+{
+	char why[256];
+	bool usable = o->accel != ACCEL_TCG && kvm_usable(why, sizeof(why));
+
+	if (o->accel == ACCEL_KVM && !usable) {
+		fprintf(stderr, "fpulab: --accel kvm: KVM is not usable here: %s\n"
+				"  use --accel tcg (or auto, which picks TCG here)\n",
+			why);
+		return -1;
+	}
+	*kvm = usable;
+	return 0;
+}
+
+int cmd_run(int argc, char **argv)
+{
+	struct run_options opt;
+	struct run_state s = { 0 };
+	struct qemu_command cmd;
+	char cmdline[CMDLINE_MAX], kernel[PATH_MAX];
+	bool kvm = false;
+	FILE *out = stdout;
+	int rc = run_options_parse(argc, argv, &opt);
+
+	if (rc)
+		goto done_options;
+	rc = 1;
+	if (opt.kernel_path)
+		snprintf(kernel, sizeof(kernel), "%s", opt.kernel_path);
+	else if (default_kernel_path(kernel, sizeof(kernel)) < 0)
+		goto done_options;
+	if (check_kernel(kernel) < 0 || choose_accel(&opt, &kvm) < 0)
+		goto done_options;
+	if (run_options_cmdline(&opt, cmdline, sizeof(cmdline)) < 0) {
+		fprintf(stderr, "fpulab: the kernel command line is too long\n");
+		goto done_options;
+	}
+	struct qemu_setup setup = {
+		.machine = opt.machine, .kvm = kvm, .tcg_threads = opt.tcg_threads,
+		.icount = opt.icount, .cpu_model = opt.qemu_cpu, .cpus = opt.cpus,
+		.kernel = kernel, .append = cmdline,
+	};
+	qemu_build_command(&setup, &cmd);
+	if (opt.output_path && !(out = fopen(opt.output_path, "w"))) {
+		fprintf(stderr, "fpulab: cannot write %s: %s\n", opt.output_path, strerror(errno));
+		goto done_options;
+	}
+
+	s.opt = &opt;
+	s.expected_configs = run_options_config_count(&opt);
+	s.report = (struct report){
+		.format = opt.format, .out = out, .accel = kvm ? "kvm" : "tcg",
+		.accel_arg = cmd.accel,
+		.clock = kvm ? "hardware-tsc" : opt.icount ? "icount" : "emulated-tsc",
+		.machine = opt.machine, .qemu_cpu = qemu_cpu_model(&setup),
+		.cpus = opt.cpus, .expected_configs = s.expected_configs,
+	};
+	collector_init(&s.collector, configuration_done, &s);
+	fprintf(stderr, "fpulab: booting %s on QEMU %s, accel %s (-accel %s), %u CPUs; "
+			"ticks are %s\nfpulab: kernel command line: %s\n",
+		kernel, opt.machine, s.report.accel, cmd.accel, opt.cpus,
+		clock_description(s.report.clock), cmdline);
+	if (opt.verbose) {
+		fprintf(stderr, "fpulab: QEMU:");
+		for (char **a = cmd.argv; *a; a++)
+			fprintf(stderr, strchr(*a, ' ') ? " '%s'" : " %s", *a);
+		fprintf(stderr, "\n");
+	}
+
+	rc = boot_and_collect(&s, &cmd);
+	if (out != stdout) {
+		if (fclose(out) != 0 && rc == 0) {
+			fprintf(stderr, "fpulab: cannot write %s: %s\n", opt.output_path,
+				strerror(errno));
+			rc = 1;
+		}
+		fprintf(stderr, "fpulab: %zu rows (%zu runs) written to %s\n",
+			s.report.rows_written, s.report.runs_written, opt.output_path);
+	}
+	collector_free(&s.collector);
+	tail_free(&s.tail);
+done_options:
+	run_options_free(&opt);
+	return rc < 0 ? 0 : rc;
+}

@@ -1,0 +1,465 @@
+/* SPDX-License-Identifier: MIT */
+/* `fpulab run` options. One table per kind of option; every default is here. */
+#include "run_options.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fpulab/abi.h"
+#include "qemu.h"
+
+enum value_type { VALUE_LIST, VALUE_WORD, VALUE_NUMBER, VALUE_FLAG };
+
+struct guest_option {
+	const char *option; /* --option */
+	const char *key;    /* kernel command-line key (abi.h) */
+	enum value_type type;
+	const char *const *choices; /* NULL: any name of [a-z0-9_-] */
+	uint64_t min, max;          /* VALUE_NUMBER */
+	const char *metavar, *help;
+};
+
+static const char *const experiments[] = {
+	"context-switch", "fp-vs-spinner", "short-tasks", "build-mix", "kernel-checksum",
+	"sleeping-lock", "stress", "selftest", NULL
+};
+static const char *const placements[] = { "same-cpu", "cross-cpu", NULL };
+static const char *const fp_users[] = { "none", "one", "both", NULL };
+static const char *const regsets[] = { "x87", "sse", "avx", NULL };
+static const char *const prefetch_modes[] = { "conditional", "always", "off", NULL };
+static const char *const save_insns[] = { "auto", "fxsave", "xsave", "xsaveopt", "xsavec",
+					  "xsaves", NULL };
+
+static const struct guest_option guest_options[GOPT_COUNT] = {
+	[GOPT_EXPERIMENT] = { "experiment", FPULAB_KEY_EXPERIMENT, VALUE_WORD, experiments, 0, 0,
+			      "NAME", "experiment to run (default " RUN_DEFAULT_EXPERIMENT ")" },
+	[GOPT_POLICY] = { "policy", FPULAB_KEY_POLICIES, VALUE_LIST, NULL, 0, 0, "LIST|all",
+			  "FPU policies, e.g. eager,lazy (default and 'all': every policy the kernel has)" },
+	[GOPT_PLACEMENT] = { "placement", FPULAB_KEY_PLACEMENT, VALUE_LIST, placements, 0, 0,
+			     "LIST|all", "same-cpu,cross-cpu (default all; same-cpu with --cpus 1)" },
+	[GOPT_FP_USERS] = { "fp-users", FPULAB_KEY_FP_USERS, VALUE_LIST, fp_users, 0, 0,
+			    "LIST|all", "none,one,both (default all)" },
+	[GOPT_REGSET] = { "regset", FPULAB_KEY_REGSET, VALUE_LIST, regsets, 0, 0, "LIST|all",
+			  "x87,sse,avx (default all)" },
+	[GOPT_ROUND_TRIPS] = { "round-trips", FPULAB_KEY_ROUND_TRIPS, VALUE_NUMBER, NULL, 1,
+			       1000000000, "R", "round trips per run (default: the kernel's)" },
+	[GOPT_REPEAT] = { "repeat", FPULAB_KEY_REPEAT, VALUE_NUMBER, NULL, 1, 1000, "K",
+			  "runs per configuration and policy (default: the kernel's)" },
+	[GOPT_SEED] = { "seed", FPULAB_KEY_SEED, VALUE_NUMBER, NULL, 0, UINT64_MAX, "N",
+			"random seed (stress)" },
+	[GOPT_TASKS] = { "tasks", FPULAB_KEY_TASKS, VALUE_NUMBER, NULL, 1, 1024, "N",
+			 "tasks (experiments that take a task count)" },
+	[GOPT_SWITCHES] = { "switches", FPULAB_KEY_SWITCHES, VALUE_NUMBER, NULL, 1, 1000000000,
+			    "N", "switches per run (stress)" },
+	[GOPT_FPU_COUNTER] = { "fpu-counter", FPULAB_KEY_FPU_COUNTER, VALUE_NUMBER, NULL, 0, 255,
+			       "N", "fpu_counter threshold for the heuristic policies" },
+	[GOPT_PREFETCH] = { "prefetch", FPULAB_KEY_PREFETCH, VALUE_WORD, prefetch_modes, 0, 0,
+			    "MODE", "conditional|always|off" },
+	[GOPT_INJECT] = { "inject", FPULAB_KEY_INJECT, VALUE_WORD, NULL, 0, 0, "NAME",
+			  "fault to inject (test kernels)" },
+	[GOPT_INSN] = { "insn", FPULAB_KEY_INSN, VALUE_WORD, save_insns, 0, 0, "NAME",
+			"save instruction: auto|fxsave|xsave|xsaveopt|xsavec|xsaves" },
+	[GOPT_SCRUB] = { "scrub", FPULAB_KEY_SCRUB, VALUE_FLAG, NULL, 0, 0, NULL,
+			 "force the AMD FIP/FDP/FOP scrub" },
+};
+
+#define OPT_BASE 256 /* getopt_long values: OPT_BASE + option id */
+
+enum host_option_id {
+	HOPT_CPUS = GOPT_COUNT, HOPT_ACCEL, HOPT_QEMU_CPU, HOPT_TIMEOUT, HOPT_FORMAT,
+	HOPT_OUTPUT, HOPT_KERNEL, HOPT_ICOUNT, HOPT_TCG_THREADS, HOPT_MACHINE, HOPT_VERBOSE,
+	HOPT_HELP, HOPT_END
+};
+
+struct host_option {
+	const char *option;
+	bool takes_value;
+	const char *metavar, *help;
+};
+
+static const struct host_option host_options[HOPT_END - GOPT_COUNT] = {
+	[HOPT_CPUS - GOPT_COUNT] = { "cpus", true, "N", "guest CPUs, 1..64 (default 2)" },
+	[HOPT_ACCEL - GOPT_COUNT] = { "accel", true, "auto|tcg|kvm",
+				      "auto: KVM only with vmx/svm and a usable /dev/kvm" },
+	[HOPT_QEMU_CPU - GOPT_COUNT] = { "qemu-cpu", true, "MODEL",
+					 "QEMU -cpu model (default max under TCG, host under KVM)" },
+	[HOPT_TIMEOUT - GOPT_COUNT] = { "timeout", true, "S",
+					"watchdog: seconds without a record before QEMU is killed (default 60)" },
+	[HOPT_FORMAT - GOPT_COUNT] = { "format", true, "table|json|csv", "output format" },
+	[HOPT_OUTPUT - GOPT_COUNT] = { "output", true, "FILE", "write results to FILE" },
+	[HOPT_KERNEL - GOPT_COUNT] = { "kernel", true, "PATH",
+				       "lab kernel (default lab.elf next to fpulab)" },
+	[HOPT_ICOUNT - GOPT_COUNT] = { "icount", false, NULL,
+				       "TCG -icount shift=0: deterministic, clock = instructions" },
+	[HOPT_TCG_THREADS - GOPT_COUNT] = { "tcg-threads", true, "single|multi",
+					    "TCG threading (default " QEMU_DEFAULT_TCG_THREADS ")" },
+	[HOPT_MACHINE - GOPT_COUNT] = { "machine", true, "microvm|q35|pc",
+					"QEMU machine (default " QEMU_DEFAULT_MACHINE ")" },
+	[HOPT_VERBOSE - GOPT_COUNT] = { "verbose", false, NULL, "echo the guest console to stderr" },
+	[HOPT_HELP - GOPT_COUNT] = { "help", false, NULL, "this text" },
+};
+
+void run_usage(FILE *f)
+{
+	char left[64];
+
+	fprintf(f, "usage: fpulab run [options]\n"
+		   "Boots the lab kernel once under QEMU; it runs every configuration and policy\n"
+		   "(policies interleaved A B A B) and the table/JSON/CSV summarises the runs.\n"
+		   "Lists are comma-separated; 'all' expands to every value.\n\nGuest options:\n");
+	for (int i = 0; i < GOPT_COUNT; i++) {
+		const struct guest_option *g = &guest_options[i];
+		snprintf(left, sizeof(left), "--%s%s%s", g->option, g->metavar ? " " : "",
+			 g->metavar ? g->metavar : "");
+		fprintf(f, "  %-28s %s\n", left, g->help);
+	}
+	fprintf(f, "Host options:\n");
+	for (int i = 0; i < HOPT_END - GOPT_COUNT; i++) {
+		const struct host_option *h = &host_options[i];
+		snprintf(left, sizeof(left), "--%s%s%s", h->option, h->metavar ? " " : "",
+			 h->metavar ? h->metavar : "");
+		fprintf(f, "  %-28s %s\n", left, h->help);
+	}
+	fprintf(f, "Exit status: 0 ok, 1 failure (panic, hang, integrity errors, QEMU missing),"
+		   " 2 usage error.\n");
+}
+
+static int usage_error(const char *fmt, const char *a, const char *b)
+{
+	fprintf(stderr, "fpulab run: ");
+	fprintf(stderr, fmt, a, b);
+	fprintf(stderr, "\n\n");
+	run_usage(stderr);
+	return 2;
+}
+
+static bool is_name(const char *s)
+{
+	if (!*s)
+		return false;
+	for (; *s; s++)
+		if (!((*s >= 'a' && *s <= 'z') || (*s >= '0' && *s <= '9') || *s == '-' || *s == '_'))
+			return false;
+	return true;
+}
+
+static bool in_choices(const char *const *choices, const char *word, size_t len)
+{
+	for (; *choices; choices++)
+		if (strlen(*choices) == len && !strncmp(*choices, word, len))
+			return true;
+	return false;
+}
+
+static char *join_choices(const char *const *choices)
+{
+	size_t len = 1;
+	for (const char *const *c = choices; *c; c++)
+		len += strlen(*c) + 1;
+	char *s = calloc(1, len);
+	if (!s)
+		abort();
+	for (const char *const *c = choices; *c; c++) {
+		if (c != choices)
+			strcat(s, ",");
+		strcat(s, *c);
+	}
+	return s;
+}
+
+/* Decimal only, no sign; "out of range" is its own message. */
+static int parse_number(const char *opt, const char *text, uint64_t min, uint64_t max,
+			uint64_t *out)
+{
+	char *end, range[64];
+
+	if (!(*text >= '0' && *text <= '9'))
+		return usage_error("--%s: '%s' is not a number", opt, text);
+	errno = 0;
+	*out = strtoull(text, &end, 10);
+	if (*end)
+		return usage_error("--%s: '%s' is not a number", opt, text);
+	if (errno == ERANGE || *out < min || *out > max) {
+		snprintf(range, sizeof(range), "%" PRIu64 "..%" PRIu64, min, max);
+		fprintf(stderr, "fpulab run: --%s: %s is out of range (%s)\n\n", opt, text, range);
+		run_usage(stderr);
+		return 2;
+	}
+	return 0;
+}
+
+static int set_guest_option(struct run_options *o, int id, const char *text)
+{
+	const struct guest_option *g = &guest_options[id];
+	char buf[32];
+	uint64_t n;
+
+	free(o->guest_value[id]);
+	o->guest_value[id] = NULL;
+	switch (g->type) {
+	case VALUE_FLAG:
+		o->guest_value[id] = strdup("1");
+		return 0;
+	case VALUE_NUMBER:
+		if (parse_number(g->option, text, g->min, g->max, &n))
+			return 2;
+		snprintf(buf, sizeof(buf), "%" PRIu64, n);
+		o->guest_value[id] = strdup(buf);
+		return 0;
+	case VALUE_WORD:
+		if (g->choices ? !in_choices(g->choices, text, strlen(text)) : !is_name(text)) {
+			char *c = g->choices ? join_choices(g->choices) : strdup("[a-z0-9_-]+");
+			int rc = usage_error("--%s: unknown value '%s'", g->option, text);
+			fprintf(stderr, "  (--%s takes one of: %s)\n", g->option, c);
+			free(c);
+			return rc;
+		}
+		o->guest_value[id] = strdup(text);
+		return 0;
+	case VALUE_LIST:
+		break;
+	}
+	if (!strcmp(text, "all")) {
+		/* Policies: only the kernel knows which it has built in, so 'all' is
+		 * "send no list". The fixed vocabularies expand here. */
+		o->guest_value[id] = g->choices ? join_choices(g->choices) : NULL;
+		return 0;
+	}
+	for (const char *p = text;;) {
+		size_t len = strcspn(p, ",");
+		bool ok = len > 0 && (g->choices ? in_choices(g->choices, p, len) : true);
+		if (ok && !g->choices) {
+			char word[64];
+			ok = len < sizeof(word);
+			if (ok) {
+				memcpy(word, p, len);
+				word[len] = '\0';
+				ok = is_name(word) && strcmp(word, "all") != 0;
+			}
+		}
+		if (!ok) {
+			int rc = usage_error("--%s: bad list '%s'", g->option, text);
+			if (g->choices) {
+				char *c = join_choices(g->choices);
+				fprintf(stderr, "  (--%s takes a comma-separated list of: %s, or all)\n",
+					g->option, c);
+				free(c);
+			}
+			return rc;
+		}
+		if (!p[len])
+			break;
+		p += len + 1;
+	}
+	o->guest_value[id] = strdup(text);
+	return 0;
+}
+
+static int set_word(const char *opt, const char *text, const char *const *choices,
+		    const char **out)
+{
+	for (; *choices; choices++) {
+		if (!strcmp(*choices, text)) {
+			*out = *choices;
+			return 0;
+		}
+	}
+	return usage_error("--%s: unknown value '%s'", opt, text);
+}
+
+static const char *const accel_names[] = { "auto", "tcg", "kvm", NULL };
+static const char *const format_names[] = { "table", "json", "csv", NULL };
+static const char *const thread_names[] = { "single", "multi", NULL };
+static const char *const machine_names[] = { "microvm", "q35", "pc", NULL };
+
+static int set_host_option(struct run_options *o, int id, const char *text)
+{
+	const char *opt = host_options[id - GOPT_COUNT].option, *word = NULL;
+	uint64_t n;
+	int rc = 0;
+
+	switch (id) {
+	case HOPT_CPUS:
+		rc = parse_number(opt, text, 1, 64, &n);
+		o->cpus = (unsigned)n;
+		break;
+	case HOPT_TIMEOUT:
+		rc = parse_number(opt, text, 1, 86400, &n);
+		o->timeout_s = (unsigned)n;
+		break;
+	case HOPT_ACCEL:
+		rc = set_word(opt, text, accel_names, &word);
+		if (!rc)
+			o->accel = !strcmp(word, "kvm") ? ACCEL_KVM
+				 : !strcmp(word, "tcg") ? ACCEL_TCG : ACCEL_AUTO;
+		break;
+	case HOPT_FORMAT:
+		rc = set_word(opt, text, format_names, &word);
+		if (!rc)
+			o->format = !strcmp(word, "json") ? FORMAT_JSON
+				  : !strcmp(word, "csv") ? FORMAT_CSV : FORMAT_TABLE;
+		break;
+	case HOPT_TCG_THREADS:
+		rc = set_word(opt, text, thread_names, &o->tcg_threads);
+		break;
+	case HOPT_MACHINE:
+		rc = set_word(opt, text, machine_names, &o->machine);
+		break;
+	case HOPT_QEMU_CPU:
+		if (!*text || strpbrk(text, " \t\n"))
+			return usage_error("--%s: bad CPU model '%s'", opt, text);
+		o->qemu_cpu = text;
+		break;
+	case HOPT_OUTPUT:
+		if (!*text)
+			return usage_error("--%s: empty file name%s", opt, "");
+		o->output_path = text;
+		break;
+	case HOPT_KERNEL:
+		if (!*text)
+			return usage_error("--%s: empty path%s", opt, "");
+		o->kernel_path = text;
+		break;
+	case HOPT_ICOUNT:
+		o->icount = true;
+		break;
+	case HOPT_VERBOSE:
+		o->verbose = true;
+		break;
+	}
+	return rc ? 2 : 0;
+}
+
+static bool list_has(const char *list, const char *word)
+{
+	size_t wlen = strlen(word);
+
+	for (const char *p = list; p && *p;) {
+		size_t len = strcspn(p, ",");
+		if (len == wlen && !strncmp(p, word, len))
+			return true;
+		p += len + (p[len] == ',');
+	}
+	return false;
+}
+
+/* Defaults that depend on other options, and combinations that cannot run. */
+static int finish_options(struct run_options *o)
+{
+	bool tcg_only = o->icount || o->tcg_threads;
+
+	if (o->accel == ACCEL_KVM && tcg_only)
+		return usage_error("--accel kvm: %s is a TCG option",
+				   o->icount ? "--icount" : "--tcg-threads", "");
+	if (o->icount && o->tcg_threads && strcmp(o->tcg_threads, "single"))
+		return usage_error("--icount needs --tcg-threads single%s%s", "", "");
+	if (o->icount && o->accel == ACCEL_AUTO)
+		o->accel = ACCEL_TCG;
+	if (!o->tcg_threads)
+		o->tcg_threads = o->icount ? "single" : QEMU_DEFAULT_TCG_THREADS;
+	if (!o->guest_value[GOPT_EXPERIMENT])
+		o->guest_value[GOPT_EXPERIMENT] = strdup(RUN_DEFAULT_EXPERIMENT);
+	if (o->cpus < 2 && list_has(o->guest_value[GOPT_PLACEMENT], "cross-cpu"))
+		return usage_error("--placement cross-cpu needs --cpus 2 or more%s%s", "", "");
+	if (!strcmp(o->guest_value[GOPT_EXPERIMENT], "context-switch")) {
+		/* The default matrix: every placement the CPUs allow, fp users, regsets. */
+		if (!o->guest_value[GOPT_PLACEMENT])
+			o->guest_value[GOPT_PLACEMENT] =
+				o->cpus < 2 ? strdup("same-cpu") : join_choices(placements);
+		if (!o->guest_value[GOPT_FP_USERS])
+			o->guest_value[GOPT_FP_USERS] = join_choices(fp_users);
+		if (!o->guest_value[GOPT_REGSET])
+			o->guest_value[GOPT_REGSET] = join_choices(regsets);
+	}
+	return 0;
+}
+
+int run_options_parse(int argc, char **argv, struct run_options *o)
+{
+	struct option longopts[HOPT_END + 1];
+	int n = 0, c;
+
+	memset(o, 0, sizeof(*o));
+	o->cpus = RUN_DEFAULT_CPUS;
+	o->timeout_s = RUN_DEFAULT_TIMEOUT_S;
+	o->machine = QEMU_DEFAULT_MACHINE;
+	for (int i = 0; i < GOPT_COUNT; i++)
+		longopts[n++] = (struct option){ guest_options[i].option,
+						 guest_options[i].type == VALUE_FLAG ? no_argument
+										   : required_argument,
+						 NULL, OPT_BASE + i };
+	for (int i = GOPT_COUNT; i < HOPT_END; i++)
+		longopts[n++] = (struct option){ host_options[i - GOPT_COUNT].option,
+						 host_options[i - GOPT_COUNT].takes_value
+							 ? required_argument : no_argument,
+						 NULL, OPT_BASE + i };
+	longopts[n] = (struct option){ 0 };
+
+	opterr = 0;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "+h", longopts, NULL)) != -1) {
+		int rc;
+		if (c == 'h' || c == OPT_BASE + HOPT_HELP) {
+			run_usage(stdout);
+			return -1;
+		}
+		if (c == '?' || c == ':') {
+			if (optopt >= OPT_BASE && optopt < OPT_BASE + HOPT_END)
+				return usage_error("--%s needs a value%s",
+						   longopts[optopt - OPT_BASE].name, "");
+			return usage_error("unknown option '%s'%s", argv[optind - 1], "");
+		}
+		c -= OPT_BASE;
+		rc = c < GOPT_COUNT ? set_guest_option(o, c, optarg) : set_host_option(o, c, optarg);
+		if (rc)
+			return rc;
+	}
+	if (optind < argc)
+		return usage_error("unexpected argument '%s'%s", argv[optind], "");
+	return finish_options(o);
+}
+
+void run_options_free(struct run_options *o)
+{
+	for (int i = 0; i < GOPT_COUNT; i++)
+		free(o->guest_value[i]);
+}
+
+int run_options_cmdline(const struct run_options *o, char *buf, size_t len)
+{
+	size_t used = 0;
+
+	buf[0] = '\0';
+	for (int i = 0; i < GOPT_COUNT; i++) {
+		if (!o->guest_value[i])
+			continue;
+		int w = snprintf(buf + used, len - used, "%s%s=%s", used ? " " : "",
+				 guest_options[i].key, o->guest_value[i]);
+		if (w < 0 || (size_t)w >= len - used)
+			return -1;
+		used += (size_t)w;
+	}
+	return 0;
+}
+
+static unsigned list_length(const char *list)
+{
+	unsigned n = 1;
+	for (; *list; list++)
+		n += *list == ',';
+	return n;
+}
+
+unsigned run_options_config_count(const struct run_options *o)
+{
+	if (strcmp(o->guest_value[GOPT_EXPERIMENT], "context-switch") ||
+	    !o->guest_value[GOPT_PLACEMENT] || !o->guest_value[GOPT_FP_USERS] ||
+	    !o->guest_value[GOPT_REGSET])
+		return 0;
+	return list_length(o->guest_value[GOPT_PLACEMENT]) *
+	       list_length(o->guest_value[GOPT_FP_USERS]) * list_length(o->guest_value[GOPT_REGSET]);
+}
