@@ -1,0 +1,42 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+# Run test executables (cmocka binaries, TAP scripts) and count their TAP lines.
+#   tests/run-tests.sh build/tests/test_a tests/cli/test_run.sh ...
+# Each runs with CMOCKA_MESSAGE_OUTPUT=TAP; its output is echoed. "ok " lines
+# pass, "not ok " lines fail. A test executable that exits non-zero without a
+# "not ok" line, or that reports no result at all, counts as one failure.
+# The last line is "N passed, N failed"; the exit status is non-zero on failure.
+set -u
+export CMOCKA_MESSAGE_OUTPUT=TAP
+passed=0 failed=0
+
+if [ $# -eq 0 ]; then
+	echo "run-tests.sh: no test executables given" >&2
+	echo "0 passed, 1 failed"
+	exit 1
+fi
+for t in "$@"; do
+	echo "# ---- $t"
+	log=$(mktemp)
+	if [ -x "$t" ]; then
+		"$t" > "$log" 2>&1
+		rc=$?
+	else
+		echo "run-tests.sh: $t is not an executable" > "$log"
+		rc=127
+	fi
+	cat "$log"
+	p=$(grep -c '^ok ' "$log")
+	f=$(grep -c '^not ok ' "$log")
+	rm -f "$log"
+	if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then
+		echo "not ok - $t exited with status $rc without reporting a failure"
+		f=1
+	elif [ "$p" -eq 0 ] && [ "$f" -eq 0 ]; then
+		echo "not ok - $t reported no test results"
+		f=1
+	fi
+	passed=$((passed + p)) failed=$((failed + f))
+done
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]

@@ -1,0 +1,33 @@
+# Tests: included by the Makefile. The contract:
+#  - every tests/unit/test_*.c becomes $(BUILD)/tests/test_*, linked with
+#    $(BUILD)/libfpu.a -lcmocka;
+#  - every test executable is listed in TEST_BINS (fuzz.mk and lab.mk append);
+#  - `make test` checks the dependencies, builds everything, then runs
+#    tests/run-tests.sh $(TEST_BINS), whose last line is "N passed, N failed".
+
+UNIT_TEST_SRCS := $(wildcard tests/unit/test_*.c)
+TEST_BINS := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_TEST_SRCS))
+
+$(BUILD)/tests/test_%: tests/unit/test_%.c $(BUILD)/libfpu.a
+	@mkdir -p $(dir $@)
+	$(CC) $(HCFLAGS) -MMD -o $@ $< $(BUILD)/libfpu.a -lcmocka $(HLDLIBS)
+
+# The fpulab command: unit tests of its parts (cmocka), and `fpulab run`
+# against a fake QEMU (TAP shell script; uses $(BUILD)/fpulab).
+CLI_UNIT_OBJS := $(filter-out $(BUILD)/host/cli/main.c.o,$(CLI_OBJS))
+$(BUILD)/tests/test_cli_%: tests/cli/test_cli_%.c $(CLI_UNIT_OBJS) $(BUILD)/libfpu.a
+	@mkdir -p $(dir $@)
+	$(CC) $(HCFLAGS) -Icli -MMD -o $@ $< $(CLI_UNIT_OBJS) $(BUILD)/libfpu.a -lcmocka $(HLDLIBS)
+TEST_BINS += $(patsubst tests/cli/%.c,$(BUILD)/tests/%,$(wildcard tests/cli/test_cli_*.c))
+TEST_BINS += tests/cli/test_run.sh
+
+-include tests/fuzz/fuzz.mk
+-include tests/lab/lab.mk
+
+.PHONY: test-bins
+test-bins: all $(TEST_BINS)
+
+test:
+	./tools/ensure-deps test
+	$(MAKE) --no-print-directory test-bins
+	FPULAB=$(BUILD)/fpulab tests/run-tests.sh $(TEST_BINS)
