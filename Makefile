@@ -65,8 +65,10 @@ $(BUILD)/libfpu.a: $(HOSTLIB_OBJS)
 $(BUILD)/fpulab: $(CLI_OBJS) $(BUILD)/libfpu.a
 	$(CC) $(HCFLAGS) -o $@ $(CLI_OBJS) $(BUILD)/libfpu.a $(HLDLIBS)
 
-run: all
+# Dependencies first: on a fresh machine they are what the build needs.
+run:
 	./tools/ensure-deps run
+	$(MAKE) --no-print-directory all
 	./$(BUILD)/fpulab run
 
 clean:
