@@ -124,6 +124,9 @@ static void row_values(const struct report *r, const struct result_row *row,
 		bool have = r->hello && (r->hello->present & (UINT64_C(1) << HELLO_xcr0));
 		snprintf(buf, sizeof(buf), "0x%" PRIx64, have ? r->hello->xcr0 : 0);
 		put(rv, "xcr0", have ? VALUE_STRING : VALUE_NULL, buf);
+		have = r->hello && (r->hello->present & (UINT64_C(1) << HELLO_tsc_khz));
+		snprintf(buf, sizeof(buf), "%" PRIu64, have ? r->hello->tsc_khz : 0);
+		put(rv, "tsc_khz", have ? VALUE_NUMBER : VALUE_NULL, buf);
 	}
 }
 
@@ -202,7 +205,11 @@ static void write_table_header(struct report *r, FILE *f, const struct result_ro
 	if (h)
 		fprintf(f, "; guest: %s, xcr0=0x%" PRIx64 ", save insn %s", h->apic[0] ? h->apic : "?",
 			h->xcr0, h->insn[0] ? h->insn : "?");
-	fprintf(f, "\n# ticks: %s\n", clock_description(r->clock));
+	fprintf(f, "\n# ticks: %s", clock_description(r->clock));
+	if (h && (h->present & (UINT64_C(1) << HELLO_tsc_khz)) && strcmp(r->clock, "icount"))
+		fprintf(f, "; guest TSC %" PRIu64 " kHz (measured by the guest against its APIC timer)",
+			h->tsc_khz);
+	fprintf(f, "\n");
 	fprintf(f, "# each row: one configuration under one policy; counts are per run, the median"
 		   " over the 'runs' column; integrity errors are summed over all runs;\n"
 		   "# ticks are per %s: median, min and max over the runs; vs eager = this median /"
