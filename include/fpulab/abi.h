@@ -52,7 +52,8 @@
 	S(apic)        /* xapic | x2apic */                                      \
 	S(insn)        /* save instruction libfpu chose */                       \
 	S(policies)    /* policies built in, comma-separated */                  \
-	U(version) U(cpus) U(xcr0) U(kernel_size) U(user_size)
+	U(version) U(cpus) U(xcr0) U(kernel_size) U(user_size)                   \
+	U(tsc_khz)     /* guest TSC frequency, measured against the APIC timer */
 
 /*
  * result record. S(name) is a string field, U(name) an unsigned 64-bit count.

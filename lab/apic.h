@@ -1,0 +1,21 @@
+/* SPDX-License-Identifier: MIT */
+/* Local APIC, xAPIC (MMIO) or x2APIC (MSRs) as CPUID.1:ECX[21] offers. */
+#ifndef LAB_APIC_H
+#define LAB_APIC_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+extern bool apic_x2;
+extern uint64_t tsc_khz; /* measured against the APIC timer at boot */
+
+void apic_init(void);      /* on each CPU */
+void apic_calibrate(void); /* BSP, once, after apic_init */
+unsigned int apic_id(void);
+void apic_eoi(void);
+void apic_send_ipi(unsigned int apic_id, unsigned int vector); /* counted in cpu->ipis_sent */
+void apic_start_ap(unsigned int apic_id, unsigned int page);   /* INIT-SIPI-SIPI */
+void apic_timer_arm(uint32_t ns);                              /* one-shot */
+void delay_us(uint64_t us);
+
+#endif

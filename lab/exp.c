@@ -1,0 +1,301 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The experiment controller, a kernel thread on CPU 0: reads the
+ * configuration from the command line, runs every configuration under
+ * every policy (A B A B within each configuration and repeat), and prints
+ * one result record per run.
+ *
+ * Each run happens between two quiescent points (no task has FPU state in
+ * any CPU's registers), the only places where the policy may change.
+ */
+#include "exp.h"
+#include "apic.h"
+#include "boot_info.h"
+#include "cpu.h"
+#include "io.h"
+#include "lab.h"
+#include "smp.h"
+#include "syscall.h"
+#include <fpulab/abi.h>
+
+struct semaphore user_sems[MAX_USER_SEMS];
+
+static const char *const regset_names[REGSET_NR] = { "x87", "sse", "avx" };
+static const char *const placement_names[PLACE_NR] = { "same-cpu", "cross-cpu" };
+static const char *const fp_names[FP_NR] = { "none", "one", "both" };
+
+#define MAX_POLICIES 8
+
+static struct config {
+	char experiment[24];
+	char policy_buf[128];
+	const char *policies[MAX_POLICIES];
+	unsigned int npolicies;
+	bool placement[PLACE_NR], fp[FP_NR], regset[REGSET_NR];
+	uint64_t round_trips, repeat, warmup;
+} cfg;
+
+/* Counters summed over CPUs at one instant. */
+struct snapshot {
+	struct fpu_stats fpu;
+	uint64_t ipis, migrations, tsc;
+};
+
+/* The run in progress. */
+static struct {
+	struct snapshot start, end;
+	uint64_t integrity_errors;
+	unsigned int reports;
+} run;
+
+struct result {
+#define S(n) const char *n;
+#define U(n) uint64_t n;
+	FPULAB_RESULT_FIELDS(S, U)
+#undef S
+#undef U
+};
+
+/* ---- configuration ---- */
+
+static noreturn void config_error(const char *key, const char *value)
+{
+	kprintf("error: bad value '%s' for %s\n", value, key);
+	qemu_exit(FPULAB_EXIT_PANIC);
+}
+
+/* Parse "a,b,c" against @names into @set; absent key: @dflt for all. */
+static void parse_set(const char *key, const char *const *names, unsigned int n, bool *set)
+{
+	char buf[128];
+	if (!cmdline_get(key, buf, sizeof(buf))) {
+		for (unsigned int i = 0; i < n; i++)
+			set[i] = true;
+		return;
+	}
+	for (char *w = buf; *w;) {
+		char *comma = strchr(w, ',');
+		if (comma)
+			*comma = 0;
+		unsigned int i;
+		for (i = 0; i < n && strcmp(w, names[i]); i++)
+			;
+		if (i == n)
+			config_error(key, w);
+		set[i] = true;
+		w = comma ? comma + 1 : w + strlen(w);
+	}
+}
+
+static uint64_t parse_num(const char *key, uint64_t dflt, uint64_t max)
+{
+	char buf[32];
+	const char *end;
+	if (!cmdline_get(key, buf, sizeof(buf)))
+		return dflt;
+	uint64_t v = parse_u64(buf, &end);
+	if (*end || end == buf || v > max)
+		config_error(key, buf);
+	return v;
+}
+
+static void parse_config(void)
+{
+	if (!cmdline_get(FPULAB_KEY_EXPERIMENT, cfg.experiment, sizeof(cfg.experiment)))
+		memcpy(cfg.experiment, "context-switch", 15);
+	if (!cmdline_get(FPULAB_KEY_POLICIES, cfg.policy_buf, sizeof(cfg.policy_buf)))
+		memcpy(cfg.policy_buf, "eager,lazy", 11);
+	for (char *w = cfg.policy_buf; *w && cfg.npolicies < MAX_POLICIES;) {
+		char *comma = strchr(w, ',');
+		if (comma)
+			*comma = 0;
+		if (fpu_set_policy(w))
+			config_error(FPULAB_KEY_POLICIES, w);
+		cfg.policies[cfg.npolicies++] = w;
+		w = comma ? comma + 1 : w + strlen(w);
+	}
+	parse_set(FPULAB_KEY_PLACEMENT, placement_names, PLACE_NR, cfg.placement);
+	parse_set(FPULAB_KEY_FP_USERS, fp_names, FP_NR, cfg.fp);
+	parse_set(FPULAB_KEY_REGSET, regset_names, REGSET_NR, cfg.regset);
+	cfg.round_trips = parse_num(FPULAB_KEY_ROUND_TRIPS, 1000, 100000000);
+	cfg.repeat = parse_num(FPULAB_KEY_REPEAT, 1, 1000);
+	cfg.warmup = 16;
+}
+
+/* ---- the measured window ---- */
+
+static void snapshot(struct snapshot *s)
+{
+	memset(s, 0, sizeof(*s));
+	for (unsigned int i = 0; i < ncpus; i++) {
+		const struct fpu_stats *f = fpu_stats_cpu(i);
+		s->fpu.switches += f->switches;
+		s->fpu.nm_traps += f->nm_traps;
+		for (int k = 0; k < FPU_INSN_NR; k++)
+			s->fpu.saves[k] += f->saves[k];
+		s->fpu.restores += f->restores;
+		s->fpu.restores_skipped += f->restores_skipped;
+		s->fpu.flush_ipis += f->flush_ipis;
+		s->fpu.prefetches += f->prefetches;
+		s->fpu.kernel_fpu_sections += f->kernel_fpu_sections;
+		s->ipis += cpus[i]->ipis_sent;
+		s->migrations += cpus[i]->migrations;
+	}
+}
+
+void exp_mark(unsigned int which)
+{
+	if (which == MARK_START) {
+		snapshot(&run.start);
+		run.start.tsc = rdtsc();
+	} else if (which == MARK_END) {
+		uint64_t tsc = rdtsc();
+		snapshot(&run.end);
+		run.end.tsc = tsc;
+	}
+}
+
+void exp_integrity_error(const void *p)
+{
+	struct integrity_report r = *(const struct integrity_report *)p;
+	__atomic_add_fetch(&run.integrity_errors, r.count, __ATOMIC_RELAXED);
+	if (__atomic_fetch_add(&run.reports, 1, __ATOMIC_RELAXED) < 5)
+		kprintf("integrity: cpu %u task %u %s reg %u: expected 0x%lx, got 0x%lx (%u registers wrong)\n",
+			this_cpu()->id, r.task, r.regset < REGSET_NR ? regset_names[r.regset] : "?", r.reg,
+			(uint64_t)r.expected, (uint64_t)r.got, r.count);
+}
+
+static void fill_counts(struct result *res)
+{
+	const struct snapshot *a = &run.start, *b = &run.end;
+	res->switches = b->fpu.switches - a->fpu.switches;
+	res->nm_traps = b->fpu.nm_traps - a->fpu.nm_traps;
+	uint64_t saves[FPU_INSN_NR];
+	res->saves = 0;
+	for (int k = 0; k < FPU_INSN_NR; k++) {
+		saves[k] = b->fpu.saves[k] - a->fpu.saves[k];
+		res->saves += saves[k];
+	}
+	res->saves_fxsave = saves[FPU_INSN_FXSAVE];
+	res->saves_xsave = saves[FPU_INSN_XSAVE];
+	res->saves_xsaveopt = saves[FPU_INSN_XSAVEOPT];
+	res->saves_xsavec = saves[FPU_INSN_XSAVEC];
+	res->saves_xsaves = saves[FPU_INSN_XSAVES];
+	res->restores = b->fpu.restores - a->fpu.restores;
+	res->restores_skipped = b->fpu.restores_skipped - a->fpu.restores_skipped;
+	res->flush_ipis = b->fpu.flush_ipis - a->fpu.flush_ipis;
+	res->prefetches = b->fpu.prefetches - a->fpu.prefetches;
+	res->kernel_fpu_sections = b->fpu.kernel_fpu_sections - a->fpu.kernel_fpu_sections;
+	res->ipis = b->ipis - a->ipis;
+	res->migrations = b->migrations - a->migrations;
+	res->ticks = b->tsc - a->tsc;
+	res->integrity_errors = run.integrity_errors;
+}
+
+static void print_result(const struct result *res)
+{
+	char line[1024];
+	size_t n = (size_t)ksnprintf(line, sizeof(line), "%s%s", FPULAB_RECORD_PREFIX, FPULAB_REC_RESULT);
+#define S(f) n += (size_t)ksnprintf(line + n, sizeof(line) - n, " " #f "=%s", res->f);
+#define U(f) n += (size_t)ksnprintf(line + n, sizeof(line) - n, " " #f "=%lu", res->f);
+	FPULAB_RESULT_FIELDS(S, U)
+#undef S
+#undef U
+	kprintf("%s\n", line);
+}
+
+/* A quiescent point: no CPU holds task state; then switch policy. */
+static void begin_run(const char *policy)
+{
+	smp_call_all(fpu_cpu_quiesce);
+	if (fpu_set_policy(policy))
+		panic("unknown policy %s", policy);
+	memset(&run, 0, sizeof(run));
+}
+
+/* ---- context-switch ---- */
+
+static struct pingpong_args pp_args[2];
+
+static void context_switch_run(struct result *res, enum placement pl, enum fp_users fp, enum regset rs)
+{
+	struct semaphore exited;
+	unsigned int cpu_b = pl == PLACE_SAME_CPU ? 0 : 1;
+
+	sem_init(&exited, 0);
+	sem_init(&user_sems[0], 0);
+	sem_init(&user_sems[1], 0);
+	for (unsigned int r = 0; r < 2; r++)
+		pp_args[r] = (struct pingpong_args){
+			.role = r,
+			.task = r + 1,
+			.fp = fp == FP_BOTH || (fp == FP_ONE && r == 0),
+			.regset = rs,
+			.sem_mine = r,
+			.sem_other = 1 - r,
+			.warmup = cfg.warmup,
+			.round_trips = cfg.round_trips,
+		};
+	task_create_user("ping", pingpong_main, &pp_args[0], 0, &exited);
+	task_create_user("pong", pingpong_main, &pp_args[1], cpu_b, &exited);
+	sem_down(&exited);
+	sem_down(&exited);
+	fill_counts(res);
+	res->round_trips = cfg.round_trips;
+	res->tasks = 2;
+}
+
+static unsigned int context_switch_matrix(void)
+{
+	unsigned int runs = 0;
+	for (int pl = 0; pl < PLACE_NR; pl++) {
+		if (!cfg.placement[pl])
+			continue;
+		if (pl == PLACE_CROSS_CPU && ncpus < 2) {
+			kprintf("context-switch: cross-cpu needs 2 CPUs, skipped\n");
+			continue;
+		}
+		for (int fp = 0; fp < FP_NR; fp++) {
+			if (!cfg.fp[fp])
+				continue;
+			for (int rs = 0; rs < REGSET_NR; rs++) {
+				if (!cfg.regset[rs])
+					continue;
+				for (uint64_t rep = 0; rep < cfg.repeat; rep++) {
+					for (unsigned int p = 0; p < cfg.npolicies; p++) {
+						struct result res = {
+							.experiment = cfg.experiment,
+							.policy = cfg.policies[p],
+							.placement = placement_names[pl],
+							.fp_users = fp_names[fp],
+							.regset = regset_names[rs],
+							.repeat = rep,
+							.cpus = ncpus,
+						};
+						begin_run(cfg.policies[p]);
+						context_switch_run(&res, pl, fp, rs);
+						print_result(&res);
+						runs++;
+					}
+				}
+			}
+		}
+	}
+	return runs;
+}
+
+void experiment_main(void *unused)
+{
+	unsigned int runs;
+
+	parse_config();
+	if (!strcmp(cfg.experiment, "context-switch")) {
+		runs = context_switch_matrix();
+	} else {
+		kprintf("error: unknown experiment '%s'\n", cfg.experiment);
+		qemu_exit(FPULAB_EXIT_PANIC);
+	}
+	smp_call_all(fpu_cpu_quiesce);
+	kprintf(FPULAB_RECORD_PREFIX FPULAB_REC_DONE " runs=%u\n", runs);
+	qemu_exit(FPULAB_EXIT_OK);
+}

@@ -1,0 +1,82 @@
+/* SPDX-License-Identifier: MIT */
+/* The services libfpu asks of the lab kernel, and its set-up at boot. */
+#include "apic.h"
+#include "boot_info.h"
+#include "cpu.h"
+#include "io.h"
+#include "lab.h"
+
+static unsigned int lab_cpu_id(void)
+{
+	return this_cpu()->id;
+}
+
+static void lab_panic(const char *msg)
+{
+	panic("libfpu: %s", msg);
+}
+
+static void lab_send_flush_ipi(unsigned int cpu)
+{
+	apic_send_ipi(cpus[cpu]->apic_id, VEC_FLUSH);
+}
+
+static void lab_preempt_disable(void)
+{
+	this_cpu()->preempt_count++;
+}
+
+static void lab_preempt_enable(void)
+{
+	this_cpu()->preempt_count--;
+}
+
+static bool lab_in_interrupt(void)
+{
+	return this_cpu()->in_irq;
+}
+
+static struct fpu *lab_current_fpu(void)
+{
+	struct task *t = this_cpu()->current;
+	return t->user ? &t->fpu : NULL;
+}
+
+/* Wait loops run with interrupts on, so flush IPIs aimed at us get served. */
+static void lab_wait_relax(void)
+{
+	sti();
+	cpu_relax();
+	cli();
+}
+
+static const struct fpu_arch_ops lab_fpu_ops = {
+	.cpu_id = lab_cpu_id,
+	.panic = lab_panic,
+	.send_flush_ipi = lab_send_flush_ipi,
+	.preempt_disable = lab_preempt_disable,
+	.preempt_enable = lab_preempt_enable,
+	.in_interrupt = lab_in_interrupt,
+	.current_fpu = lab_current_fpu,
+	.wait_relax = lab_wait_relax,
+};
+
+void lab_fpu_init(void)
+{
+	char buf[16];
+	struct xstate_init_opts opts = { .mode = XSTATE_MODE_KERNEL, .insn = FPU_INSN_AUTO };
+
+	if (cmdline_get("insn", buf, sizeof(buf)) && strcmp(buf, "auto")) {
+		for (int i = 0; i < FPU_INSN_NR; i++)
+			if (!strcmp(buf, fpu_insn_name(i)))
+				opts.insn = i;
+		if (opts.insn == FPU_INSN_AUTO)
+			panic("unknown save instruction '%s'", buf);
+	}
+	opts.force_fxsave_scrub = cmdline_get("scrub", buf, sizeof(buf)) && buf[0] == '1';
+	int err = xstate_init(&opts);
+	if (err)
+		panic("xstate_init: %s", xstate_strerror(err));
+	if (fpu_init(&lab_fpu_ops))
+		panic("fpu_init failed");
+}

@@ -1,0 +1,34 @@
+/* SPDX-License-Identifier: MIT */
+/* Constants shared by the lab's assembly and C. */
+#ifndef LAB_LAYOUT_H
+#define LAB_LAYOUT_H
+
+/* Boot GDT (boot.S), also used by the AP trampoline. */
+#define BOOT_CS64 0x08
+#define BOOT_DS 0x10
+#define BOOT_CS32 0x18
+
+/* Per-CPU GDT (cpu.c). SYSRET takes user SS = STAR[63:48]+8, CS = +16. */
+#define KERNEL_CS 0x08
+#define KERNEL_DS 0x10
+#define USER_DS (0x18 | 3)
+#define USER_CS (0x20 | 3)
+#define TSS_SEL 0x28
+#define GDT_ENTRIES 7
+
+#define AP_TRAMPOLINE 0x8000 /* SIPI vector 0x08 */
+
+/* struct cpu fields read by entry.S through %gs (cpu.h asserts them). */
+#define CPU_OFF_SELF 0
+#define CPU_OFF_KSTACK 8
+#define CPU_OFF_USER_RSP 16
+
+/* Interrupt vectors. */
+#define VEC_NM 7
+#define VEC_TIMER 32
+#define VEC_RESCHED 0xf0
+#define VEC_FLUSH 0xf1
+#define VEC_CALL 0xf2
+#define VEC_SPURIOUS 0xff
+
+#endif

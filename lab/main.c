@@ -1,0 +1,74 @@
+/* SPDX-License-Identifier: MIT */
+/* Boot of the lab kernel on the BSP. */
+#include "apic.h"
+#include "boot_info.h"
+#include "cpu.h"
+#include "io.h"
+#include "lab.h"
+#include "smp.h"
+#include <fpulab/abi.h>
+
+uint32_t tick_ns = 1000000; /* 1 ms time slices */
+
+void kmain(uint32_t start_info);
+
+void timer_tick(void)
+{
+	struct cpu *c = this_cpu();
+	c->timer_ticks++;
+	if (c->current != c->idle && READ_ONCE(c->rq.nr))
+		c->need_resched = true;
+	apic_timer_arm(tick_ns);
+}
+
+void cpu_start_timer(void)
+{
+	apic_timer_arm(tick_ns);
+}
+
+static void mask_8259(void)
+{
+	outb(0x21, 0xff);
+	outb(0xa1, 0xff);
+}
+
+static void say_hello(void)
+{
+	char policies[128];
+	size_t n = 0;
+	for (const char *const *p = fpu_policy_names(); *p; p++)
+		n += (size_t)ksnprintf(policies + n, sizeof(policies) - n, "%s%s", n ? "," : "", *p);
+	kprintf(FPULAB_RECORD_PREFIX FPULAB_REC_HELLO
+		" version=%d cpus=%u apic=%s insn=%s xcr0=0x%lx kernel_size=%u user_size=%u"
+		" tsc_khz=%lu policies=%s\n",
+		FPULAB_ABI_VERSION, ncpus, apic_x2 ? "x2apic" : "xapic",
+		fpu_insn_name(xstate_cfg.save_insn), xstate_cfg.xcr0, xstate_cfg.kernel_size,
+		xstate_cfg.user_size, tsc_khz, policies);
+}
+
+void kmain(uint32_t start_info)
+{
+	console_init();
+	boot_info_parse(start_info);
+	mem_init(boot_info.ram_start, boot_info.ram_end);
+	mask_8259();
+
+	struct cpu *bsp = cpu_alloc(0, 0);
+	cpu_setup(bsp);
+	ncpus = 1;
+	apic_init();
+	bsp->apic_id = apic_id();
+	apic_calibrate();
+
+	lab_fpu_init();
+	fpu_cpu_init();
+	sched_init_cpu();
+
+	acpi_find_cpus();
+	smp_boot();
+	say_hello();
+
+	cpu_start_timer();
+	task_create_kthread("control", experiment_main, NULL, 0);
+	idle_loop();
+}

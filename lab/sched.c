@@ -1,0 +1,359 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The scheduler: per-CPU FIFO run queues, round-robin time slices, wait
+ * queues, counting semaphores, migration on request.
+ *
+ * Invariants:
+ * - Kernel code runs with interrupts off; only the idle loop (sti; hlt) and
+ *   explicit wait loops enable them. A task is preempted only on its way
+ *   back to ring 3 (exit_to_user), so the kernel itself is not preemptible.
+ * - A task is on at most one run queue, that of t->cpu, and only while
+ *   TASK_RUNNABLE. Only the task itself changes t->cpu (migrate_to).
+ * - A CPU never switches to a task whose on_cpu is still set: its kernel
+ *   stack is in use until the CPU that ran it finishes switching away.
+ * - context_switch() is the only caller of the FPU policy in this path.
+ */
+#include "sched.h"
+#include "apic.h"
+#include "cpu.h"
+#include "io.h"
+#include "trap.h"
+
+#define MAX_TASKS 256
+#define KSTACK_SIZE 16384
+#define USTACK_SIZE 16384
+
+extern struct task *switch_stacks(struct task *prev, struct task *next);
+extern char user_task_start[], kthread_start[];
+void task_first_run(struct task *prev);
+noreturn void kthread_body(void);
+void user_task_entry(void (*entry)(void *), void *arg); /* user/ulib.c, ring 3 */
+
+static struct task *slots[MAX_TASKS];
+static struct task *free_list;
+static unsigned int slots_used, live;
+static struct spinlock slot_lock;
+static unsigned int next_task_id = 1;
+
+static struct task *slot_alloc(void)
+{
+	spin_lock(&slot_lock);
+	struct task *t = free_list;
+	if (t) {
+		free_list = t->next;
+	} else {
+		if (slots_used == MAX_TASKS)
+			panic("out of task slots (%d)", MAX_TASKS);
+		t = kalloc(sizeof(*t), 64);
+		t->slot = slots_used;
+		t->kstack_top = (uint64_t)kalloc(KSTACK_SIZE, 4096) + KSTACK_SIZE;
+		t->ustack_top = (uint64_t)kalloc(USTACK_SIZE, 4096) + USTACK_SIZE;
+		t->fpu.state = kalloc(xstate_cfg.kernel_size, XSTATE_ALIGN);
+		slots[slots_used++] = t;
+	}
+	live++;
+	t->id = next_task_id++;
+	spin_unlock(&slot_lock);
+
+	t->next = NULL;
+	t->on_cpu = 0;
+	t->exit_sem = NULL;
+	t->user = false;
+	return t;
+}
+
+static void slot_free(struct task *t)
+{
+	spin_lock(&slot_lock);
+	t->next = free_list;
+	free_list = t;
+	live--;
+	spin_unlock(&slot_lock);
+}
+
+unsigned int tasks_live(void)
+{
+	return READ_ONCE(live);
+}
+
+/* ---- run queues ---- */
+
+static void rq_append_locked(struct runqueue *rq, struct task *t)
+{
+	t->next = NULL;
+	if (rq->tail)
+		rq->tail->next = t;
+	else
+		rq->head = t;
+	rq->tail = t;
+	rq->nr++;
+}
+
+static struct task *rq_pop(struct runqueue *rq)
+{
+	spin_lock(&rq->lock);
+	struct task *t = rq->head;
+	if (t) {
+		rq->head = t->next;
+		if (!rq->head)
+			rq->tail = NULL;
+		rq->nr--;
+	}
+	spin_unlock(&rq->lock);
+	return t;
+}
+
+/* Put a runnable task on its CPU's queue; wake that CPU if it idles. */
+static void enqueue(struct task *t)
+{
+	struct cpu *tc = cpus[t->cpu];
+	spin_lock(&tc->rq.lock);
+	t->state = TASK_RUNNABLE;
+	rq_append_locked(&tc->rq, t);
+	spin_unlock(&tc->rq.lock);
+	if (tc != this_cpu() && READ_ONCE(tc->current) == tc->idle)
+		apic_send_ipi(tc->apic_id, VEC_RESCHED);
+}
+
+void wake_up(struct task *t)
+{
+	struct cpu *tc = cpus[t->cpu];
+	spin_lock(&tc->rq.lock);
+	bool woke = t->state == TASK_BLOCKED;
+	if (woke) {
+		t->state = TASK_RUNNABLE;
+		rq_append_locked(&tc->rq, t);
+	}
+	spin_unlock(&tc->rq.lock);
+	if (woke && tc != this_cpu() && READ_ONCE(tc->current) == tc->idle)
+		apic_send_ipi(tc->apic_id, VEC_RESCHED);
+}
+
+/* ---- switching ---- */
+
+static struct fpu *user_fpu(struct task *t)
+{
+	return t->user && t->state != TASK_DEAD ? &t->fpu : NULL;
+}
+
+static void finish_switch(struct task *prev)
+{
+	bool dead = prev->state == TASK_DEAD;
+	__atomic_store_n(&prev->on_cpu, 0, __ATOMIC_RELEASE);
+	if (dead)
+		slot_free(prev);
+}
+
+static void context_switch(struct cpu *c, struct task *prev, struct task *next)
+{
+	while (__atomic_load_n(&next->on_cpu, __ATOMIC_ACQUIRE))
+		cpu_relax();
+	next->on_cpu = 1;
+	next->state = TASK_RUNNING;
+
+	fpu_switch(user_fpu(prev), user_fpu(next));
+
+	c->current = next;
+	c->kstack_top = next->kstack_top;
+	c->tss.rsp0 = next->kstack_top;
+	prev = switch_stacks(prev, next);
+	finish_switch(prev);
+}
+
+void schedule(void)
+{
+	struct cpu *c = this_cpu();
+	struct task *prev = c->current;
+
+	c->need_resched = false;
+	if (prev->state == TASK_RUNNING && prev != c->idle)
+		enqueue(prev); /* yield, preemption, or migration to prev->cpu */
+	struct task *next = rq_pop(&c->rq);
+	if (!next)
+		next = c->idle;
+	if (next == prev) {
+		prev->state = TASK_RUNNING;
+		return;
+	}
+	context_switch(c, prev, next);
+}
+
+void yield(void)
+{
+	schedule();
+}
+
+void migrate_to(unsigned int cpu)
+{
+	struct task *t = current_task();
+	if (cpu >= ncpus || (unsigned int)t->cpu == cpu)
+		return;
+	t->cpu = (int)cpu;
+	this_cpu()->migrations++;
+	schedule();
+}
+
+/* The way back to ring 3: reschedule if asked, then let the FPU policy act. */
+void exit_to_user(void)
+{
+	while (this_cpu()->need_resched)
+		schedule();
+	fpu_return_to_user(&current_task()->fpu);
+}
+
+void task_first_run(struct task *prev)
+{
+	finish_switch(prev);
+	if (current_task()->user)
+		exit_to_user();
+}
+
+noreturn void kthread_body(void)
+{
+	struct task *t = current_task();
+	t->kfn(t->arg);
+	task_exit();
+}
+
+noreturn void task_exit(void)
+{
+	struct task *t = current_task();
+	if (t->user)
+		fpu_task_exit(&t->fpu);
+	if (t->exit_sem)
+		sem_up(t->exit_sem);
+	t->state = TASK_DEAD;
+	schedule();
+	panic("dead task %s scheduled", t->name);
+}
+
+/* ---- creation ---- */
+
+static void task_name(struct task *t, const char *name)
+{
+	size_t n = strlen(name);
+	if (n >= sizeof(t->name))
+		n = sizeof(t->name) - 1;
+	memcpy(t->name, name, n);
+	t->name[n] = 0;
+}
+
+/* Lay out a switch_stacks() frame that "returns" to @ret. */
+static void push_switch_frame(struct task *t, uint64_t top, void *ret)
+{
+	uint64_t *sp = (uint64_t *)top;
+	*--sp = (uint64_t)ret;
+	for (int i = 0; i < 6; i++) /* rbp rbx r12 r13 r14 r15 */
+		*--sp = 0;
+	t->ksp = (uint64_t)sp;
+}
+
+struct task *task_create_user(const char *name, void (*entry)(void *), void *arg, unsigned int cpu,
+			      struct semaphore *exit_sem)
+{
+	struct task *t = slot_alloc();
+	t->exit_sem = exit_sem;
+	task_name(t, name);
+	t->user = true;
+	t->cpu = (int)cpu;
+	fpu_task_init(&t->fpu, t->fpu.state, t->id);
+
+	struct trap_frame *f = (struct trap_frame *)(t->kstack_top - sizeof(*f));
+	memset(f, 0, sizeof(*f));
+	f->rip = (uint64_t)user_task_entry;
+	f->rdi = (uint64_t)entry;
+	f->rsi = (uint64_t)arg;
+	f->cs = USER_CS;
+	f->ss = USER_DS;
+	f->rflags = 0x202;
+	f->rsp = t->ustack_top - 8; /* as after a call: RSP+8 is 16-byte aligned */
+	push_switch_frame(t, (uint64_t)f, user_task_start);
+	enqueue(t);
+	return t;
+}
+
+struct task *task_create_kthread(const char *name, void (*fn)(void *), void *arg, unsigned int cpu)
+{
+	struct task *t = slot_alloc();
+	task_name(t, name);
+	t->cpu = (int)cpu;
+	t->kfn = fn;
+	t->arg = arg;
+	push_switch_frame(t, t->kstack_top - 8, kthread_start);
+	enqueue(t);
+	return t;
+}
+
+/* ---- idle ---- */
+
+void sched_init_cpu(void)
+{
+	struct cpu *c = this_cpu();
+	struct task *idle = kalloc(sizeof(*idle), 64);
+	ksnprintf(idle->name, sizeof(idle->name), "idle%u", c->id);
+	idle->state = TASK_RUNNING;
+	idle->on_cpu = 1;
+	idle->cpu = (int)c->id;
+	c->idle = idle;
+	c->current = idle;
+}
+
+noreturn void idle_loop(void)
+{
+	for (;;) {
+		cli();
+		if (READ_ONCE(this_cpu()->rq.nr)) {
+			schedule();
+			continue;
+		}
+		__asm__ volatile("sti; hlt" ::: "memory");
+	}
+}
+
+/* ---- wait queues and semaphores ---- */
+
+void sem_init(struct semaphore *s, long count)
+{
+	memset(s, 0, sizeof(*s));
+	s->count = count;
+}
+
+void sem_down(struct semaphore *s)
+{
+	struct task *t = current_task();
+	spin_lock(&s->wq.lock);
+	if (s->count > 0) {
+		s->count--;
+		spin_unlock(&s->wq.lock);
+		return;
+	}
+	t->state = TASK_BLOCKED;
+	t->next = NULL;
+	if (s->wq.tail)
+		s->wq.tail->next = t;
+	else
+		s->wq.head = t;
+	s->wq.tail = t;
+	spin_unlock(&s->wq.lock);
+	schedule(); /* sem_up hands the count straight to us */
+}
+
+void sem_up(struct semaphore *s)
+{
+	spin_lock(&s->wq.lock);
+	struct task *t = s->wq.head;
+	if (t) {
+		s->wq.head = t->next;
+		if (!s->wq.head)
+			s->wq.tail = NULL;
+	} else {
+		s->count++;
+	}
+	spin_unlock(&s->wq.lock);
+	if (t)
+		wake_up(t);
+}
+
+void sched_init(void)
+{
+}

@@ -1,0 +1,74 @@
+/* SPDX-License-Identifier: MIT */
+/* Tasks, per-CPU run queues, wait queues and counting semaphores. */
+#ifndef LAB_SCHED_H
+#define LAB_SCHED_H
+
+#include "kernel.h"
+#include <fpu/fpu.h>
+
+enum task_state {
+	TASK_RUNNING,  /* on a CPU */
+	TASK_RUNNABLE, /* on a run queue */
+	TASK_BLOCKED,  /* on a wait queue */
+	TASK_DEAD,     /* exited; its slot is freed once it is switched out */
+};
+
+struct task {
+	uint64_t ksp; /* saved kernel RSP: switch_stacks() expects it first */
+	struct fpu fpu;
+	bool user;             /* runs in ring 3 and has FPU state */
+	volatile int state;    /* enum task_state */
+	volatile int on_cpu;   /* its kernel stack is still in use by a CPU */
+	volatile int cpu;      /* CPU whose run queue it belongs to */
+	struct task *next;     /* run queue or wait queue link */
+	unsigned int id;
+	char name[16];
+	uint64_t kstack_top;
+	uint64_t ustack_top;
+	void (*kfn)(void *);   /* kernel threads */
+	void *arg;
+	struct semaphore *exit_sem; /* upped when the task exits */
+	unsigned int slot;
+};
+
+struct runqueue {
+	struct spinlock lock;
+	struct task *head, *tail;
+	unsigned int nr;
+};
+
+struct waitqueue {
+	struct spinlock lock;
+	struct task *head, *tail;
+};
+
+struct semaphore {
+	struct waitqueue wq; /* wq.lock also protects count */
+	long count;
+};
+
+void sched_init(void);
+void sched_init_cpu(void);
+noreturn void idle_loop(void);
+
+/*
+ * Create a task, runnable on @cpu. A user task starts at @entry(@arg) in
+ * ring 3. @exit_sem (may be NULL) is upped when the task exits.
+ */
+struct task *task_create_user(const char *name, void (*entry)(void *), void *arg, unsigned int cpu,
+			      struct semaphore *exit_sem);
+struct task *task_create_kthread(const char *name, void (*fn)(void *), void *arg, unsigned int cpu);
+noreturn void task_exit(void);
+
+void schedule(void);
+void yield(void);
+void wake_up(struct task *t);
+void migrate_to(unsigned int cpu);
+void exit_to_user(void);
+unsigned int tasks_live(void);
+
+void sem_init(struct semaphore *s, long count);
+void sem_down(struct semaphore *s);
+void sem_up(struct semaphore *s);
+
+#endif

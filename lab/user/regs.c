@@ -1,0 +1,111 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Register patterns, ring 3. Each FP task keeps a value unique to (task,
+ * sequence number, register, lane) in every register of its set, and checks
+ * it after every switch: a lost save, a skipped restore or another task's
+ * state all show up as a mismatch. The C code here is compiled without SSE,
+ * so only these asm blocks touch the FPU.
+ */
+#include "../exp.h"
+#include "ulib.h"
+
+static uint64_t pattern(unsigned int task, uint64_t seq, unsigned int reg, unsigned int lane)
+{
+	/* bit 62 keeps it non-zero and positive for FILD/FISTP */
+	return (1ull << 62) | ((uint64_t)(task & 0xfff) << 48) | ((seq & 0xffffffff) << 12) |
+	       (reg << 4) | lane;
+}
+
+static uint16_t fcw_pattern(unsigned int task)
+{
+	return (uint16_t)(0x037f | ((task & 3) << 10)); /* rounding control per task */
+}
+
+static uint32_t mxcsr_pattern(unsigned int task)
+{
+	return 0x1f80 | ((task & 3) << 13); /* rounding control per task */
+}
+
+#define X87_PUSH(n) "fildq " #n "*8(%0)\n\t"
+#define X87_POP(n) "fistpq " #n "*8(%0)\n\t"
+#define XMM_LOAD(n) "movdqu " #n "*16(%0), %%xmm" #n "\n\t"
+#define XMM_STORE(n) "movdqu %%xmm" #n ", " #n "*16(%0)\n\t"
+#define YMM_LOAD(n) "vmovdqu " #n "*32(%0), %%ymm" #n "\n\t"
+#define YMM_STORE(n) "vmovdqu %%ymm" #n ", " #n "*32(%0)\n\t"
+#define EIGHT(m) m(0) m(1) m(2) m(3) m(4) m(5) m(6) m(7)
+#define SIXTEEN(m) EIGHT(m) m(8) m(9) m(10) m(11) m(12) m(13) m(14) m(15)
+
+static const unsigned int lanes[REGSET_NR] = { 1, 2, 4 };
+static const unsigned int nregs[REGSET_NR] = { 8, 16, 16 };
+
+void regs_write(unsigned int regset, unsigned int task, uint64_t seq)
+{
+	uint64_t v[16 * 4];
+	unsigned int nl = lanes[regset];
+	for (unsigned int r = 0; r < nregs[regset]; r++)
+		for (unsigned int l = 0; l < nl; l++)
+			v[r * nl + l] = pattern(task, seq, r, l);
+
+	if (regset == REGSET_X87) {
+		uint16_t fcw = fcw_pattern(task);
+		__asm__ volatile("fldcw %0" : : "m"(fcw));
+		__asm__ volatile(EIGHT(X87_PUSH) : : "r"(v) : "memory");
+	} else {
+		uint32_t mxcsr = mxcsr_pattern(task);
+		__asm__ volatile("ldmxcsr %0" : : "m"(mxcsr));
+		if (regset == REGSET_SSE)
+			__asm__ volatile(SIXTEEN(XMM_LOAD) : : "r"(v) : "memory");
+		else
+			__asm__ volatile(SIXTEEN(YMM_LOAD) : : "r"(v) : "memory");
+	}
+}
+
+unsigned int regs_check(unsigned int regset, unsigned int task, uint64_t seq)
+{
+	uint64_t got[16 * 4];
+	unsigned int nl = lanes[regset];
+	struct integrity_report rep = { .task = task, .regset = regset };
+	uint64_t ctl;
+
+	if (regset == REGSET_X87) {
+		uint16_t fcw;
+		__asm__ volatile("fnstcw %0" : "=m"(fcw));
+		__asm__ volatile(EIGHT(X87_POP) : : "r"(got) : "memory");
+		ctl = fcw != fcw_pattern(task);
+		/* FISTP pops ST(0) first: got[k] is the register loaded (7 - k)th. */
+		for (unsigned int k = 0; k < 4; k++) {
+			uint64_t t = got[k];
+			got[k] = got[7 - k];
+			got[7 - k] = t;
+		}
+	} else {
+		uint32_t mxcsr;
+		__asm__ volatile("stmxcsr %0" : "=m"(mxcsr));
+		if (regset == REGSET_SSE)
+			__asm__ volatile(SIXTEEN(XMM_STORE) : : "r"(got) : "memory");
+		else
+			__asm__ volatile(SIXTEEN(YMM_STORE) : : "r"(got) : "memory");
+		ctl = mxcsr != mxcsr_pattern(task);
+	}
+
+	if (ctl) {
+		rep.count++;
+		rep.reg = 99; /* the control register: FCW or MXCSR */
+	}
+	for (unsigned int r = 0; r < nregs[regset]; r++) {
+		for (unsigned int l = 0; l < nl; l++) {
+			uint64_t want = pattern(task, seq, r, l);
+			if (got[r * nl + l] == want)
+				continue;
+			if (!rep.count++ || rep.reg == 99) {
+				rep.reg = r;
+				rep.expected = want;
+				rep.got = got[r * nl + l];
+			}
+			break; /* count registers, not lanes */
+		}
+	}
+	if (rep.count)
+		sys_integrity(&rep);
+	return rep.count;
+}
