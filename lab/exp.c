@@ -20,20 +20,11 @@
 
 struct semaphore user_sems[MAX_USER_SEMS];
 
-static const char *const regset_names[REGSET_NR] = { "x87", "sse", "avx" };
-static const char *const placement_names[PLACE_NR] = { "same-cpu", "cross-cpu" };
-static const char *const fp_names[FP_NR] = { "none", "one", "both" };
+const char *const regset_names[REGSET_NR] = { "x87", "sse", "avx" };
+const char *const placement_names[PLACE_NR] = { "same-cpu", "cross-cpu" };
+const char *const fp_names[FP_NR] = { "none", "one", "both" };
 
-#define MAX_POLICIES 8
-
-static struct config {
-	char experiment[24];
-	char policy_buf[128];
-	const char *policies[MAX_POLICIES];
-	unsigned int npolicies;
-	bool placement[PLACE_NR], fp[FP_NR], regset[REGSET_NR];
-	uint64_t round_trips, repeat, warmup;
-} cfg;
+struct config cfg;
 
 /* Counters summed over CPUs at one instant. */
 struct snapshot {
@@ -47,14 +38,6 @@ static struct {
 	uint64_t integrity_errors;
 	unsigned int reports;
 } run;
-
-struct result {
-#define S(n) const char *n;
-#define U(n) uint64_t n;
-	FPULAB_RESULT_FIELDS(S, U)
-#undef S
-#undef U
-};
 
 /* ---- configuration ---- */
 
@@ -87,7 +70,7 @@ static void parse_set(const char *key, const char *const *names, unsigned int n,
 	}
 }
 
-static uint64_t parse_num(const char *key, uint64_t dflt, uint64_t max)
+uint64_t parse_num(const char *key, uint64_t dflt, uint64_t max)
 {
 	char buf[32];
 	const char *end;
@@ -103,8 +86,12 @@ static void parse_config(void)
 {
 	if (!cmdline_get(FPULAB_KEY_EXPERIMENT, cfg.experiment, sizeof(cfg.experiment)))
 		memcpy(cfg.experiment, "context-switch", 15);
-	if (!cmdline_get(FPULAB_KEY_POLICIES, cfg.policy_buf, sizeof(cfg.policy_buf)))
-		memcpy(cfg.policy_buf, "eager,lazy", 11);
+	if (!cmdline_get(FPULAB_KEY_POLICIES, cfg.policy_buf, sizeof(cfg.policy_buf))) {
+		size_t n = 0;
+		for (const char *const *p = fpu_policy_names(); *p; p++)
+			n += (size_t)ksnprintf(cfg.policy_buf + n, sizeof(cfg.policy_buf) - n, "%s%s",
+					       n ? "," : "", *p);
+	}
 	for (char *w = cfg.policy_buf; *w && cfg.npolicies < MAX_POLICIES;) {
 		char *comma = strchr(w, ',');
 		if (comma)
@@ -165,7 +152,7 @@ void exp_integrity_error(const void *p)
 			(uint64_t)r.expected, (uint64_t)r.got, r.count);
 }
 
-static void fill_counts(struct result *res)
+void fill_counts(struct result *res)
 {
 	const struct snapshot *a = &run.start, *b = &run.end;
 	res->switches = b->fpu.switches - a->fpu.switches;
@@ -192,7 +179,7 @@ static void fill_counts(struct result *res)
 	res->integrity_errors = run.integrity_errors;
 }
 
-static void print_result(const struct result *res)
+void print_result(const struct result *res)
 {
 	char line[1024];
 	size_t n = (size_t)ksnprintf(line, sizeof(line), "%s%s", FPULAB_RECORD_PREFIX, FPULAB_REC_RESULT);
@@ -205,83 +192,12 @@ static void print_result(const struct result *res)
 }
 
 /* A quiescent point: no CPU holds task state; then switch policy. */
-static void begin_run(const char *policy)
+void begin_run(const char *policy)
 {
 	smp_call_all(fpu_cpu_quiesce);
 	if (fpu_set_policy(policy))
 		panic("unknown policy %s", policy);
 	memset(&run, 0, sizeof(run));
-}
-
-/* ---- context-switch ---- */
-
-static struct pingpong_args pp_args[2];
-
-static void context_switch_run(struct result *res, enum placement pl, enum fp_users fp, enum regset rs)
-{
-	struct semaphore exited;
-	unsigned int cpu_b = pl == PLACE_SAME_CPU ? 0 : 1;
-
-	sem_init(&exited, 0);
-	sem_init(&user_sems[0], 0);
-	sem_init(&user_sems[1], 0);
-	for (unsigned int r = 0; r < 2; r++)
-		pp_args[r] = (struct pingpong_args){
-			.role = r,
-			.task = r + 1,
-			.fp = fp == FP_BOTH || (fp == FP_ONE && r == 0),
-			.regset = rs,
-			.sem_mine = r,
-			.sem_other = 1 - r,
-			.warmup = cfg.warmup,
-			.round_trips = cfg.round_trips,
-		};
-	task_create_user("ping", pingpong_main, &pp_args[0], 0, &exited);
-	task_create_user("pong", pingpong_main, &pp_args[1], cpu_b, &exited);
-	sem_down(&exited);
-	sem_down(&exited);
-	fill_counts(res);
-	res->round_trips = cfg.round_trips;
-	res->tasks = 2;
-}
-
-static unsigned int context_switch_matrix(void)
-{
-	unsigned int runs = 0;
-	for (int pl = 0; pl < PLACE_NR; pl++) {
-		if (!cfg.placement[pl])
-			continue;
-		if (pl == PLACE_CROSS_CPU && ncpus < 2) {
-			kprintf("context-switch: cross-cpu needs 2 CPUs, skipped\n");
-			continue;
-		}
-		for (int fp = 0; fp < FP_NR; fp++) {
-			if (!cfg.fp[fp])
-				continue;
-			for (int rs = 0; rs < REGSET_NR; rs++) {
-				if (!cfg.regset[rs])
-					continue;
-				for (uint64_t rep = 0; rep < cfg.repeat; rep++) {
-					for (unsigned int p = 0; p < cfg.npolicies; p++) {
-						struct result res = {
-							.experiment = cfg.experiment,
-							.policy = cfg.policies[p],
-							.placement = placement_names[pl],
-							.fp_users = fp_names[fp],
-							.regset = regset_names[rs],
-							.repeat = rep,
-							.cpus = ncpus,
-						};
-						begin_run(cfg.policies[p]);
-						context_switch_run(&res, pl, fp, rs);
-						print_result(&res);
-						runs++;
-					}
-				}
-			}
-		}
-	}
-	return runs;
 }
 
 void experiment_main(void *unused)
@@ -290,7 +206,7 @@ void experiment_main(void *unused)
 
 	parse_config();
 	if (!strcmp(cfg.experiment, "context-switch")) {
-		runs = context_switch_matrix();
+		runs = context_switch_experiment();
 	} else {
 		kprintf("error: unknown experiment '%s'\n", cfg.experiment);
 		qemu_exit(FPULAB_EXIT_PANIC);

@@ -14,10 +14,46 @@ void timer_tick(void);
 extern uint32_t tick_ns;
 
 /* exp.c: the experiment controller and the measured window. */
+#include "exp.h"
+#include <fpulab/abi.h>
+
 #define MAX_USER_SEMS 64
+#define MAX_POLICIES 8
+
+/* The configuration from the command line (FPULAB_KEY_*). */
+struct config {
+	char experiment[24];
+	char policy_buf[128];
+	const char *policies[MAX_POLICIES];
+	unsigned int npolicies;
+	bool placement[PLACE_NR], fp[FP_NR], regset[REGSET_NR];
+	uint64_t round_trips, repeat, warmup;
+};
+
+/* One result record: the fields of FPULAB_RESULT_FIELDS. */
+struct result {
+#define S(n) const char *n;
+#define U(n) uint64_t n;
+	FPULAB_RESULT_FIELDS(S, U)
+#undef S
+#undef U
+};
+
+extern struct config cfg;
 extern struct semaphore user_sems[MAX_USER_SEMS];
+extern const char *const regset_names[REGSET_NR];
+extern const char *const placement_names[PLACE_NR];
+extern const char *const fp_names[FP_NR];
+
 void experiment_main(void *unused);
-void exp_mark(unsigned int which);
+uint64_t parse_num(const char *key, uint64_t dflt, uint64_t max);
+void begin_run(const char *policy);  /* quiescent point, then switch policy */
+void exp_mark(unsigned int which);   /* SYS_MARK: open/close the measured window */
 void exp_integrity_error(const void *report);
+void fill_counts(struct result *res); /* counters of the window just closed */
+void print_result(const struct result *res);
+
+/* The experiments. Each returns the number of runs it reported. */
+unsigned int context_switch_experiment(void);
 
 #endif

@@ -91,7 +91,7 @@ int fpu_set_policy(const char *name);
 /** fpu_policy_name - the active policy's name. */
 const char *fpu_policy_name(void);
 
-/** fpu_policy_names - NULL-terminated list of the policies built in. */
+/** fpu_policy_names - NULL-terminated list of the policies built in (not test-only ones). */
 const char *const *fpu_policy_names(void);
 
 /** fpu_set_fault - test builds: arm one injected fault (FPU_FAULT_NONE disarms). */
