@@ -145,6 +145,9 @@ void collector_complete(struct result_collector *c)
 			rows[i].vs_eager = rows[i].ticks_median / eager->ticks_median;
 		}
 	}
+	c->completed = grow(c->completed, &c->completed_cap, c->configs_done + 1,
+			    sizeof(*c->completed));
+	c->completed[c->configs_done] = c->policies[0].runs[0];
 	int rc = c->rows_ready(c->ctx, rows, c->npolicies);
 	if (rc && !c->emit_error)
 		c->emit_error = rc;
@@ -161,6 +164,12 @@ void collector_add(struct result_collector *c, const struct guest_result *r)
 
 	if (c->npolicies && !same_configuration(&c->policies[0].runs[0], r))
 		collector_complete(c);
+	for (size_t i = 0; c->npolicies == 0 && i < c->configs_done; i++) {
+		if (same_configuration(&c->completed[i], r) && !c->out_of_order) {
+			c->out_of_order = true;
+			c->late_run = *r;
+		}
+	}
 	for (size_t i = 0; i < c->npolicies; i++)
 		if (!strcmp(c->policies[i].runs[0].policy, r->policy))
 			p = &c->policies[i];
@@ -188,5 +197,6 @@ void collector_free(struct result_collector *c)
 	for (size_t i = 0; i < c->npolicies; i++)
 		free(c->policies[i].runs);
 	free(c->policies);
+	free(c->completed);
 	memset(c, 0, sizeof(*c));
 }

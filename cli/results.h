@@ -41,6 +41,12 @@ struct result_collector {
 	size_t npolicies, policies_cap;
 	size_t runs_total, configs_done;
 	int emit_error; /* first non-zero return of rows_ready */
+	/* One run of each completed configuration: the guest must send each
+	 * configuration's runs together, or its rows would be split. */
+	struct guest_result *completed;
+	size_t completed_cap;
+	bool out_of_order;            /* a completed configuration got more runs */
+	struct guest_result late_run; /* the first such run */
 };
 
 void collector_init(struct result_collector *c, rows_ready_fn fn, void *ctx);

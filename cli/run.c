@@ -233,6 +233,15 @@ static int judge(struct run_state *s, const struct session_end *end)
 		fprintf(stderr, "fpulab: the guest finished without a single run: nothing measured\n");
 		rc = 1;
 	}
+	if (s->collector.out_of_order) {
+		const struct guest_result *r = &s->collector.late_run;
+		fprintf(stderr, "fpulab: the guest sent a run of %s %s fp=%s %s (policy %s, repeat "
+				"%llu) after that configuration was complete; fpulab needs each "
+				"configuration's runs together, so its rows are split\n",
+			r->experiment, r->placement, r->fp_users, r->regset, r->policy,
+			(unsigned long long)r->repeat);
+		rc = rc ? rc : 1;
+	}
 	if (s->malformed) {
 		fprintf(stderr, "fpulab: %zu malformed result records ignored; the first: %s\n",
 			s->malformed, s->first_malformed);

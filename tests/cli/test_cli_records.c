@@ -214,6 +214,23 @@ static void test_collector_groups_interleaved_policies(void **state)
 	collector_free(&c);
 }
 
+static void test_collector_flags_a_configuration_that_comes_back(void **state)
+{
+	struct emitted e = { 0 };
+	struct result_collector c;
+	struct guest_result a = run("eager", "same-cpu", 10, 0, 100, 0);
+	struct guest_result b = run("eager", "cross-cpu", 10, 0, 100, 0);
+
+	collector_init(&c, record_rows, &e);
+	collector_add(&c, &a);
+	collector_add(&c, &b);
+	assert_false(c.out_of_order);
+	collector_add(&c, &a); /* repeats as the outer loop: not what fpulab expects */
+	assert_true(c.out_of_order);
+	assert_string_equal(c.late_run.placement, "same-cpu");
+	collector_free(&c);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -225,6 +242,7 @@ int main(void)
 		cmocka_unit_test(test_summary_even_repeats_take_lower_middle),
 		cmocka_unit_test(test_summary_per_switch_without_round_trips),
 		cmocka_unit_test(test_collector_groups_interleaved_policies),
+		cmocka_unit_test(test_collector_flags_a_configuration_that_comes_back),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

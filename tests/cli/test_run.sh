@@ -125,6 +125,10 @@ args=$(tr '\n' ' ' < "$work/qemu-args")
 want="-M microvm -accel tcg,thread=single -cpu max -smp 4 -m 256M -nodefaults -no-user-config -nographic -serial stdio -device isa-debug-exit,iobase=0xf4,iosize=0x04 -no-reboot -kernel $work/lab.elf -append"
 if [[ "$args" == *"$want"* ]]; then ok "QEMU command line (TCG)"; else not_ok "QEMU command line (TCG)" "$args"; fi
 
+run_fpulab "$work/good" --policy all --experiment stress
+if grep -qxF 'exp=stress' "$work/qemu-args"; then ok "--policy all sends no list (the kernel runs every policy it has); no matrix defaults for stress"
+else not_ok "--policy all sends no list (the kernel runs every policy it has); no matrix defaults for stress" "$(tr '\n' ' ' < "$work/qemu-args")"; fi
+
 run_fpulab "$work/good" --icount
 args=$(tr '\n' ' ' < "$work/qemu-args")
 if [[ "$args" == *"-accel tcg,thread=single -icount shift=0,sleep=off -cpu max"* ]] &&
@@ -221,6 +225,19 @@ expect "a malformed record fails the run" 1 - "nm_traps: 'many' is not a number"
 
 run_fpulab "$work/good" --policy eager,fancy
 expect "a policy the kernel lacks: exit 1" 1 - "policy 'fancy' is not built into this kernel (it has: eager,lazy)"
+
+{
+	echo "$hello"; result eager same-cpu 0 0 1; result eager cross-cpu 0 0 1
+	result eager same-cpu 1 0 1; echo "@fpulab done runs=3"
+} > "$work/out-of-order"
+run_fpulab "$work/out-of-order"
+expect "runs of a configuration after it was complete: exit 1" 1 - "after that configuration was complete"
+
+run_fpulab "$work/good" --output "$work/table.txt"
+if [ "$rc" = 0 ] && [ ! -s "$work/out" ] && grep -qF "EMULATED TSC" "$work/table.txt" &&
+   [ "$(grep -c '^eager \|^lazy ' "$work/table.txt")" = 4 ]; then
+	ok "--output FILE gets the table, stdout stays empty"
+else not_ok "--output FILE gets the table, stdout stays empty" "rc=$rc"; fi
 
 "$fpulab" run --kernel "$work/no-such.elf" > /dev/null 2> "$work/err"; rc=$?
 expect "kernel missing: exit 1" 1 - "make build/lab.elf"
