@@ -1,0 +1,484 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * fpulab calibrate: native user-mode cost of the XSAVE family on this host,
+ * the floor libfpu's switch path is measured against (DESIGN.md §4, §6).
+ *
+ * Every figure is per operation, in TSC ticks and ns: a sample times a batch
+ * of BATCH operations between LFENCE-fenced RDTSC/RDTSCP, minus the median
+ * cost of an empty batch, divided by BATCH; median, min and max over
+ * --repeat samples. The register state (init or dirty) is checked with
+ * XGETBV(1) before and after each figure.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <fpu/xstate.h>
+
+#include "cli.h"
+
+#define BATCH 16
+#define REPEAT_DEFAULT 2000
+#define REPEAT_MAX 10000000ul
+
+enum fmt { FMT_TABLE, FMT_JSON, FMT_CSV };
+
+struct figure {
+	const char *name;  /* what is timed */
+	const char *state; /* "init", "dirty", "-" */
+	double median, min, max; /* TSC ticks per operation */
+	uint64_t xinuse;   /* XGETBV(1) just before the figure (~0: unknown) */
+	bool state_ok;     /* the registers were in the state claimed */
+};
+
+static inline uint64_t tsc_begin(void)
+{
+	uint32_t lo, hi;
+	__asm__ volatile("lfence\n\trdtsc\n\tlfence" : "=a"(lo), "=d"(hi) : : "memory");
+	return ((uint64_t)hi << 32) | lo;
+}
+
+static inline uint64_t tsc_end(void)
+{
+	uint32_t lo, hi, aux;
+	__asm__ volatile("rdtscp\n\tlfence" : "=a"(lo), "=d"(hi), "=c"(aux) : : "memory");
+	return ((uint64_t)hi << 32) | lo;
+}
+
+static double now_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e9 + ts.tv_nsec;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return (x > y) - (x < y);
+}
+
+/* TSC ticks per ns against CLOCK_MONOTONIC: median of 5 windows of 20 ms. */
+static double tsc_per_ns(void)
+{
+	double r[5];
+	for (int i = 0; i < 5; i++) {
+		struct timespec d = { 0, 20 * 1000 * 1000 };
+		double t0 = now_ns();
+		uint64_t c0 = tsc_begin();
+		nanosleep(&d, NULL);
+		double t1 = now_ns();
+		uint64_t c1 = tsc_end();
+		r[i] = (double)(c1 - c0) / (t1 - t0);
+	}
+	qsort(r, 5, sizeof(r[0]), cmp_double);
+	return r[2];
+}
+
+/* ---- the operations timed; each runs BATCH times ---- */
+
+struct bench {
+	struct xregs_state *a, *b, *dirty_std, *dirty_cmp;
+	enum fpu_save_insn insn;
+	uint64_t mask;
+};
+
+typedef void (*op_fn)(struct bench *);
+
+static void op_empty(struct bench *b)
+{
+	for (int i = 0; i < BATCH; i++)
+		__asm__ volatile("" : : : "memory");
+}
+
+static void op_save(struct bench *b)
+{
+	for (int i = 0; i < BATCH; i++)
+		xstate_save_insn(b->insn, b->a, b->mask);
+}
+
+static void op_xrstor_std(struct bench *b)
+{
+	for (int i = 0; i < BATCH; i++)
+		xstate_restore_insn(FPU_INSN_XSAVE, b->dirty_std, b->mask);
+}
+
+static void op_xrstor_cmp(struct bench *b)
+{
+	for (int i = 0; i < BATCH; i++)
+		xstate_restore_insn(FPU_INSN_XSAVEC, b->dirty_cmp, b->mask);
+}
+
+static void op_fxrstor(struct bench *b)
+{
+	for (int i = 0; i < BATCH; i++)
+		xstate_restore_insn(FPU_INSN_FXSAVE, b->dirty_std, b->mask);
+}
+
+/*
+ * What libfpu's eager policy does per switch: save prev, restore next, in
+ * the kernel buffer format with the configured instruction. The lead may
+ * point calib_switch at the real policy hook.
+ */
+static void eager_switch(struct xregs_state *prev, struct xregs_state *next)
+{
+	xstate_save(prev, xstate_cfg.kernel_mask);
+	xstate_restore(next, xstate_cfg.kernel_mask);
+}
+static void (*volatile calib_switch)(struct xregs_state *, struct xregs_state *) = eager_switch;
+
+static void op_switch_eager(struct bench *b)
+{
+	for (int i = 0; i < BATCH / 2; i++) {
+		calib_switch(b->a, b->b);
+		calib_switch(b->b, b->a);
+	}
+}
+
+/* The raw pair, inline: XSAVEOPT into one standard buffer, XRSTOR from the other. */
+static void op_switch_raw(struct bench *b)
+{
+	uint32_t lo = (uint32_t)b->mask, hi = (uint32_t)(b->mask >> 32);
+	for (int i = 0; i < BATCH / 2; i++) {
+		__asm__ volatile("xsaveopt64 %0" : "+m"(*b->a) : "a"(lo), "d"(hi) : "memory");
+		__asm__ volatile("xrstor64 %0" : : "m"(*b->b), "a"(lo), "d"(hi) : "memory");
+		__asm__ volatile("xsaveopt64 %0" : "+m"(*b->b) : "a"(lo), "d"(hi) : "memory");
+		__asm__ volatile("xrstor64 %0" : : "m"(*b->a), "a"(lo), "d"(hi) : "memory");
+	}
+}
+
+/* ---- register state ---- */
+
+/* A standard image with every enabled component non-zero (all-zero reads as init). */
+static void make_dirty(struct xregs_state *img, uint64_t xcr0)
+{
+	memset(img, 0, XSTATE_MAX_SIZE);
+	img->legacy.fcw = FCW_DEFAULT;
+	img->legacy.mxcsr = MXCSR_DEFAULT;
+	img->legacy.ftw = 0xff;
+	for (int r = 0; r < 8; r++) { /* ST(r) = 1.0 + r */
+		uint64_t mant = 0x8000000000000000ull | ((uint64_t)r << 56);
+		uint16_t se = 0x3fff;
+		memcpy(img->legacy.st_space + 16 * r, &mant, 8);
+		memcpy(img->legacy.st_space + 16 * r + 8, &se, 2);
+	}
+	memset(img->legacy.xmm_space, 0x5a, sizeof(img->legacy.xmm_space));
+	for (unsigned int i = 2; i < 63; i++)
+		if (xcr0 & XFEATURE_MASK(i))
+			memset((uint8_t *)img + xstate_cfg.comp[i].std_offset, 0x5a ^ i, xstate_cfg.comp[i].size);
+	img->header.xstate_bv = xcr0;
+}
+
+static struct xregs_state *dirty_std_img;
+
+static void enter_state(bool dirty)
+{
+	if (dirty)
+		xstate_restore_insn(FPU_INSN_XSAVE, dirty_std_img, xstate_cfg.xcr0);
+	else
+		xstate_load_init();
+}
+
+/* Dirty: every enabled component in use. Init: nothing beyond x87/SSE in use
+ * (this AMD CPU may report SSE in use right after an init load). */
+static bool state_is(bool dirty, uint64_t xinuse)
+{
+	uint64_t m = xstate_cfg.xcr0;
+	if (!xstate_cfg.caps.xgetbv1)
+		return true;
+	if (dirty)
+		return (xinuse & m) == m;
+	return (xinuse & m & ~XFEATURE_MASK_FPSSE) == 0;
+}
+
+static double overhead_ticks;
+
+static void measure(struct figure *f, op_fn op, struct bench *b, bool dirty, unsigned long repeat,
+		    double *samples, void (*prep)(struct bench *))
+{
+	f->state_ok = true;
+	for (unsigned long i = 0; i < repeat; i++) {
+		if (f->state[0] != '-')
+			enter_state(dirty);
+		if (prep)
+			prep(b);
+		if (i == 0)
+			f->xinuse = xstate_xinuse();
+		if (f->state[0] != '-' && !state_is(dirty, xstate_xinuse()))
+			f->state_ok = false;
+		uint64_t t0 = tsc_begin();
+		op(b);
+		uint64_t t1 = tsc_end();
+		samples[i] = ((double)(t1 - t0) - overhead_ticks) / BATCH;
+	}
+	qsort(samples, repeat, sizeof(*samples), cmp_double);
+	f->min = samples[0];
+	f->max = samples[repeat - 1];
+	f->median = samples[repeat / 2];
+}
+
+/* XSAVEOPT modified-optimization hit: XRSTOR from the very buffer it saves to. */
+static void prep_xsaveopt_hit(struct bench *b)
+{
+	memcpy(b->a, dirty_std_img, xstate_size_standard(xstate_cfg.xcr0));
+	xstate_restore_insn(FPU_INSN_XSAVE, b->a, b->mask);
+}
+
+static void prep_switch(struct bench *b)
+{
+	enter_state(true);
+	xstate_save(b->a, xstate_cfg.kernel_mask);
+	xstate_save(b->b, xstate_cfg.kernel_mask);
+}
+
+static void prep_switch_raw(struct bench *b)
+{
+	enter_state(true);
+	xstate_save_insn(FPU_INSN_XSAVE, b->a, b->mask);
+	xstate_save_insn(FPU_INSN_XSAVE, b->b, b->mask);
+}
+
+static bool insn_ok(enum fpu_save_insn insn)
+{
+	const struct xstate_cpu_caps *c = &xstate_cfg.caps;
+	switch (insn) {
+	case FPU_INSN_FXSAVE: return c->fxsr;
+	case FPU_INSN_XSAVE: return c->xsave;
+	case FPU_INSN_XSAVEOPT: return c->xsave && c->xsaveopt;
+	case FPU_INSN_XSAVEC: return c->xsave && c->xsavec;
+	default: return false;
+	}
+}
+
+static void usage(FILE *f)
+{
+	fprintf(f, "usage: fpulab calibrate [--format table|json|csv] [--repeat N]\n"
+		   "Native user-mode cost of FXSAVE/XSAVE/XSAVEOPT/XSAVEC (registers init and\n"
+		   "dirty), XRSTOR standard/compacted, the XSAVEOPT modified-optimization hit,\n"
+		   "and libfpu's eager switch path against the raw XSAVEOPT+XRSTOR pair.\n"
+		   "Figures per operation in TSC ticks and ns: median/min/max of N samples\n"
+		   "(default %d, at most %lu), each a batch of %d operations.\n",
+		   REPEAT_DEFAULT, REPEAT_MAX, BATCH);
+}
+
+static int parse_args(int argc, char **argv, enum fmt *fmt, unsigned long *repeat)
+{
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i], *v = NULL;
+		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+			usage(stdout);
+			return 0;
+		}
+		if (!strncmp(a, "--format=", 9))
+			v = a + 9, a = "--format";
+		else if (!strncmp(a, "--repeat=", 9))
+			v = a + 9, a = "--repeat";
+		else if ((!strcmp(a, "--format") || !strcmp(a, "--repeat")) && i + 1 < argc)
+			v = argv[++i];
+		if (!strcmp(a, "--format") && v) {
+			if (!strcmp(v, "table"))
+				*fmt = FMT_TABLE;
+			else if (!strcmp(v, "json"))
+				*fmt = FMT_JSON;
+			else if (!strcmp(v, "csv"))
+				*fmt = FMT_CSV;
+			else {
+				fprintf(stderr, "fpulab calibrate: --format: '%s' is not table, json or csv\n", v);
+				return 2;
+			}
+		} else if (!strcmp(a, "--repeat") && v) {
+			char *end;
+			errno = 0;
+			unsigned long n = strtoul(v, &end, 10);
+			if (!*v || *end || errno || v[0] == '-' || n < 1 || n > REPEAT_MAX) {
+				fprintf(stderr, "fpulab calibrate: --repeat: '%s' is not an integer in 1..%lu\n", v,
+					REPEAT_MAX);
+				return 2;
+			}
+			*repeat = n;
+		} else {
+			fprintf(stderr, "fpulab calibrate: unknown or incomplete option '%s'\n", argv[i]);
+			usage(stderr);
+			return 2;
+		}
+	}
+	return -1;
+}
+
+static void print_results(enum fmt fmt, const struct figure *f, int n, double tpn, unsigned long repeat,
+			  double ratio)
+{
+	double mhz = tpn * 1000.0;
+
+	if (fmt == FMT_JSON) {
+		printf("{\n  \"source\": \"native user-mode TSC\",\n  \"tsc_mhz\": %.3f,\n  \"repeat\": %lu,\n"
+		       "  \"batch\": %d,\n  \"overhead_ticks\": %.1f,\n  \"xcr0\": \"0x%" PRIx64 "\",\n"
+		       "  \"save_insn\": \"%s\",\n  \"kernel_size\": %u,\n  \"figures\": [\n",
+		       mhz, repeat, BATCH, overhead_ticks, xstate_cfg.xcr0, fpu_insn_name(xstate_cfg.save_insn),
+		       xstate_cfg.kernel_size);
+		for (int i = 0; i < n; i++)
+			printf("    {\"name\": \"%s\", \"state\": \"%s\", \"median_ticks\": %.1f, \"min_ticks\": %.1f, "
+			       "\"max_ticks\": %.1f, \"median_ns\": %.2f, \"min_ns\": %.2f, \"max_ns\": %.2f, "
+			       "\"xinuse\": \"0x%" PRIx64 "\", \"state_verified\": %s}%s\n",
+			       f[i].name, f[i].state, f[i].median, f[i].min, f[i].max, f[i].median / tpn,
+			       f[i].min / tpn, f[i].max / tpn, f[i].xinuse, f[i].state_ok ? "true" : "false",
+			       i + 1 < n ? "," : "");
+		printf("  ],\n  \"eager_vs_raw_ratio\": %.3f\n}\n", ratio);
+		return;
+	}
+	if (fmt == FMT_CSV) {
+		printf("name,state,median_ticks,min_ticks,max_ticks,median_ns,min_ns,max_ns,xinuse,state_verified,"
+		       "tsc_mhz,repeat,batch\n");
+		for (int i = 0; i < n; i++)
+			printf("%s,%s,%.1f,%.1f,%.1f,%.2f,%.2f,%.2f,0x%" PRIx64 ",%s,%.3f,%lu,%d\n", f[i].name,
+			       f[i].state, f[i].median, f[i].min, f[i].max, f[i].median / tpn, f[i].min / tpn,
+			       f[i].max / tpn, f[i].xinuse, f[i].state_ok ? "yes" : "no", mhz, repeat, BATCH);
+		return;
+	}
+	printf("fpulab calibrate: native user-mode costs (source: host TSC, user mode)\n");
+	printf("TSC %.3f MHz (measured against CLOCK_MONOTONIC); %lu samples of %d operations each;\n"
+	       "empty-batch overhead %.1f ticks subtracted; figures per operation\n",
+	       mhz, repeat, BATCH, overhead_ticks);
+	printf("XCR0 0x%" PRIx64 ", libfpu uses %s (%s format, %u bytes)\n\n", xstate_cfg.xcr0,
+	       fpu_insn_name(xstate_cfg.save_insn), xstate_cfg.compacted ? "compacted" : "standard",
+	       xstate_cfg.kernel_size);
+	printf("%-30s %-6s %9s %9s %9s   %9s %9s %9s  %s\n", "operation", "state", "median", "min", "max",
+	       "median", "min", "max", "XINUSE");
+	printf("%-30s %-6s %9s %9s %9s   %9s %9s %9s\n", "", "", "ticks", "ticks", "ticks", "ns", "ns", "ns");
+	for (int i = 0; i < n; i++)
+		printf("%-30s %-6s %9.1f %9.1f %9.1f   %9.2f %9.2f %9.2f  0x%" PRIx64 "%s\n", f[i].name, f[i].state,
+		       f[i].median, f[i].min, f[i].max, f[i].median / tpn, f[i].min / tpn, f[i].max / tpn,
+		       f[i].xinuse, f[i].state_ok ? "" : "  (state NOT as claimed)");
+	if (ratio > 0)
+		printf("\nlibfpu eager switch / raw XSAVEOPT+XRSTOR pair (medians, same run): %.3f\n", ratio);
+}
+
+int cmd_calibrate(int argc, char **argv)
+{
+	struct xstate_init_opts o = { .mode = XSTATE_MODE_USER, .insn = FPU_INSN_AUTO };
+	enum fmt fmt = FMT_TABLE;
+	unsigned long repeat = REPEAT_DEFAULT;
+	struct figure fig[24];
+	struct bench b;
+	double *samples, tpn, ratio = 0;
+	int n = 0, rc, err;
+
+	rc = parse_args(argc, argv, &fmt, &repeat);
+	if (rc >= 0)
+		return rc;
+	err = xstate_init(&o);
+	if (err) {
+		fprintf(stderr, "fpulab calibrate: %s\n", xstate_strerror(err));
+		return 1;
+	}
+	if (!xstate_cfg.caps.xsave) {
+		fprintf(stderr, "fpulab calibrate: this CPU has no XSAVE\n");
+		return 1;
+	}
+	samples = malloc(repeat * sizeof(*samples));
+	b.a = aligned_alloc(XSTATE_ALIGN, XSTATE_MAX_SIZE);
+	b.b = aligned_alloc(XSTATE_ALIGN, XSTATE_MAX_SIZE);
+	b.dirty_std = dirty_std_img = aligned_alloc(XSTATE_ALIGN, XSTATE_MAX_SIZE);
+	b.dirty_cmp = aligned_alloc(XSTATE_ALIGN, XSTATE_MAX_SIZE);
+	if (!samples || !b.a || !b.b || !b.dirty_std || !b.dirty_cmp) {
+		fprintf(stderr, "fpulab calibrate: out of memory\n");
+		return 1;
+	}
+	memset(b.a, 0, XSTATE_MAX_SIZE);
+	memset(b.b, 0, XSTATE_MAX_SIZE);
+	memset(b.dirty_cmp, 0, XSTATE_MAX_SIZE);
+	b.mask = xstate_cfg.xcr0;
+	make_dirty(b.dirty_std, xstate_cfg.xcr0);
+	if (xstate_cfg.caps.xsavec) {
+		enter_state(true);
+		xstate_save_insn(FPU_INSN_XSAVEC, b.dirty_cmp, b.mask);
+	}
+
+	tpn = tsc_per_ns();
+	{
+		struct figure e = { .name = "empty batch", .state = "-" };
+		overhead_ticks = 0;
+		measure(&e, op_empty, &b, false, repeat, samples, NULL);
+		overhead_ticks = e.median * BATCH;
+	}
+
+	for (enum fpu_save_insn insn = FPU_INSN_FXSAVE; insn <= FPU_INSN_XSAVEC; insn++) {
+		if (!insn_ok(insn))
+			continue;
+		b.insn = insn;
+		for (int dirty = 0; dirty < 2; dirty++) {
+			fig[n] = (struct figure){ .name = fpu_insn_name(insn), .state = dirty ? "dirty" : "init" };
+			/* XSAVEOPT here misses: the last XRSTOR (enter_state) was from another buffer. */
+			measure(&fig[n++], op_save, &b, dirty, repeat, samples, NULL);
+		}
+	}
+	if (insn_ok(FPU_INSN_XSAVEOPT)) {
+		b.insn = FPU_INSN_XSAVEOPT;
+		fig[n] = (struct figure){ .name = "xsaveopt (modified-opt hit)", .state = "dirty" };
+		measure(&fig[n++], op_save, &b, true, repeat, samples, prep_xsaveopt_hit);
+	}
+	fig[n] = (struct figure){ .name = "fxrstor", .state = "dirty" };
+	measure(&fig[n++], op_fxrstor, &b, true, repeat, samples, NULL);
+	fig[n] = (struct figure){ .name = "xrstor standard", .state = "dirty" };
+	measure(&fig[n++], op_xrstor_std, &b, true, repeat, samples, NULL);
+	if (xstate_cfg.caps.xsavec) {
+		fig[n] = (struct figure){ .name = "xrstor compacted", .state = "dirty" };
+		measure(&fig[n++], op_xrstor_cmp, &b, true, repeat, samples, NULL);
+	}
+	if (insn_ok(FPU_INSN_XSAVEOPT)) {
+		/* Interleaved A B A B so drift hits both alike; one sample each per round. */
+		struct figure *eager = &fig[n++], *raw = &fig[n++];
+		double *se = samples, *sr = malloc(repeat * sizeof(*sr));
+		char ename[64];
+		static char ename_s[64];
+
+		snprintf(ename, sizeof(ename), "switch: libfpu eager (%s)", fpu_insn_name(xstate_cfg.save_insn));
+		memcpy(ename_s, ename, sizeof(ename));
+		*eager = (struct figure){ .name = ename_s, .state = "dirty", .state_ok = true };
+		*raw = (struct figure){ .name = "switch: raw xsaveopt+xrstor", .state = "dirty", .state_ok = true };
+		if (!sr) {
+			fprintf(stderr, "fpulab calibrate: out of memory\n");
+			return 1;
+		}
+		for (unsigned long i = 0; i < repeat; i++) {
+			uint64_t t0, t1;
+			prep_switch(&b);
+			if (!i)
+				eager->xinuse = xstate_xinuse();
+			if (!state_is(true, xstate_xinuse()))
+				eager->state_ok = false;
+			t0 = tsc_begin();
+			op_switch_eager(&b);
+			t1 = tsc_end();
+			se[i] = ((double)(t1 - t0) - overhead_ticks) / BATCH;
+			prep_switch_raw(&b);
+			if (!i)
+				raw->xinuse = xstate_xinuse();
+			if (!state_is(true, xstate_xinuse()))
+				raw->state_ok = false;
+			t0 = tsc_begin();
+			op_switch_raw(&b);
+			t1 = tsc_end();
+			sr[i] = ((double)(t1 - t0) - overhead_ticks) / BATCH;
+		}
+		qsort(se, repeat, sizeof(*se), cmp_double);
+		qsort(sr, repeat, sizeof(*sr), cmp_double);
+		eager->min = se[0], eager->max = se[repeat - 1], eager->median = se[repeat / 2];
+		raw->min = sr[0], raw->max = sr[repeat - 1], raw->median = sr[repeat / 2];
+		ratio = raw->median > 0 ? eager->median / raw->median : 0;
+		free(sr);
+	}
+	xstate_load_init();
+
+	print_results(fmt, fig, n, tpn, repeat, ratio);
+	for (int i = 0; i < n; i++)
+		if (!fig[i].state_ok) {
+			fprintf(stderr, "fpulab calibrate: register state of '%s' (%s) was not as claimed\n",
+				fig[i].name, fig[i].state);
+			return 1;
+		}
+	return 0;
+}
