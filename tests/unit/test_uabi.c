@@ -56,7 +56,8 @@ static bool hw_xrstor_faults(const void *img, size_t len)
 	static uint8_t save[XSTATE_MAX_SIZE] __attribute__((aligned(64)));
 	static uint8_t area[XSTATE_MAX_SIZE] __attribute__((aligned(64)));
 	struct sigaction sa = { .sa_handler = on_fault }, old;
-	uint64_t m = xstate_cfg.caps.xcr0_supported; /* RFBM = XCR0: all the OS enabled */
+	/* #GP for XSTATE_BV bits outside XCR0 does not depend on RFBM; keep AMX (XFD) out. */
+	uint64_t m = xstate_cfg.xcr0;
 
 	memset(area, 0, sizeof(area));
 	memcpy(area, img, len < sizeof(area) ? len : sizeof(area));
