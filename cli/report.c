@@ -202,9 +202,12 @@ static void write_table_header(struct report *r, FILE *f, const struct result_ro
 		fprintf(f, ", %u configurations", r->expected_configs);
 	fprintf(f, "\n# QEMU %s, accel %s (-accel %s), -cpu %s, %u CPUs", r->machine,
 		r->accel, r->accel_arg, r->qemu_cpu, r->cpus);
-	if (h)
-		fprintf(f, "; guest: %s, xcr0=0x%" PRIx64 ", save insn %s", h->apic[0] ? h->apic : "?",
-			h->xcr0, h->insn[0] ? h->insn : "?");
+	if (h && h->apic[0])
+		fprintf(f, "; guest APIC %s", h->apic);
+	if (h && (h->present & (UINT64_C(1) << HELLO_xcr0)))
+		fprintf(f, ", XCR0 0x%" PRIx64, h->xcr0);
+	if (h && h->insn[0])
+		fprintf(f, ", save instruction %s", h->insn);
 	fprintf(f, "\n# ticks: %s", clock_description(r->clock));
 	if (h && (h->present & (UINT64_C(1) << HELLO_tsc_khz)) && strcmp(r->clock, "icount"))
 		fprintf(f, "; guest TSC %" PRIu64 " kHz (measured by the guest against its APIC timer)",

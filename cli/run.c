@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <libgen.h>
 #include <limits.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -77,10 +78,22 @@ static enum line_verdict on_hello(struct run_state *s, const char *line)
 			 (unsigned long long)s->hello.version, FPULAB_ABI_VERSION);
 		return LINE_STOP;
 	}
-	fprintf(stderr, "fpulab: guest up: %llu CPUs, %s, xcr0=0x%llx, save insn %s, policies %s\n",
-		(unsigned long long)s->hello.cpus, s->hello.apic, (unsigned long long)s->hello.xcr0,
-		s->hello.insn, s->hello.policies);
-	if (s->hello.cpus != s->opt->cpus)
+	fprintf(stderr, "fpulab: guest up:");
+	for (int f = 0; f < HELLO_FIELD_COUNT; f++) { /* only what the guest said */
+		const char *at = (const char *)&s->hello + hello_fields[f].offset;
+		uint64_t v;
+		if (!(s->hello.present & (UINT64_C(1) << f)))
+			continue;
+		if (hello_fields[f].type == FIELD_STRING) {
+			fprintf(stderr, " %s=%s", hello_fields[f].name, at);
+		} else {
+			memcpy(&v, at, sizeof(v));
+			fprintf(stderr, f == HELLO_xcr0 ? " %s=0x%llx" : " %s=%llu", hello_fields[f].name,
+				(unsigned long long)v);
+		}
+	}
+	fprintf(stderr, "\n");
+	if ((s->hello.present & (UINT64_C(1) << HELLO_cpus)) && s->hello.cpus != s->opt->cpus)
 		fprintf(stderr, "fpulab: warning: asked for %u CPUs, the guest started %llu\n",
 			s->opt->cpus, (unsigned long long)s->hello.cpus);
 	if (wanted && s->hello.policies[0] &&
