@@ -1,0 +1,40 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+# fpulab run against the real lab kernel under real QEMU (TCG, -icount so the
+# run is deterministic): the runner understands what the kernel really prints.
+# The kernel's own counts are asserted by tests/lab; here only the runner.
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/../.." && pwd)
+fpulab=${FPULAB:-$root/build/fpulab}
+kernel=${FPULAB_LAB_KERNEL:-$(dirname "$fpulab")/lab.elf}
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+n=0 failed=0
+ok() { n=$((n + 1)); echo "ok $n - $1"; }
+not_ok() { n=$((n + 1)); failed=$((failed + 1)); echo "not ok $n - $1"; shift; for l in "$@"; do echo "# $l"; done; }
+
+"$fpulab" run --kernel "$kernel" --accel tcg --icount --policy eager,lazy --placement same-cpu \
+	--fp-users one --regset sse --round-trips 20 --repeat 2 --format json --timeout 30 \
+	> "$work/out" 2> "$work/err"
+rc=$?
+if [ "$rc" = 0 ]; then ok "real lab: fpulab run exits 0"
+else not_ok "real lab: fpulab run exits 0" "exit $rc" "$(tail -n 25 "$work/err")"; fi
+if [ "$(wc -l < "$work/out")" = 2 ] && grep -qF '"policy": "eager"' "$work/out" &&
+   grep -qF '"policy": "lazy"' "$work/out"; then ok "real lab: one JSON row per policy"
+else not_ok "real lab: one JSON row per policy" "$(cat "$work/out")"; fi
+missing=
+for kv in '"accel": "tcg"' '"clock": "icount"' '"repeats": 2' '"round_trips": 20' \
+	  '"placement": "same-cpu"' '"fp_users": "one"' '"regset": "sse"' '"integrity_errors_all_runs": 0'; do
+	[ "$(grep -cF "$kv" "$work/out")" = 2 ] || missing="$missing $kv"
+done
+[ -z "$missing" ] && ok "real lab: rows carry the configuration, 2 runs each, no integrity errors" ||
+	not_ok "real lab: rows carry the configuration, 2 runs each, no integrity errors" "missing:$missing"
+if grep -qE '"ticks_per_round_trip": [0-9]+\.[0-9]' "$work/out" && ! grep -qF '"ticks_per_round_trip": null' "$work/out"; then
+	ok "real lab: ticks per round trip measured"
+else not_ok "real lab: ticks per round trip measured" "$(head -n 1 "$work/out")"; fi
+if grep -qF 'guest up:' "$work/err" && grep -qF 'config 1/1 done' "$work/err"; then
+	ok "real lab: hello and progress on stderr"
+else not_ok "real lab: hello and progress on stderr" "$(cat "$work/err")"; fi
+echo "1..$n"
+[ "$failed" = 0 ]
