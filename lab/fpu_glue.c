@@ -5,6 +5,7 @@
 #include "cpu.h"
 #include "io.h"
 #include "lab.h"
+#include <fpulab/abi.h>
 
 static unsigned int lab_cpu_id(void)
 {
@@ -66,17 +67,38 @@ void lab_fpu_init(void)
 	char buf[16];
 	struct xstate_init_opts opts = { .mode = XSTATE_MODE_KERNEL, .insn = FPU_INSN_AUTO };
 
-	if (cmdline_get("insn", buf, sizeof(buf)) && strcmp(buf, "auto")) {
+	if (cmdline_get(FPULAB_KEY_INSN, buf, sizeof(buf)) && strcmp(buf, "auto")) {
 		for (int i = 0; i < FPU_INSN_NR; i++)
 			if (!strcmp(buf, fpu_insn_name(i)))
 				opts.insn = i;
 		if (opts.insn == FPU_INSN_AUTO)
 			panic("unknown save instruction '%s'", buf);
 	}
-	opts.force_fxsave_scrub = cmdline_get("scrub", buf, sizeof(buf)) && buf[0] == '1';
+	opts.force_fxsave_scrub = cmdline_get(FPULAB_KEY_SCRUB, buf, sizeof(buf)) && buf[0] == '1';
 	int err = xstate_init(&opts);
 	if (err)
 		panic("xstate_init: %s", xstate_strerror(err));
 	if (fpu_init(&lab_fpu_ops))
 		panic("fpu_init failed");
+
+	struct fpu_tunables t = { 5, FPU_PREFETCH_CONDITIONAL };
+	t.fpu_counter_threshold = (unsigned int)parse_num(FPULAB_KEY_FPU_COUNTER, 5, 1000000);
+	if (cmdline_get(FPULAB_KEY_PREFETCH, buf, sizeof(buf))) {
+		if (!strcmp(buf, "always"))
+			t.prefetch = FPU_PREFETCH_ALWAYS;
+		else if (!strcmp(buf, "off"))
+			t.prefetch = FPU_PREFETCH_OFF;
+		else if (strcmp(buf, "conditional"))
+			panic("bad value '%s' for " FPULAB_KEY_PREFETCH, buf);
+	}
+	fpu_set_tunables(&t);
+
+	if (cmdline_get(FPULAB_KEY_INJECT, buf, sizeof(buf))) {
+		int fault = fpu_fault_by_name(buf);
+		if (fault < 0)
+			panic("unknown fault '%s'", buf);
+		if (fpu_set_fault((enum fpu_fault)fault))
+			panic("fault injection needs the test kernel (lab-test.elf)");
+		kprintf("libfpu: fault '%s' injected\n", buf);
+	}
 }

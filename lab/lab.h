@@ -4,6 +4,7 @@
 #define LAB_LAB_H
 
 #include "kernel.h"
+#include "sched.h"
 #include <fpu/fpu.h>
 
 /* fpu_glue.c */
@@ -11,6 +12,7 @@ void lab_fpu_init(void);
 
 /* main.c */
 void timer_tick(void);
+void timer_jitter(uint64_t seed); /* non-zero: each tick 0.3..1.7 x tick_ns, seeded; 0: off */
 extern uint32_t tick_ns;
 
 /* exp.c: the experiment controller and the measured window. */
@@ -51,9 +53,11 @@ void begin_run(const char *policy);  /* quiescent point, then switch policy */
 void exp_mark(unsigned int which);   /* SYS_MARK: open/close the measured window */
 void exp_integrity_error(const void *report);
 void fill_counts(struct result *res); /* counters of the window just closed */
+uint64_t exp_window_switches(void);  /* switches since MARK_START, summed over CPUs */
 void print_result(const struct result *res);
 
 /* The experiments. Each returns the number of runs it reported. */
 unsigned int context_switch_experiment(void);
+unsigned int stress_experiment(void);
 
 #endif

@@ -190,6 +190,8 @@ void migrate_to(unsigned int cpu)
 		return;
 	t->cpu = (int)cpu;
 	this_cpu()->migrations++;
+	if (t->user)
+		fpu_task_migrated(&t->fpu);
 	schedule();
 }
 

@@ -5,34 +5,30 @@
  * kernel-mode FPU sections).
  *
  * Invariants kept here:
- * - fpu_cpus[cpu].ts mirrors CR0.TS of that CPU; only fpu_ts_set/clear change it.
- * - TS is clear before libfpu executes any save or restore instruction (hardware raises #NM
- *   there when it is set; QEMU TCG does not, so TCG cannot catch this).
+ * - fpu_cpus[cpu].ts mirrors CR0.TS of that CPU.
+ * - TS is clear before libfpu executes any save or restore instruction
+ *   (hardware raises #NM there when it is set; QEMU TCG does not).
  * - The registers of a CPU hold task f's state iff owner == f && f->last_cpu
- *   == cpu. Anything that writes f's area or clobbers the registers breaks
- *   one side of that test (fpu_invalidate, or owner = NULL on that CPU).
+ *   == cpu. Writing f's area breaks the second half (fpu_invalidate(f));
+ *   clobbering the registers breaks the first (fpu_invalidate(NULL)).
+ * - While live, the registers are the only up-to-date copy of the owner's
+ *   state: nothing may clobber them before fpu_save_live().
  */
 #include "internal.h"
 
 const struct fpu_arch_ops *fpu_ops;
 struct fpu_cpu fpu_cpus[FPU_MAX_CPUS];
+struct fpu_tunables fpu_tunables = { 5, FPU_PREFETCH_CONDITIONAL };
 
-/* The policies, then (test builds) deliberately broken ones, never in "all". */
+/* Every policy; "all" means these. Test builds add broken ones by name only. */
 static const struct fpu_policy *const policies[] = {
-	&fpu_policy_eager,
-	&fpu_policy_lazy,
-#ifdef FPU_TESTING
-	&fpu_policy_broken_lazy,
-#endif
+	&fpu_policy_eager, &fpu_policy_lazy,     &fpu_policy_lazy_counter,
+	&fpu_policy_owner, &fpu_policy_deferred, &fpu_policy_smp_lazy,
 };
 #define NR_POLICIES (sizeof(policies) / sizeof(policies[0]))
-#ifdef FPU_TESTING
-#define NR_REAL_POLICIES (NR_POLICIES - 1)
-#else
-#define NR_REAL_POLICIES NR_POLICIES
-#endif
 
 static const char *policy_names[NR_POLICIES + 1];
+static const struct fpu_policy *policy = &fpu_policy_eager;
 
 static bool streq(const char *a, const char *b)
 {
@@ -40,7 +36,6 @@ static bool streq(const char *a, const char *b)
 		a++, b++;
 	return *a == *b;
 }
-static const struct fpu_policy *policy = &fpu_policy_eager;
 
 void fpu_bug(const char *msg)
 {
@@ -60,7 +55,7 @@ int fpu_init(const struct fpu_arch_ops *ops)
 	if (!ops || !ops->cpu_id || !ops->panic)
 		return XSTATE_E_INVAL;
 	fpu_ops = ops;
-	for (unsigned int i = 0; i < NR_REAL_POLICIES; i++)
+	for (unsigned int i = 0; i < NR_POLICIES; i++)
 		policy_names[i] = policies[i]->name;
 	policy = &fpu_policy_eager;
 	return 0;
@@ -71,22 +66,31 @@ void fpu_cpu_init(void)
 	unsigned int cpu;
 	struct fpu_cpu *c = this_fpu_cpu(&cpu);
 
-	xstate_cpu_enable();
+	xstate_cpu_enable(); /* also clears CR0.TS and loads the init state */
 	c->owner = NULL;
-	c->ts = true; /* force the write: CR0.TS is unknown here */
-	fpu_ts_clear(c);
-	xstate_load_init();
+	c->live = false;
+	c->ts = false;
+}
+
+static const struct fpu_policy *policy_by_name(const char *name)
+{
+	for (unsigned int i = 0; i < NR_POLICIES; i++)
+		if (streq(policies[i]->name, name))
+			return policies[i];
+#ifdef FPU_TESTING
+	if (streq(fpu_policy_broken_lazy.name, name))
+		return &fpu_policy_broken_lazy;
+#endif
+	return NULL;
 }
 
 int fpu_set_policy(const char *name)
 {
-	for (unsigned int i = 0; i < NR_POLICIES; i++) {
-		if (streq(policies[i]->name, name)) {
-			policy = policies[i];
-			return 0;
-		}
-	}
-	return XSTATE_E_INVAL;
+	const struct fpu_policy *p = policy_by_name(name);
+	if (!p)
+		return XSTATE_E_INVAL;
+	policy = p;
+	return 0;
 }
 
 const char *fpu_policy_name(void)
@@ -97,6 +101,11 @@ const char *fpu_policy_name(void)
 const char *const *fpu_policy_names(void)
 {
 	return policy_names;
+}
+
+void fpu_set_tunables(const struct fpu_tunables *t)
+{
+	fpu_tunables = *t;
 }
 
 /* ---- shared mechanisms ---- */
@@ -126,21 +135,37 @@ void fpu_ts_clear(struct fpu_cpu *c)
 	c->ts = false;
 }
 
-void fpu_save_regs(struct fpu_cpu *c, struct fpu *f)
+void fpu_save_regs(struct fpu_cpu *c, unsigned int cpu, struct fpu *f)
 {
 	fpu_ts_clear(c);
-	xstate_save(f->state, xstate_cfg.kernel_mask);
+	if (FPU_FAULT(FPU_FAULT_SKIP_SAVE_ON_MIGRATE) && (f->flags & FPU_F_MIGRATING))
+		; /* injected: the registers never reach the save area */
+	else
+		xstate_save(f->state, xstate_cfg.kernel_mask);
 	c->stats.saves[xstate_cfg.save_insn]++;
+	if (c->owner == f)
+		c->live = false;
+	/* smp-lazy: the state is in memory now; a CPU waiting for it may go on. */
+	if (f->holder == (int)cpu)
+		__atomic_store_n(&f->holder, -1, __ATOMIC_RELEASE);
+}
+
+void fpu_save_live(struct fpu_cpu *c, unsigned int cpu)
+{
+	if (c->live)
+		fpu_save_regs(c, cpu, c->owner);
 }
 
 void fpu_load_regs(struct fpu_cpu *c, unsigned int cpu, struct fpu *f)
 {
-	fpu_ts_clear(c);
+	if (!FPU_FAULT(FPU_FAULT_SKIP_CLTS_BEFORE_RESTORE))
+		fpu_ts_clear(c);
 	if (c->owner != f)
 		xstate_scrub_fxsave_leak();
 	xstate_restore(f->state, xstate_cfg.kernel_mask);
 	c->stats.restores++;
 	c->owner = f;
+	c->live = true;
 	f->last_cpu = (int)cpu;
 	f->flags |= FPU_F_USED;
 }
@@ -149,10 +174,20 @@ void fpu_activate(struct fpu_cpu *c, unsigned int cpu, struct fpu *f)
 {
 	if (fpregs_hold(c, cpu, f)) {
 		fpu_ts_clear(c);
+		c->live = true;
 		c->stats.restores_skipped++;
 	} else {
+		fpu_save_live(c, cpu);
 		fpu_load_regs(c, cpu, f);
 	}
+}
+
+void fpu_prefetch(struct fpu_cpu *c, const struct fpu *f)
+{
+	const char *p = (const char *)f->state;
+	for (uint32_t off = 0; off < xstate_cfg.kernel_size; off += 64)
+		__builtin_prefetch(p + off);
+	c->stats.prefetches++;
 }
 
 /* ---- hooks ---- */
@@ -164,6 +199,8 @@ void fpu_switch(struct fpu *prev, struct fpu *next)
 
 	c->stats.switches++;
 	policy->switch_to(c, cpu, prev, next);
+	if (prev)
+		prev->flags &= ~FPU_F_MIGRATING;
 }
 
 void fpu_handle_nm(struct fpu *cur)
@@ -188,11 +225,24 @@ void fpu_return_to_user(struct fpu *cur)
 
 void fpu_flush_ipi(void)
 {
+	if (policy->flush_ipi) {
+		unsigned int cpu;
+		struct fpu_cpu *c = this_fpu_cpu(&cpu);
+		policy->flush_ipi(c, cpu);
+	}
 }
 
 void fpu_invalidate(struct fpu *fpu)
 {
-	fpu->last_cpu = -1;
+	unsigned int cpu;
+	struct fpu_cpu *c = this_fpu_cpu(&cpu);
+
+	if (!fpu || c->owner == fpu) {
+		c->owner = NULL;
+		c->live = false;
+	}
+	if (fpu)
+		fpu->last_cpu = -1;
 }
 
 void fpu_task_init(struct fpu *fpu, struct xregs_state *buf, unsigned int id)
@@ -211,9 +261,16 @@ void fpu_task_exit(struct fpu *fpu)
 	unsigned int cpu;
 	struct fpu_cpu *c = this_fpu_cpu(&cpu);
 
-	if (c->owner == fpu)
-		c->owner = NULL;
+	if (FPU_FAULT(FPU_FAULT_STALE_OWNER_AFTER_EXIT))
+		return;
+	if (policy->task_exit)
+		policy->task_exit(c, cpu, fpu);
 	fpu_invalidate(fpu);
+}
+
+void fpu_task_migrated(struct fpu *fpu)
+{
+	fpu->flags |= FPU_F_MIGRATING;
 }
 
 void fpu_cpu_quiesce(void)
@@ -221,6 +278,7 @@ void fpu_cpu_quiesce(void)
 	unsigned int cpu;
 	struct fpu_cpu *c = this_fpu_cpu(&cpu);
 
+	fpu_save_live(c, cpu);
 	c->owner = NULL;
 	fpu_ts_clear(c);
 }
@@ -231,6 +289,7 @@ void kernel_fpu_begin(void)
 {
 	unsigned int cpu;
 	struct fpu_cpu *c;
+	uint32_t mxcsr = MXCSR_DEFAULT;
 
 	if (fpu_ops->in_interrupt && fpu_ops->in_interrupt())
 		fpu_bug("kernel_fpu_begin() in interrupt context");
@@ -242,24 +301,26 @@ void kernel_fpu_begin(void)
 	c->in_kernel_fpu = true;
 	c->stats.kernel_fpu_sections++;
 
-	/* Live state (TS clear) of the owner is saved before we clobber it. */
-	if (c->owner && !c->ts && fpregs_hold(c, cpu, c->owner))
-		fpu_save_regs(c, c->owner);
-	c->owner = NULL;
+	fpu_save_live(c, cpu);
+	if (!FPU_FAULT(FPU_FAULT_NO_INVALIDATE_ON_KERNEL_FPU))
+		fpu_invalidate(NULL);
 	fpu_ts_clear(c);
-	xstate_load_init();
+	__asm__ volatile("fninit");
+	if (xstate_cfg.kernel_mask & XFEATURE_MASK(XFEATURE_SSE))
+		__asm__ volatile("ldmxcsr %0" : : "m"(mxcsr));
 }
 
 void kernel_fpu_end(void)
 {
 	unsigned int cpu;
 	struct fpu_cpu *c = this_fpu_cpu(&cpu);
+	struct fpu *cur = fpu_ops->current_fpu ? fpu_ops->current_fpu() : NULL;
 
 	if (!c->in_kernel_fpu)
 		fpu_bug("kernel_fpu_end() without kernel_fpu_begin()");
 	c->in_kernel_fpu = false;
-	if (policy->kernel_fpu_end)
-		policy->kernel_fpu_end(c, cpu, fpu_ops->current_fpu ? fpu_ops->current_fpu() : NULL);
+	if (cur && policy->kernel_fpu_end)
+		policy->kernel_fpu_end(c, cpu, cur);
 	if (fpu_ops->preempt_enable)
 		fpu_ops->preempt_enable();
 }
@@ -288,11 +349,18 @@ static const char *const fault_names[FPU_FAULT_NR] = {
 	[FPU_FAULT_STALE_OWNER_AFTER_EXIT] = "stale-owner-after-exit",
 };
 
+#ifdef FPU_TESTING
 enum fpu_fault fpu_fault_armed;
+#endif
 
-void fpu_set_fault(enum fpu_fault fault)
+int fpu_set_fault(enum fpu_fault fault)
 {
+#ifdef FPU_TESTING
 	fpu_fault_armed = fault;
+	return 0;
+#else
+	return fault == FPU_FAULT_NONE ? 0 : XSTATE_E_INVAL;
+#endif
 }
 
 const char *fpu_fault_name(enum fpu_fault fault)

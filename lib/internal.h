@@ -5,32 +5,52 @@
 
 #include <fpu/fpu.h>
 
-/* Per-CPU state, owned by libfpu. */
+/*
+ * Per-CPU state, owned by libfpu.
+ *
+ * owner: whose state the registers hold (fpregs owner), or NULL. They hold
+ *        it for real only while owner->last_cpu == this CPU (fpregs_hold()).
+ * live:  the registers may be newer than owner's save area: the owner ran
+ *        with FPU access since its state was loaded or last saved. Whoever
+ *        clobbers the registers must save them first (fpu_save_live()).
+ * ts:    mirrors CR0.TS; only fpu_ts_set/clear change either.
+ */
 struct fpu_cpu {
-	struct fpu *owner;  /* fpregs owner: whose state the registers hold, or NULL */
-	bool ts;            /* CR0.TS as libfpu last set it */
-	bool in_kernel_fpu; /* inside kernel_fpu_begin/end */
+	struct fpu *owner;
+	bool live;
+	bool ts;
+	bool in_kernel_fpu;
 	struct fpu_stats stats;
 } __attribute__((aligned(64)));
 
 /*
  * A policy is a table of operations; core.c calls them with the calling
- * CPU's fpu_cpu and number. NULL members do nothing, except handle_nm
- * (NULL: an #NM is a bug).
+ * CPU's fpu_cpu and number, interrupts off. NULL members do nothing, except
+ * handle_nm (NULL: the policy never sets TS, an #NM is a bug).
  */
 struct fpu_policy {
 	const char *name;
 	void (*switch_to)(struct fpu_cpu *c, unsigned int cpu, struct fpu *prev, struct fpu *next);
 	void (*handle_nm)(struct fpu_cpu *c, unsigned int cpu, struct fpu *cur);
 	void (*return_to_user)(struct fpu_cpu *c, unsigned int cpu, struct fpu *cur);
+	void (*flush_ipi)(struct fpu_cpu *c, unsigned int cpu);
+	void (*task_exit)(struct fpu_cpu *c, unsigned int cpu, struct fpu *f);
+	/* After a kernel-mode FPU section left no owner: how @cur gets its state back. */
 	void (*kernel_fpu_end)(struct fpu_cpu *c, unsigned int cpu, struct fpu *cur);
 };
 
 extern const struct fpu_arch_ops *fpu_ops;
 extern struct fpu_cpu fpu_cpus[FPU_MAX_CPUS];
-extern const struct fpu_policy fpu_policy_eager, fpu_policy_lazy;
+extern struct fpu_tunables fpu_tunables;
+extern const struct fpu_policy fpu_policy_eager, fpu_policy_lazy, fpu_policy_lazy_counter,
+	fpu_policy_owner, fpu_policy_deferred, fpu_policy_smp_lazy;
+
 #ifdef FPU_TESTING
 extern const struct fpu_policy fpu_policy_broken_lazy;
+extern enum fpu_fault fpu_fault_armed;
+#define FPU_FAULT(f) (fpu_fault_armed == (f))
+#else
+#define FPU_FAULT(f) false
 #endif
 
 /* The registers of @cpu hold @f's state. */
@@ -42,14 +62,20 @@ static inline bool fpregs_hold(const struct fpu_cpu *c, unsigned int cpu, const 
 void fpu_ts_set(struct fpu_cpu *c);
 void fpu_ts_clear(struct fpu_cpu *c);
 
-/* Save the registers into @f's area (TS cleared first). */
-void fpu_save_regs(struct fpu_cpu *c, struct fpu *f);
+/* Save the registers into @f's area; they stay valid for @f, no longer live. */
+void fpu_save_regs(struct fpu_cpu *c, unsigned int cpu, struct fpu *f);
 
-/* Load @f's area into the registers (TS cleared first); @f becomes the owner. */
+/* Save the owner's state if the registers are live. */
+void fpu_save_live(struct fpu_cpu *c, unsigned int cpu);
+
+/* Load @f's area into the registers; @f becomes the owner, live, TS clear. */
 void fpu_load_regs(struct fpu_cpu *c, unsigned int cpu, struct fpu *f);
 
-/* Make the registers hold @f: load them unless they already do. */
+/* Give the running task @f its registers: load them unless they already hold it. */
 void fpu_activate(struct fpu_cpu *c, unsigned int cpu, struct fpu *f);
+
+/* Prefetch @f's save area (counted). */
+void fpu_prefetch(struct fpu_cpu *c, const struct fpu *f);
 
 __attribute__((noreturn)) void fpu_bug(const char *msg);
 

@@ -1,16 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * eager: every switch saves the outgoing task's registers and loads the
- * incoming task's, with the best save instruction (XSAVEOPT's modified
- * optimization applies: the area saved into is the one last restored from).
- * CR0.TS is never set, so there are no #NM traps.
+ * incoming task's (XSAVEOPT's modified optimization applies: the area saved
+ * into is the one last restored from). CR0.TS is never set: no #NM traps.
  */
 #include "internal.h"
 
 static void eager_switch(struct fpu_cpu *c, unsigned int cpu, struct fpu *prev, struct fpu *next)
 {
-	if (prev)
-		fpu_save_regs(c, prev);
+	fpu_save_live(c, cpu);
 	if (next)
 		fpu_load_regs(c, cpu, next);
 }
@@ -18,8 +16,7 @@ static void eager_switch(struct fpu_cpu *c, unsigned int cpu, struct fpu *prev, 
 /* The registers must hold the task's state whenever it runs in ring 3. */
 static void eager_kernel_fpu_end(struct fpu_cpu *c, unsigned int cpu, struct fpu *cur)
 {
-	if (cur)
-		fpu_load_regs(c, cpu, cur);
+	fpu_load_regs(c, cpu, cur);
 }
 
 const struct fpu_policy fpu_policy_eager = {

@@ -1,19 +1,15 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * lazy: the switch sets CR0.TS; the incoming task's first FPU instruction
- * raises #NM, whose handler clears TS and loads the task's state unless this
- * CPU's registers still hold it (owner and last_cpu match).
- *
- * A task "used the FPU this slice" iff it owns the registers with TS clear:
- * only then are the registers newer than its save area, and only then is it
- * saved at switch-out.
+ * lazy: the switch saves the outgoing task if it used the FPU (its
+ * registers are live) and sets CR0.TS; the incoming task's first FPU
+ * instruction raises #NM, whose handler clears TS and loads the task's
+ * state unless this CPU's registers still hold it (owner and last_cpu).
  */
 #include "internal.h"
 
 static void lazy_switch(struct fpu_cpu *c, unsigned int cpu, struct fpu *prev, struct fpu *next)
 {
-	if (prev && !c->ts && c->owner == prev)
-		fpu_save_regs(c, prev);
+	fpu_save_live(c, cpu);
 	if (next)
 		fpu_ts_set(c);
 }
@@ -23,11 +19,10 @@ static void lazy_handle_nm(struct fpu_cpu *c, unsigned int cpu, struct fpu *cur)
 	fpu_activate(c, cpu, cur);
 }
 
-/* Let the task trap again: the kernel section left no owner. */
+/* The section left no owner: the task's next FPU use traps and reloads. */
 static void lazy_kernel_fpu_end(struct fpu_cpu *c, unsigned int cpu, struct fpu *cur)
 {
-	if (cur)
-		fpu_ts_set(c);
+	fpu_ts_set(c);
 }
 
 const struct fpu_policy fpu_policy_lazy = {
@@ -41,14 +36,16 @@ const struct fpu_policy fpu_policy_lazy = {
 /* Deliberately wrong, for tests only: trusts the registers without checking the owner. */
 static void broken_lazy_handle_nm(struct fpu_cpu *c, unsigned int cpu, struct fpu *cur)
 {
-	fpu_ts_clear(c);
-	if (cur->flags & FPU_F_USED) {
-		c->owner = cur;
-		cur->last_cpu = (int)cpu;
-		c->stats.restores_skipped++;
-	} else {
-		fpu_load_regs(c, cpu, cur);
+	if (!(cur->flags & FPU_F_USED)) {
+		fpu_activate(c, cpu, cur);
+		return;
 	}
+	fpu_save_live(c, cpu);
+	fpu_ts_clear(c);
+	c->owner = cur;
+	c->live = true;
+	cur->last_cpu = (int)cpu;
+	c->stats.restores_skipped++;
 }
 
 const struct fpu_policy fpu_policy_broken_lazy = {

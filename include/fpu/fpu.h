@@ -20,16 +20,17 @@
 #define FPU_MAX_CPUS 64
 
 /* struct fpu.flags */
-#define FPU_F_USED (1u << 0)      /* task has FPU state of its own (Linux's used_math) */
+#define FPU_F_USED (1u << 0)      /* task has used the FPU (Linux's used_math) */
 #define FPU_F_NEED_LOAD (1u << 1) /* deferred: load registers before returning to ring 3 */
+#define FPU_F_MIGRATING (1u << 2) /* set by fpu_task_migrated() until the task is switched out */
 
 /* Per-task FPU context. Embedded in the kernel's task; initialise with fpu_task_init(). */
 struct fpu {
 	struct xregs_state *state; /* xstate_cfg.kernel_size bytes, 64-byte aligned */
 	int last_cpu;              /* CPU whose registers last held this state; -1: none */
 	unsigned int flags;        /* FPU_F_* */
-	unsigned int fpu_counter;  /* consecutive slices that used the FPU (lazy-counter) */
-	int holder;                /* smp-lazy: CPU whose registers hold the unsaved state; -1 */
+	unsigned int fpu_counter;  /* lazy-counter: consecutive FPU-using slices, wraps at 256 */
+	int holder;                /* smp-lazy: CPU holding its unsaved state while it is switched out; -1 */
 	unsigned int id;           /* for messages only */
 };
 
@@ -59,7 +60,19 @@ struct fpu_arch_ops {
 	void (*wait_relax)(void);                 /* one spin of a wait loop, interrupts enabled */
 };
 
-/* Fault injection for tests: each breaks one invariant a policy keeps. */
+/* Prefetch of the save area at switch (lazy-counter; seed 000). */
+enum fpu_prefetch {
+	FPU_PREFETCH_CONDITIONAL, /* only tasks at or over the fpu_counter threshold */
+	FPU_PREFETCH_ALWAYS,      /* every task switched in */
+	FPU_PREFETCH_OFF,
+};
+
+struct fpu_tunables {
+	unsigned int fpu_counter_threshold; /* lazy-counter: slices before eager restore (default 5) */
+	enum fpu_prefetch prefetch;         /* default FPU_PREFETCH_CONDITIONAL */
+};
+
+/* Fault injection for test builds (FPU_TESTING): each breaks one invariant. */
 enum fpu_fault {
 	FPU_FAULT_NONE = 0,
 	FPU_FAULT_SKIP_SAVE_ON_MIGRATE,
@@ -94,8 +107,14 @@ const char *fpu_policy_name(void);
 /** fpu_policy_names - NULL-terminated list of the policies built in (not test-only ones). */
 const char *const *fpu_policy_names(void);
 
-/** fpu_set_fault - test builds: arm one injected fault (FPU_FAULT_NONE disarms). */
-void fpu_set_fault(enum fpu_fault fault);
+/** fpu_set_tunables - change the heuristics' knobs; at a quiescent point. */
+void fpu_set_tunables(const struct fpu_tunables *t);
+
+/**
+ * fpu_set_fault - arm one injected fault (FPU_FAULT_NONE disarms).
+ * Return: 0, or XSTATE_E_INVAL in a build without FPU_TESTING.
+ */
+int fpu_set_fault(enum fpu_fault fault);
 
 /** fpu_fault_name / fpu_fault_by_name - "skip-save-on-migrate", ...; -1 if unknown. */
 const char *fpu_fault_name(enum fpu_fault fault);
@@ -113,8 +132,15 @@ void fpu_cpu_quiesce(void);
  */
 void fpu_task_init(struct fpu *fpu, struct xregs_state *buf, unsigned int id);
 
-/** fpu_task_exit - the task is gone: no CPU may keep or later save its state. */
+/**
+ * fpu_task_exit - the task is gone: no CPU may keep or later save its state.
+ * May wait (interrupts enabled, through ops->wait_relax) for another CPU to
+ * give the state up.
+ */
 void fpu_task_exit(struct fpu *fpu);
+
+/** fpu_task_migrated - the running task will next run on another CPU. */
+void fpu_task_migrated(struct fpu *fpu);
 
 /**
  * fpu_switch - the only FPU call in the context-switch path, interrupts off,
@@ -135,16 +161,22 @@ void fpu_return_to_user(struct fpu *cur);
 void fpu_flush_ipi(void);
 
 /**
- * fpu_invalidate - the one invalidation: @fpu's save area was written, or its
- * registers on some CPU were clobbered, so no CPU's registers may be trusted
- * to hold it. Called by import, kernel-mode FPU, migration and idle paths.
+ * fpu_invalidate - the one invalidation, for every path that writes a save
+ * area or clobbers registers (import, kernel-mode FPU, migration, idle).
+ * @fpu != NULL: its save area was written; no CPU's registers may be trusted
+ * to hold it any more (its last_cpu is forgotten; if this CPU held it live,
+ * that copy is dropped). @fpu == NULL: this CPU's registers were clobbered;
+ * they hold nobody's state. The caller saves live state first if it needs it.
  */
 void fpu_invalidate(struct fpu *fpu);
 
 /**
- * kernel_fpu_begin / kernel_fpu_end - a kernel-mode FPU section. Saves the live
- * user state if needed, disables preemption, clears CR0.TS and loads the init
- * state (MXCSR/FCW defaults). Nesting and interrupt context panic.
+ * kernel_fpu_begin / kernel_fpu_end - a kernel-mode FPU section, from a
+ * syscall or a kernel thread. Begin disables preemption, saves live task
+ * state, invalidates this CPU's registers, clears CR0.TS and sets FCW and
+ * MXCSR to their defaults. End lets the policy give the task its state back
+ * (eager: now; deferred: on return to ring 3; TS-based: at the next #NM).
+ * Nesting and interrupt context panic.
  */
 void kernel_fpu_begin(void);
 void kernel_fpu_end(void);
