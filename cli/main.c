@@ -5,10 +5,6 @@
 
 #include "cli.h"
 
-/* Weak until cli/xstate_cmd.c and cli/calibrate.c exist. */
-__attribute__((weak)) int cmd_xstate(int argc, char **argv);
-__attribute__((weak)) int cmd_calibrate(int argc, char **argv);
-
 static void usage(FILE *f)
 {
 	fprintf(f, "usage: fpulab <command> [options]\n"
@@ -41,10 +37,6 @@ int main(int argc, char **argv)
 		fprintf(stderr, "fpulab: unknown command '%s'\n\n", cmd);
 		usage(stderr);
 		return 2;
-	}
-	if (!fn) {
-		fprintf(stderr, "fpulab: '%s' is not built into this fpulab yet\n", cmd);
-		return 1;
 	}
 	return fn(argc - 1, argv + 1);
 }
