@@ -218,7 +218,7 @@ static void write_table_header(struct report *r, FILE *f, const struct result_ro
 		   "# ticks are per %s: median, min and max over the runs; vs eager = this median /"
 		   " eager's median in the same configuration\n",
 		r->ticks_per_header);
-	fprintf(f, "%-10s %-10s %-5s %-6s %11s %12s %9s %10s %12s %9s %14s %15s %10s %10s %8s %5s\n",
+	fprintf(f, "%-12s %-10s %-5s %-6s %11s %12s %9s %10s %12s %9s %14s %15s %10s %10s %8s %5s\n",
 		"policy", "placement", "fp", "regset", "rt/run", "switches/run", "#NM/run",
 		"saves/run", "restores/run", "IPIs/run", "integrity errs",
 		!strcmp(r->ticks_per_header, "switch") ? "ticks/sw median" : "ticks/rt median",
@@ -252,7 +252,7 @@ static void write_table_row(struct report *r, FILE *f, const struct result_row *
 	snprintf(ratio, sizeof(ratio), "%.2fx", row->vs_eager);
 	snprintf(runs, sizeof(runs), "%u%s", row->repeats, row->counts_identical ? "" : "*");
 	snprintf(integ, sizeof(integ), "%" PRIu64, row->integrity_errors_all_runs);
-	fprintf(f, "%-10s %-10s %-5s %-6s %11s %12s %9s %10s %12s %9s %14s %15s %10s %10s %8s %5s\n",
+	fprintf(f, "%-12s %-10s %-5s %-6s %11s %12s %9s %10s %12s %9s %14s %15s %10s %10s %8s %5s\n",
 		cell_string(row, RESULT_policy), cell_string(row, RESULT_placement),
 		cell_string(row, RESULT_fp_users), cell_string(row, RESULT_regset),
 		cell_count(c[0], 24, row, RESULT_round_trips),
