@@ -96,8 +96,9 @@ static enum line_verdict on_hello(struct run_state *s, const char *line)
 	if ((s->hello.present & (UINT64_C(1) << HELLO_cpus)) && s->hello.cpus != s->opt->cpus)
 		fprintf(stderr, "fpulab: warning: asked for %u CPUs, the guest started %llu\n",
 			s->opt->cpus, (unsigned long long)s->hello.cpus);
-	if (wanted && s->hello.policies[0] &&
-	    missing_policy(wanted, s->hello.policies, name, sizeof(name))) {
+	char known[sizeof(s->hello.policies) + sizeof(s->hello.test_policies) + 1];
+	snprintf(known, sizeof(known), "%s,%s", s->hello.policies, s->hello.test_policies);
+	if (wanted && s->hello.policies[0] && missing_policy(wanted, known, name, sizeof(name))) {
 		snprintf(s->stop_reason, sizeof(s->stop_reason),
 			 "policy '%s' is not built into this kernel (it has: %s)", name,
 			 s->hello.policies);

@@ -125,6 +125,7 @@ static void snapshot(struct snapshot *s)
 		s->fpu.flush_ipis += f->flush_ipis;
 		s->fpu.prefetches += f->prefetches;
 		s->fpu.kernel_fpu_sections += f->kernel_fpu_sections;
+		s->fpu.scrubs += f->scrubs;
 		s->ipis += cpus[i]->ipis_sent;
 		s->migrations += cpus[i]->migrations;
 	}
@@ -173,6 +174,7 @@ void fill_counts(struct result *res)
 	res->flush_ipis = b->fpu.flush_ipis - a->fpu.flush_ipis;
 	res->prefetches = b->fpu.prefetches - a->fpu.prefetches;
 	res->kernel_fpu_sections = b->fpu.kernel_fpu_sections - a->fpu.kernel_fpu_sections;
+	res->scrubs = b->fpu.scrubs - a->fpu.scrubs;
 	res->ipis = b->ipis - a->ipis;
 	res->migrations = b->migrations - a->migrations;
 	res->ticks = b->tsc - a->tsc;

@@ -32,18 +32,25 @@ static void mask_8259(void)
 	outb(0xa1, 0xff);
 }
 
+static void join(char *buf, size_t size, const char *const *names)
+{
+	size_t n = 0;
+	buf[0] = 0;
+	for (; *names; names++)
+		n += (size_t)ksnprintf(buf + n, size - n, "%s%s", n ? "," : "", *names);
+}
+
 static void say_hello(void)
 {
-	char policies[128];
-	size_t n = 0;
-	for (const char *const *p = fpu_policy_names(); *p; p++)
-		n += (size_t)ksnprintf(policies + n, sizeof(policies) - n, "%s%s", n ? "," : "", *p);
+	char policies[128], test_policies[64];
+	join(policies, sizeof(policies), fpu_policy_names());
+	join(test_policies, sizeof(test_policies), fpu_test_policy_names());
 	kprintf(FPULAB_RECORD_PREFIX FPULAB_REC_HELLO
 		" version=%d cpus=%u apic=%s insn=%s xcr0=0x%lx kernel_size=%u user_size=%u"
-		" tsc_khz=%lu policies=%s\n",
+		" tsc_khz=%lu policies=%s test_policies=%s\n",
 		FPULAB_ABI_VERSION, ncpus, apic_x2 ? "x2apic" : "xapic",
 		fpu_insn_name(xstate_cfg.save_insn), xstate_cfg.xcr0, xstate_cfg.kernel_size,
-		xstate_cfg.user_size, tsc_khz, policies);
+		xstate_cfg.user_size, tsc_khz, policies, test_policies[0] ? test_policies : "-");
 }
 
 void kmain(uint32_t start_info)

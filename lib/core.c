@@ -103,6 +103,17 @@ const char *const *fpu_policy_names(void)
 	return policy_names;
 }
 
+const char *const *fpu_test_policy_names(void)
+{
+	static const char *const names[] = {
+#ifdef FPU_TESTING
+		"broken-lazy",
+#endif
+		NULL,
+	};
+	return names;
+}
+
 void fpu_set_tunables(const struct fpu_tunables *t)
 {
 	fpu_tunables = *t;
@@ -160,8 +171,8 @@ void fpu_load_regs(struct fpu_cpu *c, unsigned int cpu, struct fpu *f)
 {
 	if (!FPU_FAULT(FPU_FAULT_SKIP_CLTS_BEFORE_RESTORE))
 		fpu_ts_clear(c);
-	if (c->owner != f)
-		xstate_scrub_fxsave_leak();
+	if (c->owner != f && xstate_scrub_fxsave_leak())
+		c->stats.scrubs++;
 	xstate_restore(f->state, xstate_cfg.kernel_mask);
 	c->stats.restores++;
 	c->owner = f;

@@ -44,6 +44,7 @@ struct fpu_stats {
 	uint64_t flush_ipis;           /* flush IPIs sent */
 	uint64_t prefetches;           /* save areas prefetched at switch */
 	uint64_t kernel_fpu_sections;  /* kernel_fpu_begin() calls */
+	uint64_t scrubs;               /* AMD FIP/FDP/FOP scrubs before a load */
 };
 
 /* Services the embedding kernel provides. Only cpu_id and panic are mandatory. */
@@ -106,6 +107,9 @@ const char *fpu_policy_name(void);
 
 /** fpu_policy_names - NULL-terminated list of the policies built in (not test-only ones). */
 const char *const *fpu_policy_names(void);
+
+/** fpu_test_policy_names - NULL-terminated list of deliberately broken policies (FPU_TESTING). */
+const char *const *fpu_test_policy_names(void);
 
 /** fpu_set_tunables - change the heuristics' knobs; at a quiescent point. */
 void fpu_set_tunables(const struct fpu_tunables *t);

@@ -51,7 +51,8 @@
 #define FPULAB_HELLO_FIELDS(S, U)                                             \
 	S(apic)        /* xapic | x2apic */                                      \
 	S(insn)        /* save instruction libfpu chose */                       \
-	S(policies)    /* policies built in, comma-separated */                  \
+	S(policies)    /* policies built in, comma-separated: what "all" means */ \
+	S(test_policies) /* test kernels: deliberately broken ones, by name only */ \
 	U(version) U(cpus) U(xcr0) U(kernel_size) U(user_size)                   \
 	U(tsc_khz)     /* guest TSC frequency, measured against the APIC timer */
 
@@ -76,6 +77,7 @@
 	U(flush_ipis)                                                             \
 	U(prefetches)                                                             \
 	U(kernel_fpu_sections)                                                    \
+	U(scrubs)            /* AMD FIP/FDP/FOP scrubs (forced with scrub=1) */  \
 	U(migrations)                                                             \
 	U(integrity_errors)                                                       \
 	U(ticks)             /* TSC ticks of the measured window */

@@ -1,0 +1,1 @@
+TEST_BINS += tests/lab/test_counts.sh

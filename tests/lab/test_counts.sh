@@ -1,0 +1,152 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+# The lab kernel's exact counts, as docs/counts.md gives them, under QEMU TCG.
+# Same-CPU ping-pong is deterministic: every count is asserted exactly.
+# Cross-CPU blocking depends on timing, so only relations are asserted there.
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/../.." && pwd)
+fpulab=${FPULAB:-$root/build/fpulab}
+build=$(dirname "$fpulab")
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+R=40 # round trips per run
+n=0 failed=0
+ok() { n=$((n + 1)); echo "ok $n - $1"; }
+skip() { n=$((n + 1)); echo "ok $n - # SKIP $1"; }
+not_ok() {
+	n=$((n + 1)) failed=$((failed + 1))
+	echo "not ok $n - $1"
+	shift
+	for l in "$@"; do echo "#   $l"; done
+}
+
+# run NAME ARGS...: fpulab run --format csv into $work/NAME.csv; exit status in $work/NAME.rc
+run() {
+	local name=$1
+	shift
+	"$fpulab" run --accel tcg --timeout 60 --format csv --round-trips $R --repeat 1 "$@" \
+		> "$work/$name.csv" 2> "$work/$name.err"
+	echo $? > "$work/$name.rc"
+}
+
+# get NAME POLICY PLACEMENT FP KEY: one value from a run's CSV
+get() {
+	awk -F, -v p="$2" -v pl="$3" -v fp="$4" -v k="$5" '
+		NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
+		$col["policy"] == p && $col["placement"] == pl && $col["fp_users"] == fp { print $col[k]; exit }
+	' "$work/$1.csv"
+}
+
+# expect NAME POLICY PLACEMENT FP "key=value ..." : exact values
+expect() {
+	local name=$1 policy=$2 pl=$3 fp=$4 bad="" kv k v got
+	for kv in $5; do
+		k=${kv%%=*} v=${kv#*=}
+		got=$(get "$name" "$policy" "$pl" "$fp" "$k")
+		[ "$got" = "$v" ] || bad="$bad $k=$got(want $v)"
+	done
+	if [ -z "$bad" ]; then ok "$policy $pl fp=$fp: $5"
+	else not_ok "$policy $pl fp=$fp" "wrong:$bad" "$(tail -n 5 "$work/$name.err")"; fi
+}
+
+# ---- boots with 1, 2 and 4 CPUs ----
+for cpus in 1 2 4; do
+	run boot$cpus --cpus $cpus --policy eager,lazy --placement same-cpu --fp-users both --regset x87
+	if [ "$(cat "$work/boot$cpus.rc")" = 0 ] && [ "$(get boot$cpus lazy same-cpu both cpus)" = $cpus ]; then
+		ok "boots with $cpus CPUs and runs the ping-pong"
+	else
+		not_ok "boots with $cpus CPUs" "exit $(cat "$work/boot$cpus.rc")" "$(tail -n 8 "$work/boot$cpus.err")"
+	fi
+	expect boot$cpus lazy same-cpu both "nm_traps=$((2 * R)) integrity_errors=0"
+done
+
+# ---- same CPU: exact counts for every policy (docs/counts.md) ----
+run same --policy all --placement same-cpu --regset sse
+S=$((2 * R))
+expect same eager same-cpu none "switches=$S nm_traps=0 saves=$S restores=$S restores_skipped=0 integrity_errors=0"
+expect same eager same-cpu one "switches=$S nm_traps=0 saves=$S restores=$S restores_skipped=0 integrity_errors=0"
+expect same eager same-cpu both "switches=$S nm_traps=0 saves=$S restores=$S restores_skipped=0 integrity_errors=0"
+expect same lazy same-cpu none "switches=$S nm_traps=0 saves=0 restores=0 restores_skipped=0 integrity_errors=0"
+expect same lazy same-cpu one "switches=$S nm_traps=$R saves=$R restores=0 restores_skipped=$R integrity_errors=0"
+expect same lazy same-cpu both "switches=$S nm_traps=$S saves=$S restores=$S restores_skipped=0 integrity_errors=0"
+expect same lazy-counter same-cpu none "nm_traps=0 saves=0 restores=0 prefetches=0 integrity_errors=0"
+expect same lazy-counter same-cpu one "nm_traps=0 saves=$R restores=0 restores_skipped=$R prefetches=$R integrity_errors=0"
+expect same lazy-counter same-cpu both "nm_traps=0 saves=$S restores=$S restores_skipped=0 prefetches=$S integrity_errors=0"
+expect same owner same-cpu none "nm_traps=0 saves=0 restores=0 restores_skipped=0 integrity_errors=0"
+expect same owner same-cpu one "nm_traps=0 saves=$R restores=0 restores_skipped=$R integrity_errors=0"
+expect same owner same-cpu both "nm_traps=0 saves=$S restores=$S restores_skipped=0 integrity_errors=0"
+expect same deferred same-cpu none "nm_traps=0 saves=$S restores=$S restores_skipped=0 integrity_errors=0"
+expect same deferred same-cpu one "nm_traps=0 saves=$S restores=$S restores_skipped=0 integrity_errors=0"
+expect same deferred same-cpu both "nm_traps=0 saves=$S restores=$S restores_skipped=0 integrity_errors=0"
+expect same smp-lazy same-cpu none "nm_traps=0 saves=0 restores=0 restores_skipped=0 flush_ipis=0 integrity_errors=0"
+expect same smp-lazy same-cpu one "nm_traps=0 saves=0 restores=0 restores_skipped=$R flush_ipis=0 integrity_errors=0"
+expect same smp-lazy same-cpu both "nm_traps=$S saves=$S restores=$S restores_skipped=0 flush_ipis=0 integrity_errors=0"
+
+# ---- cross CPU: each task keeps its CPU, idle in between ----
+run cross --policy all --placement cross-cpu --regset sse --cpus 2
+for policy in eager lazy lazy-counter owner deferred smp-lazy; do
+	for fp in none one both; do
+		e=$(get cross $policy cross-cpu $fp integrity_errors)
+		restores=$(get cross $policy cross-cpu $fp restores)
+		nm=$(get cross $policy cross-cpu $fp nm_traps)
+		flush=$(get cross $policy cross-cpu $fp flush_ipis)
+		why=""
+		[ "$e" = 0 ] || why="$why integrity_errors=$e"
+		[ "$flush" = 0 ] || why="$why flush_ipis=$flush"
+		case $policy in
+		eager) [ "$nm" = 0 ] && [ "$restores" -gt 0 ] || why="$why nm_traps=$nm restores=$restores" ;;
+		lazy) [ "$restores" = 0 ] || why="$why restores=$restores" ;;
+		*) [ "$nm" = 0 ] && [ "$restores" = 0 ] || why="$why nm_traps=$nm restores=$restores" ;;
+		esac
+		if [ -z "$why" ]; then ok "$policy cross-cpu fp=$fp: no loads, no flushes, no integrity errors"
+		else not_ok "$policy cross-cpu fp=$fp" "$why"; fi
+	done
+done
+skipped=$(get cross lazy cross-cpu one restores_skipped)
+nm=$(get cross lazy cross-cpu one nm_traps)
+[ -n "$nm" ] && [ "$nm" = "$skipped" ] && [ "$nm" -gt 0 ] && ok "lazy cross-cpu fp=one: every trap finds the registers still held ($nm)" ||
+	not_ok "lazy cross-cpu fp=one: nm_traps == restores_skipped" "nm_traps=$nm restores_skipped=$skipped"
+
+# ---- the heuristic's knobs ----
+run never --policy lazy-counter --placement same-cpu --fp-users one --regset sse --fpu-counter 255
+expect never lazy-counter same-cpu one "nm_traps=$R restores_skipped=$R prefetches=0 integrity_errors=0"
+run always --policy lazy-counter --placement same-cpu --fp-users none --regset sse --prefetch always
+expect always lazy-counter same-cpu none "nm_traps=0 prefetches=$S"
+run off --policy lazy-counter --placement same-cpu --fp-users both --regset sse --prefetch off
+expect off lazy-counter same-cpu both "nm_traps=0 restores=$S prefetches=0 integrity_errors=0"
+
+# ---- the integrity check catches a broken policy (test kernel only) ----
+run broken --kernel "$build/lab-test.elf" --policy broken-lazy,lazy --placement same-cpu --fp-users both --regset sse
+e=$(get broken broken-lazy same-cpu both integrity_errors)
+if [ "$(cat "$work/broken.rc")" = 1 ] && [ -n "$e" ] && [ "$e" -gt 0 ] &&
+   [ "$(get broken lazy same-cpu both integrity_errors)" = 0 ]; then
+	ok "broken-lazy is caught: $e registers wrong, exit status 1"
+else
+	not_ok "broken-lazy is caught" "exit $(cat "$work/broken.rc") integrity_errors=$e"
+fi
+
+# ---- save instructions and the AMD pointer scrub ----
+run fx --qemu-cpu max,-xsave --policy eager,lazy --placement same-cpu --fp-users both --regset x87,sse
+expect fx eager same-cpu both "saves_fxsave=$S saves_xsaveopt=0 integrity_errors=0"
+run xsave --insn xsave --policy eager --placement same-cpu --fp-users both --regset avx
+expect xsave eager same-cpu both "saves_xsave=$S saves_xsaveopt=0 integrity_errors=0"
+run scrub --scrub --policy eager,lazy --placement same-cpu --fp-users both --regset x87
+expect scrub eager same-cpu both "scrubs=$S integrity_errors=0"
+expect scrub lazy same-cpu both "scrubs=$S integrity_errors=0"
+# QEMU's TCG "max" CPU says AuthenticAMD without XSaveErPtr: it scrubs unforced.
+run amd --policy eager --placement same-cpu --fp-users both --regset x87
+expect amd eager same-cpu both "scrubs=$S integrity_errors=0"
+run intel --qemu-cpu max,vendor=GenuineIntel --policy eager --placement same-cpu --fp-users both --regset x87
+expect intel eager same-cpu both "scrubs=0 integrity_errors=0"
+for insn in xsavec xsaves; do
+	run $insn --insn $insn --policy eager --placement same-cpu --fp-users both --regset sse
+	if grep -q "not supported" "$work/$insn.err"; then
+		skip "$insn: not offered by this CPU model under $(grep -o 'accel [a-z]*' "$work/$insn.err" | head -1 || echo QEMU)"
+	else
+		expect $insn eager same-cpu both "saves_$insn=$S integrity_errors=0"
+	fi
+done
+
+echo "1..$n"
+[ "$failed" = 0 ]
