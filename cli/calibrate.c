@@ -16,6 +16,7 @@
 #include <string.h>
 #include <time.h>
 
+#include <fpu/fpu.h>
 #include <fpu/xstate.h>
 
 #include "cli.h"
@@ -119,22 +120,29 @@ static void op_fxrstor(struct bench *b)
 }
 
 /*
- * What libfpu's eager policy does per switch: save prev, restore next, in
- * the kernel buffer format with the configured instruction. The lead may
- * point calib_switch at the real policy hook.
+ * libfpu's real switch hook under the eager policy, run in user mode: the
+ * host stands in for a kernel with one CPU. Two tasks, switched back and
+ * forth; each fpu_switch() saves the live one and loads the other.
  */
-static void eager_switch(struct xregs_state *prev, struct xregs_state *next)
+static unsigned int host_cpu_id(void)
 {
-	xstate_save(prev, xstate_cfg.kernel_mask);
-	xstate_restore(next, xstate_cfg.kernel_mask);
+	return 0;
 }
-static void (*volatile calib_switch)(struct xregs_state *, struct xregs_state *) = eager_switch;
+
+static void host_panic(const char *msg)
+{
+	fprintf(stderr, "fpulab calibrate: libfpu: %s\n", msg);
+	abort();
+}
+
+static const struct fpu_arch_ops host_ops = { .cpu_id = host_cpu_id, .panic = host_panic };
+static struct fpu task_a, task_b;
 
 static void op_switch_eager(struct bench *b)
 {
 	for (int i = 0; i < BATCH / 2; i++) {
-		calib_switch(b->a, b->b);
-		calib_switch(b->b, b->a);
+		fpu_switch(&task_a, &task_b);
+		fpu_switch(&task_b, &task_a);
 	}
 }
 
@@ -232,6 +240,10 @@ static void prep_switch(struct bench *b)
 	enter_state(true);
 	xstate_save(b->a, xstate_cfg.kernel_mask);
 	xstate_save(b->b, xstate_cfg.kernel_mask);
+	task_a = (struct fpu){ .state = b->a, .last_cpu = -1, .holder = -1, .id = 1 };
+	task_b = (struct fpu){ .state = b->b, .last_cpu = -1, .holder = -1, .id = 2 };
+	fpu_cpu_quiesce();
+	fpu_switch(NULL, &task_a); /* task_a runs: its registers are live */
 }
 
 static void prep_switch_raw(struct bench *b)
@@ -255,16 +267,18 @@ static bool insn_ok(enum fpu_save_insn insn)
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: fpulab calibrate [--format table|json|csv] [--repeat N]\n"
+	fprintf(f, "usage: fpulab calibrate [--format table|json|csv] [--repeat N] [--insn auto|xsaveopt|...]\n"
 		   "Native user-mode cost of FXSAVE/XSAVE/XSAVEOPT/XSAVEC (registers init and\n"
 		   "dirty), XRSTOR standard/compacted, the XSAVEOPT modified-optimization hit,\n"
 		   "and libfpu's eager switch path against the raw XSAVEOPT+XRSTOR pair.\n"
 		   "Figures per operation in TSC ticks and ns: median/min/max of N samples\n"
-		   "(default %d, at most %lu), each a batch of %d operations.\n",
+		   "(default %d, at most %lu), each a batch of %d operations.\n"
+		   "--insn makes libfpu's switch path use that save instruction (default: the\n"
+		   "best user-mode one, xsavec where offered).\n",
 		   REPEAT_DEFAULT, REPEAT_MAX, BATCH);
 }
 
-static int parse_args(int argc, char **argv, enum fmt *fmt, unsigned long *repeat)
+static int parse_args(int argc, char **argv, enum fmt *fmt, unsigned long *repeat, enum fpu_save_insn *insn)
 {
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i], *v = NULL;
@@ -276,7 +290,10 @@ static int parse_args(int argc, char **argv, enum fmt *fmt, unsigned long *repea
 			v = a + 9, a = "--format";
 		else if (!strncmp(a, "--repeat=", 9))
 			v = a + 9, a = "--repeat";
-		else if ((!strcmp(a, "--format") || !strcmp(a, "--repeat")) && i + 1 < argc)
+		else if (!strncmp(a, "--insn=", 7))
+			v = a + 7, a = "--insn";
+		else if ((!strcmp(a, "--format") || !strcmp(a, "--repeat") || !strcmp(a, "--insn")) &&
+			 i + 1 < argc)
 			v = argv[++i];
 		if (!strcmp(a, "--format") && v) {
 			if (!strcmp(v, "table"))
@@ -299,6 +316,17 @@ static int parse_args(int argc, char **argv, enum fmt *fmt, unsigned long *repea
 				return 2;
 			}
 			*repeat = n;
+		} else if (!strcmp(a, "--insn") && v) {
+			*insn = FPU_INSN_NR;
+			if (!strcmp(v, "auto"))
+				*insn = FPU_INSN_AUTO;
+			for (int k = 0; k < FPU_INSN_NR; k++)
+				if (!strcmp(v, fpu_insn_name(k)))
+					*insn = k;
+			if (*insn == FPU_INSN_NR || *insn == FPU_INSN_XSAVES) {
+				fprintf(stderr, "fpulab calibrate: --insn: '%s' is not auto, fxsave, xsave, xsaveopt or xsavec\n", v);
+				return 2;
+			}
 		} else {
 			fprintf(stderr, "fpulab calibrate: unknown or incomplete option '%s'\n", argv[i]);
 			usage(stderr);
@@ -366,7 +394,7 @@ int cmd_calibrate(int argc, char **argv)
 	double *samples, tpn, ratio = 0;
 	int n = 0, rc, err;
 
-	rc = parse_args(argc, argv, &fmt, &repeat);
+	rc = parse_args(argc, argv, &fmt, &repeat, &o.insn);
 	if (rc >= 0)
 		return rc;
 	err = xstate_init(&o);
@@ -376,6 +404,10 @@ int cmd_calibrate(int argc, char **argv)
 	}
 	if (!xstate_cfg.caps.xsave) {
 		fprintf(stderr, "fpulab calibrate: this CPU has no XSAVE\n");
+		return 1;
+	}
+	if (fpu_init(&host_ops) || fpu_set_policy("eager")) {
+		fprintf(stderr, "fpulab calibrate: libfpu would not take the eager policy\n");
 		return 1;
 	}
 	samples = malloc(repeat * sizeof(*samples));
