@@ -105,7 +105,7 @@ static void parse_config(void)
 	parse_set(FPULAB_KEY_FP_USERS, fp_names, FP_NR, cfg.fp);
 	parse_set(FPULAB_KEY_REGSET, regset_names, REGSET_NR, cfg.regset);
 	cfg.round_trips = parse_num(FPULAB_KEY_ROUND_TRIPS, 1000, 100000000);
-	cfg.repeat = parse_num(FPULAB_KEY_REPEAT, 1, 1000);
+	cfg.repeat = parse_num(FPULAB_KEY_REPEAT, 5, 1000);
 	cfg.warmup = 16;
 }
 
