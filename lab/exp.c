@@ -143,13 +143,22 @@ void exp_mark(unsigned int which)
 	}
 }
 
+uint64_t exp_window_switches(void)
+{
+	uint64_t n = 0;
+	for (unsigned int i = 0; i < ncpus; i++)
+		n += READ_ONCE(fpu_stats_cpu(i)->switches);
+	return n - run.start.fpu.switches;
+}
+
 void exp_integrity_error(const void *p)
 {
 	struct integrity_report r = *(const struct integrity_report *)p;
 	__atomic_add_fetch(&run.integrity_errors, r.count, __ATOMIC_RELAXED);
 	if (__atomic_fetch_add(&run.reports, 1, __ATOMIC_RELAXED) < 5)
 		kprintf("integrity: cpu %u task %u %s reg %u: expected 0x%lx, got 0x%lx (%u registers wrong)\n",
-			this_cpu()->id, r.task, r.regset < REGSET_NR ? regset_names[r.regset] : "?", r.reg,
+			this_cpu()->id, r.task,
+			r.regset < REGSET_NR ? regset_names[r.regset] : r.regset == REPORT_CSUM ? "checksum" : "?", r.reg,
 			(uint64_t)r.expected, (uint64_t)r.got, r.count);
 }
 
@@ -209,6 +218,8 @@ void experiment_main(void *unused)
 	parse_config();
 	if (!strcmp(cfg.experiment, "context-switch")) {
 		runs = context_switch_experiment();
+	} else if (!strcmp(cfg.experiment, "stress")) {
+		runs = stress_experiment();
 	} else {
 		kprintf("error: unknown experiment '%s'\n", cfg.experiment);
 		qemu_exit(FPULAB_EXIT_PANIC);

@@ -9,6 +9,8 @@
 enum regset { REGSET_X87, REGSET_SSE, REGSET_AVX, REGSET_NR };
 enum placement { PLACE_SAME_CPU, PLACE_CROSS_CPU, PLACE_NR };
 enum fp_users { FP_NONE, FP_ONE, FP_BOTH, FP_NR };
+#define REGSET_ALL REGSET_NR          /* stress: x87 + FCW, MXCSR, XMM or YMM at once */
+#define REPORT_CSUM (REGSET_NR + 1)   /* integrity_report.regset: a wrong kernel checksum */
 
 /* One side of the context-switch ping-pong. */
 struct pingpong_args {
@@ -21,5 +23,23 @@ struct pingpong_args {
 };
 
 void pingpong_main(void *args); /* user/pingpong.c, ring 3 */
+
+/* Experiment stress: state shared by every task of a run and the kernel. */
+struct stress_shared {
+	volatile int stop;    /* set by the kernel once the window holds enough switches */
+	volatile int blocked; /* tasks inside (or about to enter) a block on their own semaphore */
+};
+
+/* One stress task. Its own semaphore is user_sems[task]. */
+struct stress_args {
+	unsigned int task;    /* 0..ntasks-1; its pattern id is task + 1 */
+	unsigned int ntasks, ncpus;
+	bool ymm;             /* XCR0 enables YMM: patterns in YMM, else XMM */
+	uint64_t seed;
+	unsigned int sem_ready, sem_go; /* start barrier */
+	struct stress_shared *shared;
+};
+
+void stress_main(void *args); /* user/stress.c, ring 3 */
 
 #endif

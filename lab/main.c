@@ -9,8 +9,31 @@
 #include <fpulab/abi.h>
 
 uint32_t tick_ns = 1000000; /* 1 ms time slices */
+static uint64_t jitter_seed, jitter_rng[MAX_CPUS]; /* 0: no jitter */
 
 void kmain(uint32_t start_info);
+
+/* Each CPU's generator restarts from the seed at its next tick. */
+void timer_jitter(uint64_t seed)
+{
+	for (unsigned int i = 0; i < MAX_CPUS; i++)
+		WRITE_ONCE(jitter_rng[i], 0);
+	WRITE_ONCE(jitter_seed, seed);
+}
+
+static uint32_t next_tick_ns(struct cpu *c)
+{
+	uint64_t x = READ_ONCE(jitter_rng[c->id]), seed = READ_ONCE(jitter_seed), base = tick_ns;
+	if (!seed)
+		return tick_ns;
+	if (!x)
+		x = (seed * 0x9e3779b97f4a7c15ull + c->id) | 1;
+	x ^= x << 13;
+	x ^= x >> 7;
+	x ^= x << 17;
+	jitter_rng[c->id] = x;
+	return (uint32_t)(base * 3 / 10 + x % (base * 14 / 10 + 1));
+}
 
 void timer_tick(void)
 {
@@ -18,7 +41,7 @@ void timer_tick(void)
 	c->timer_ticks++;
 	if (c->current != c->idle && READ_ONCE(c->rq.nr))
 		c->need_resched = true;
-	apic_timer_arm(tick_ns);
+	apic_timer_arm(next_tick_ns(c));
 }
 
 void cpu_start_timer(void)

@@ -2,6 +2,7 @@
 /* SYSCALL dispatch. Arguments come from untrusted ring 3 and are checked. */
 #include "syscall.h"
 #include "cpu.h"
+#include "kfpu.h"
 #include "lab.h"
 #include "trap.h"
 
@@ -46,6 +47,9 @@ void syscall_dispatch(struct trap_frame *f)
 		break;
 	case SYS_INTEGRITY:
 		exp_integrity_error((const void *)f->rdi);
+		break;
+	case SYS_KERNEL_CSUM:
+		ret = sys_kernel_csum(f->rdi, f->rsi);
 		break;
 	default:
 		ret = -1;

@@ -109,3 +109,19 @@ unsigned int regs_check(unsigned int regset, unsigned int task, uint64_t seq)
 		sys_integrity(&rep);
 	return rep.count;
 }
+
+/*
+ * Every component at once. The x87 stack and the vector registers are
+ * disjoint, so the two writes (and checks) do not disturb each other; the
+ * x87 check pops the stack, so a check is always followed by a write.
+ */
+void regs_write_all(unsigned int task, uint64_t seq, bool ymm)
+{
+	regs_write(REGSET_X87, task, seq);
+	regs_write(ymm ? REGSET_AVX : REGSET_SSE, task, seq);
+}
+
+unsigned int regs_check_all(unsigned int task, uint64_t seq, bool ymm)
+{
+	return regs_check(REGSET_X87, task, seq) + regs_check(ymm ? REGSET_AVX : REGSET_SSE, task, seq);
+}

@@ -4,6 +4,7 @@
 #define LAB_USER_ULIB_H
 
 #include "../syscall.h"
+#include <stdbool.h>
 #include <stdint.h>
 
 static inline long syscall2(long nr, long a, long b)
@@ -24,9 +25,16 @@ static inline long sys_getcpu(void) { return syscall2(SYS_GETCPU, 0, 0); }
 static inline long sys_migrate(unsigned int cpu) { return syscall2(SYS_MIGRATE, cpu, 0); }
 static inline void sys_mark(unsigned int which) { syscall2(SYS_MARK, which, 0); }
 static inline void sys_integrity(const struct integrity_report *r) { syscall2(SYS_INTEGRITY, (long)r, 0); }
+static inline uint64_t sys_kernel_csum(const void *buf, uint64_t bytes)
+{
+	return (uint64_t)syscall2(SYS_KERNEL_CSUM, (long)buf, (long)bytes);
+}
 
 /* user/regs.c: a task-unique pattern in every register of a set. */
 void regs_write(unsigned int regset, unsigned int task, uint64_t seq);
 unsigned int regs_check(unsigned int regset, unsigned int task, uint64_t seq);
+/* REGSET_ALL: x87 stack and FCW, MXCSR, and YMM (@ymm) or XMM, together. */
+void regs_write_all(unsigned int task, uint64_t seq, bool ymm);
+unsigned int regs_check_all(unsigned int task, uint64_t seq, bool ymm);
 
 #endif

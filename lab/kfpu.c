@@ -1,0 +1,134 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Kernel-mode FPU users. The kernel is compiled -mgeneral-regs-only, so the
+ * SIMD code is inline asm, and it runs only between kernel_fpu_begin() and
+ * kernel_fpu_end(): outside, the registers belong to some task (or to the
+ * policy's idea of who owns them).
+ */
+#include "kfpu.h"
+#include "boot_info.h"
+#include "cpu.h"
+#include "csum.h"
+#include "io.h"
+#include "lab.h"
+#include "syscall.h"
+
+extern char __kernel_start[];
+
+static int avx2 = -1; /* unknown yet; racing first callers compute the same value */
+
+bool kfpu_uses_avx2(void)
+{
+	if (avx2 < 0) {
+		uint32_t a, b, c, d, max;
+		cpuid(0, 0, &max, &b, &c, &d);
+		b = 0;
+		if (max >= 7)
+			cpuid(7, 0, &a, &b, &c, &d);
+		avx2 = (xstate_cfg.xcr0 & XFEATURE_MASK(XFEATURE_YMM)) && (b & (1u << 5));
+	}
+	return avx2;
+}
+
+/* Sum of @n 32-byte blocks as four 64-bit lanes, folded. VEX loads need no alignment. */
+static uint64_t sum_avx2(const void *p, uint64_t n)
+{
+	uint64_t sum;
+	__asm__ volatile("vpxor %%xmm0, %%xmm0, %%xmm0\n\t"
+			 "1: vpaddq (%[p]), %%ymm0, %%ymm0\n\t"
+			 "addq $32, %[p]\n\t"
+			 "decq %[n]\n\t"
+			 "jnz 1b\n\t"
+			 "vextracti128 $1, %%ymm0, %%xmm1\n\t"
+			 "vpaddq %%xmm1, %%xmm0, %%xmm0\n\t"
+			 "vpshufd $0x4e, %%xmm0, %%xmm1\n\t"
+			 "vpaddq %%xmm1, %%xmm0, %%xmm0\n\t"
+			 "vmovq %%xmm0, %[sum]"
+			 : [sum] "=r"(sum), [p] "+r"(p), [n] "+r"(n)
+			 :
+			 : "memory", "cc");
+	return sum;
+}
+
+/* Sum of @n 16-byte blocks as two 64-bit lanes, folded. */
+static uint64_t sum_sse2(const void *p, uint64_t n)
+{
+	uint64_t sum;
+	__asm__ volatile("pxor %%xmm0, %%xmm0\n\t"
+			 "1: movdqu (%[p]), %%xmm1\n\t"
+			 "paddq %%xmm1, %%xmm0\n\t"
+			 "addq $16, %[p]\n\t"
+			 "decq %[n]\n\t"
+			 "jnz 1b\n\t"
+			 "pshufd $0x4e, %%xmm0, %%xmm1\n\t"
+			 "paddq %%xmm1, %%xmm0\n\t"
+			 "movq %%xmm0, %[sum]"
+			 : [sum] "=r"(sum), [p] "+r"(p), [n] "+r"(n)
+			 :
+			 : "memory", "cc");
+	return sum;
+}
+
+uint64_t kfpu_csum(const void *buf, uint64_t bytes)
+{
+	uint64_t block = kfpu_uses_avx2() ? 32 : 16, n = bytes / block, sum = 0;
+
+	kernel_fpu_begin();
+	if (n)
+		sum = block == 32 ? sum_avx2(buf, n) : sum_sse2(buf, n);
+	kernel_fpu_end();
+	/* The blocks end on a word boundary: the tail is whole words and padding. */
+	return sum + csum64_ref((const char *)buf + n * block, bytes - n * block);
+}
+
+long sys_kernel_csum(uint64_t buf, uint64_t bytes)
+{
+	uint64_t lo = (uint64_t)__kernel_start, hi = boot_info.ram_end;
+	if (bytes > CSUM_MAX_BYTES || buf < lo || buf > hi || bytes > hi - buf)
+		return -1;
+	return (long)kfpu_csum((const void *)buf, bytes);
+}
+
+/* ---- the kernel thread ---- */
+
+#define WORKER_WORDS 72
+
+static uint64_t xorshift(uint64_t *s)
+{
+	*s ^= *s << 13;
+	*s ^= *s >> 7;
+	*s ^= *s << 17;
+	return *s;
+}
+
+void kfpu_worker_main(void *arg)
+{
+	struct kfpu_worker *w = arg;
+	uint64_t buf[WORKER_WORDS], rng = w->seed | 1;
+
+	while (!READ_ONCE(*w->stop)) {
+		uint64_t bytes = xorshift(&rng) % (sizeof(buf) + 1);
+		for (unsigned int i = 0; i < WORKER_WORDS; i++)
+			buf[i] = xorshift(&rng);
+		uint64_t want = csum64_ref(buf, bytes), got = kfpu_csum(buf, bytes);
+		if (got != want) {
+			struct integrity_report r = {
+				.count = 1, .task = 0, .regset = REPORT_CSUM, .reg = w->id,
+				.expected = want, .got = got,
+			};
+			exp_integrity_error(&r);
+		}
+		if (w->poll)
+			w->poll();
+		/* Kernel code runs with interrupts off: let pending IPIs (flush,
+		 * call) in here. With nothing else to run, wait for an interrupt
+		 * rather than spin: a spinning vCPU slows the others under TCG.
+		 * Wakers IPI only idle CPUs, so that may be the next tick. */
+		if (READ_ONCE(this_cpu()->rq.nr))
+			__asm__ volatile("sti; pause; cli" ::: "memory");
+		else
+			__asm__ volatile("sti; hlt; cli" ::: "memory");
+		yield();
+	}
+	sem_up(w->done);
+}

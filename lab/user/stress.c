@@ -1,0 +1,152 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * stress, ring 3. Each task keeps a pattern unique to (task, sequence
+ * number) in every enabled FPU component and checks it after every step,
+ * since any step may have switched it out, then writes the next one. A step
+ * is a random choice: yield, wake another task, block on its own semaphore,
+ * migrate to a random CPU, have the kernel checksum a buffer with SIMD
+ * (result checked), or spin. Spins check the patterns every SPIN_CHECK
+ * iterations too, because a timer preemption is invisible to the task.
+ *
+ * The choices come from a per-task PRNG seeded from (seed, task): the same
+ * seed makes the same sequence of choices.
+ *
+ * No deadlock: a task blocks only while fewer than ntasks - 1 others are in
+ * a block (shared->blocked), so some task is always runnable, and it wakes a
+ * random other one now and then. At stop, the kernel ups every task's
+ * semaphore once; a task reads stop after joining shared->blocked and before
+ * blocking, so that up ends the last block it can enter.
+ *
+ * All state is local: the tasks share this code and its globals.
+ */
+#include "../csum.h"
+#include "../exp.h"
+#include "ulib.h"
+
+#define SPIN_SHORT 2000  /* most spins: up to this many iterations */
+#define SPIN_LONG 60000  /* one spin in four: up to this many, to meet the timer */
+#define SPIN_CHECK 5000  /* check the patterns every this many spin iterations */
+#define CSUM_WORDS 66    /* checksum buffers: up to 8 * 65 bytes at offsets 0..7 */
+
+struct stress_task {
+	const struct stress_args *a;
+	struct stress_shared *sh;
+	uint64_t rng, seq;
+	unsigned int id;
+};
+
+static uint64_t rnd(struct stress_task *t)
+{
+	t->rng ^= t->rng << 13;
+	t->rng ^= t->rng >> 7;
+	t->rng ^= t->rng << 17;
+	return t->rng;
+}
+
+static uint64_t splitmix(uint64_t x)
+{
+	x += 0x9e3779b97f4a7c15ull;
+	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+	x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+	return (x ^ (x >> 31)) | 1;
+}
+
+/* After anything that may have switched: check, then the next pattern. */
+static void verify(struct stress_task *t)
+{
+	regs_check_all(t->id, t->seq, t->a->ymm);
+	regs_write_all(t->id, ++t->seq, t->a->ymm);
+}
+
+static void report_csum(struct stress_task *t, unsigned int what, uint64_t want, uint64_t got)
+{
+	struct integrity_report r = {
+		.count = 1, .task = t->id, .regset = REPORT_CSUM, .reg = what, .expected = want, .got = got,
+	};
+	sys_integrity(&r);
+}
+
+static void kernel_csum(struct stress_task *t)
+{
+	uint64_t buf[CSUM_WORDS];
+	for (unsigned int i = 0; i < CSUM_WORDS; i++)
+		buf[i] = rnd(t);
+	const char *p = (const char *)buf + rnd(t) % 8;
+	uint64_t bytes = rnd(t) % (8 * (CSUM_WORDS - 1) + 1);
+	uint64_t want = csum64_ref(p, bytes), got = sys_kernel_csum(p, bytes);
+	if (got != want)
+		report_csum(t, 0, want, got);
+}
+
+/* The kernel must refuse ranges outside its image and RAM (reg 1 of a csum report). */
+static void kernel_csum_refusals(struct stress_task *t)
+{
+	uint64_t buf[4] = { 0 };
+	if (sys_kernel_csum((const void *)8, 8) != (uint64_t)-1)
+		report_csum(t, 1, (uint64_t)-1, 8);
+	if (sys_kernel_csum((const void *)(1ull << 40), 64) != (uint64_t)-1)
+		report_csum(t, 1, (uint64_t)-1, 1ull << 40);
+	if (sys_kernel_csum(buf, CSUM_MAX_BYTES + 1ull) != (uint64_t)-1)
+		report_csum(t, 1, (uint64_t)-1, CSUM_MAX_BYTES + 1ull);
+	if (sys_kernel_csum(buf, -8ull) != (uint64_t)-1)
+		report_csum(t, 1, (uint64_t)-1, -8ull);
+}
+
+static void spin(struct stress_task *t)
+{
+	uint64_t n = rnd(t) % 4 ? rnd(t) % SPIN_SHORT : rnd(t) % SPIN_LONG, x = t->rng;
+	for (uint64_t i = 1; i <= n; i++) {
+		x = x * 6364136223846793005ull + 1442695040888963407ull;
+		__asm__ volatile("" : "+r"(x));
+		if (i % SPIN_CHECK == 0)
+			verify(t);
+	}
+}
+
+static void block(struct stress_task *t)
+{
+	if (__atomic_add_fetch(&t->sh->blocked, 1, __ATOMIC_SEQ_CST) < (int)t->a->ntasks &&
+	    !t->sh->stop)
+		sys_sem_down(t->a->task);
+	__atomic_sub_fetch(&t->sh->blocked, 1, __ATOMIC_SEQ_CST);
+}
+
+static void wake_other(struct stress_task *t)
+{
+	unsigned int n = t->a->ntasks;
+	if (n < 2)
+		return;
+	unsigned int o = (unsigned int)(rnd(t) % (n - 1));
+	sys_sem_up(o >= t->a->task ? o + 1 : o);
+}
+
+void stress_main(void *p)
+{
+	struct stress_task t = { .a = p, .sh = ((const struct stress_args *)p)->shared };
+	t.id = t.a->task + 1;
+	t.rng = splitmix(t.a->seed * 0x100000001b3ull + t.a->task);
+
+	if (t.a->task == 0)
+		kernel_csum_refusals(&t);
+	regs_write_all(t.id, t.seq, t.a->ymm);
+	sys_sem_up(t.a->sem_ready);
+	sys_sem_down(t.a->sem_go);
+	verify(&t);
+
+	while (!t.sh->stop) {
+		unsigned int r = (unsigned int)(rnd(&t) % 100);
+		if (r < 20)
+			sys_yield();
+		else if (r < 40)
+			wake_other(&t);
+		else if (r < 55)
+			block(&t);
+		else if (r < 65)
+			sys_migrate((unsigned int)(rnd(&t) % t.a->ncpus));
+		else if (r < 80)
+			kernel_csum(&t);
+		else
+			spin(&t);
+		verify(&t);
+	}
+}
