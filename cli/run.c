@@ -167,8 +167,8 @@ static enum line_verdict on_line(void *ctx, enum line_source from, const char *l
 	return LINE_CONSOLE;
 }
 
-/* lab.elf next to the fpulab binary. */
-static int default_kernel_path(char *buf, size_t len)
+/* lab.elf next to the fpulab binary; lab-test.elf (FPU_TESTING) to inject faults. */
+static int default_kernel_path(char *buf, size_t len, bool test_kernel)
 {
 	char exe[PATH_MAX];
 	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
@@ -176,7 +176,7 @@ static int default_kernel_path(char *buf, size_t len)
 	if (n < 0)
 		return -1;
 	exe[n] = '\0';
-	snprintf(buf, len, "%s/lab.elf", dirname(exe));
+	snprintf(buf, len, "%s/%s", dirname(exe), test_kernel ? "lab-test.elf" : "lab.elf");
 	return 0;
 }
 
@@ -327,7 +327,7 @@ int cmd_run(int argc, char **argv)
 	rc = 1;
 	if (opt.kernel_path)
 		snprintf(kernel, sizeof(kernel), "%s", opt.kernel_path);
-	else if (default_kernel_path(kernel, sizeof(kernel)) < 0)
+	else if (default_kernel_path(kernel, sizeof(kernel), opt.guest_value[GOPT_INJECT] != NULL) < 0)
 		goto done_options;
 	if (check_kernel(kernel) < 0 || choose_accel(&opt, &kvm) < 0)
 		goto done_options;

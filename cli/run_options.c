@@ -60,7 +60,7 @@ static const struct guest_option guest_options[GOPT_COUNT] = {
 	[GOPT_PREFETCH] = { "prefetch", FPULAB_KEY_PREFETCH, VALUE_WORD, prefetch_modes, 0, 0,
 			    "MODE", "conditional|always|off" },
 	[GOPT_INJECT] = { "inject", FPULAB_KEY_INJECT, VALUE_WORD, NULL, 0, 0, "NAME",
-			  "fault to inject (test kernels)" },
+			  "fault to inject (boots lab-test.elf unless --kernel)" },
 	[GOPT_INSN] = { "insn", FPULAB_KEY_INSN, VALUE_WORD, save_insns, 0, 0, "NAME",
 			"save instruction: auto|fxsave|xsave|xsaveopt|xsavec|xsaves" },
 	[GOPT_SCRUB] = { "scrub", FPULAB_KEY_SCRUB, VALUE_FLAG, NULL, 0, 0, NULL,
