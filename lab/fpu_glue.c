@@ -64,7 +64,7 @@ static const struct fpu_arch_ops lab_fpu_ops = {
 
 void lab_fpu_init(void)
 {
-	char buf[16];
+	char buf[48];
 	struct xstate_init_opts opts = { .mode = XSTATE_MODE_KERNEL, .insn = FPU_INSN_AUTO };
 
 	if (cmdline_get(FPULAB_KEY_INSN, buf, sizeof(buf)) && strcmp(buf, "auto")) {
