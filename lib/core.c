@@ -294,6 +294,33 @@ void fpu_cpu_quiesce(void)
 	fpu_ts_clear(c);
 }
 
+/* ---- user-visible state ---- */
+
+/* Bring @fpu's save area up to date if this CPU holds it live. */
+static void sync_area(struct fpu *fpu)
+{
+	unsigned int cpu;
+	struct fpu_cpu *c = this_fpu_cpu(&cpu);
+
+	if (c->live && c->owner == fpu)
+		fpu_save_regs(c, cpu, fpu);
+}
+
+int fpu_export_std(struct fpu *fpu, void *dst, size_t dst_len)
+{
+	sync_area(fpu);
+	return xstate_export_std(dst, dst_len, fpu->state);
+}
+
+int fpu_import_std(struct fpu *fpu, const void *src, size_t src_len)
+{
+	sync_area(fpu); /* its supervisor state is kept from the area */
+	int err = xstate_import_std(fpu->state, src, src_len);
+	if (err == XSTATE_OK)
+		fpu_invalidate(fpu);
+	return err;
+}
+
 /* ---- kernel-mode FPU ---- */
 
 void kernel_fpu_begin(void)

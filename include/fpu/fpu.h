@@ -175,6 +175,25 @@ void fpu_flush_ipi(void);
 void fpu_invalidate(struct fpu *fpu);
 
 /**
+ * fpu_export_std - a task's state in the standard XSAVE format (signal frame,
+ * ptrace, core dump). If this CPU's registers hold @fpu live, they are saved
+ * first. Under smp-lazy, another CPU must not hold it (the task is current
+ * here, or stopped and flushed).
+ * @dst: xstate_cfg.user_size bytes at least. Return: bytes written, or a
+ * negative enum xstate_err (see xstate_export_std()).
+ */
+int fpu_export_std(struct fpu *fpu, void *dst, size_t dst_len);
+
+/**
+ * fpu_import_std - replace a task's state with an untrusted standard-format
+ * image (sigreturn, ptrace), validated by xstate_import_std(); then
+ * fpu_invalidate(@fpu), so that no CPU trusts stale registers for it.
+ * Nothing changes on error. Same holder rule as fpu_export_std().
+ * Return: XSTATE_OK or a negative enum xstate_err.
+ */
+int fpu_import_std(struct fpu *fpu, const void *src, size_t src_len);
+
+/**
  * kernel_fpu_begin / kernel_fpu_end - a kernel-mode FPU section, from a
  * syscall or a kernel thread. Begin disables preemption, saves live task
  * state, invalidates this CPU's registers, clears CR0.TS and sets FCW and

@@ -1,0 +1,267 @@
+// SPDX-License-Identifier: MIT
+/*
+ * libfpu's policies on the host, with real XSAVE-family instructions in user mode: this
+ * test plays a one-CPU kernel. CR0.TS cannot be touched in ring 3, so the
+ * arch ops record it and the "task" calls fpu_handle_nm() itself when it
+ * would have trapped. Task state lives in the x87 stack, FCW and MXCSR,
+ * which compiler-generated code between two steps never touches (XMM is
+ * caller-saved scratch for the compiler and glibc, so it is not used here).
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include <fpu/fpu.h>
+#include <fpu/xstate.h>
+
+static bool fake_ts;
+static unsigned int preempt_count;
+
+static unsigned int cpu_id(void) { return 0; }
+static void set_ts(void) { fake_ts = true; }
+static void clear_ts(void) { fake_ts = false; }
+static void preempt_disable(void) { preempt_count++; }
+static void preempt_enable(void) { preempt_count--; }
+static struct fpu *current;
+static struct fpu *current_fpu(void) { return current; }
+static void host_panic(const char *msg) { fail_msg("libfpu panic: %s", msg); }
+
+static const struct fpu_arch_ops ops = {
+	.cpu_id = cpu_id,
+	.panic = host_panic,
+	.set_ts = set_ts,
+	.clear_ts = clear_ts,
+	.preempt_disable = preempt_disable,
+	.preempt_enable = preempt_enable,
+	.current_fpu = current_fpu,
+};
+
+struct task {
+	struct fpu fpu;
+	int id;
+	uint64_t seq;
+};
+
+static uint64_t value(const struct task *t, unsigned int reg)
+{
+	return (1ull << 62) | ((uint64_t)t->id << 40) | (t->seq << 8) | reg;
+}
+
+static uint16_t fcw_of(const struct task *t) { return (uint16_t)(0x037f | ((t->id & 3) << 10)); }
+static uint32_t mxcsr_of(const struct task *t) { return 0x1f80u | ((uint32_t)(t->id & 3) << 13); }
+
+/* The task's FPU work for one slice: check what it left, write the next. */
+static void task_uses_fpu(struct task *t, bool check)
+{
+	uint64_t v[4], got[4];
+	uint16_t fcw;
+	uint32_t mxcsr;
+
+	if (fake_ts)
+		fpu_handle_nm(&t->fpu); /* what the #NM trap would do */
+	assert_false(fake_ts);
+	if (check) {
+		__asm__ volatile("fnstcw %0" : "=m"(fcw));
+		__asm__ volatile("stmxcsr %0" : "=m"(mxcsr));
+		__asm__ volatile("fistpq %0\n\tfistpq %1\n\tfistpq %2\n\tfistpq %3"
+				 : "=m"(got[3]), "=m"(got[2]), "=m"(got[1]), "=m"(got[0]));
+		assert_int_equal(fcw, fcw_of(t));
+		assert_int_equal(mxcsr, mxcsr_of(t));
+		for (unsigned int r = 0; r < 4; r++)
+			assert_int_equal(got[r], value(t, r));
+	} else {
+		__asm__ volatile("fninit");
+	}
+	t->seq++;
+	for (unsigned int r = 0; r < 4; r++)
+		v[r] = value(t, r);
+	fcw = fcw_of(t);
+	mxcsr = mxcsr_of(t);
+	__asm__ volatile("fldcw %0" : : "m"(fcw));
+	__asm__ volatile("ldmxcsr %0" : : "m"(mxcsr));
+	__asm__ volatile("fildq %0\n\tfildq %1\n\tfildq %2\n\tfildq %3"
+			 : : "m"(v[0]), "m"(v[1]), "m"(v[2]), "m"(v[3]));
+}
+
+static struct task *new_task(int id)
+{
+	struct task *t = calloc(1, sizeof(*t));
+	struct xregs_state *buf = aligned_alloc(XSTATE_ALIGN, XSTATE_MAX_SIZE);
+	assert_non_null(t);
+	assert_non_null(buf);
+	memset(buf, 0, XSTATE_MAX_SIZE);
+	fpu_task_init(&t->fpu, buf, (unsigned int)id);
+	t->id = id;
+	return t;
+}
+
+static void free_task(struct task *t)
+{
+	fpu_task_exit(&t->fpu);
+	free(t->fpu.state);
+	free(t);
+}
+
+/* The kernel's switch path, then the way back to ring 3. */
+static void switch_to(struct task *prev, struct task *next)
+{
+	fpu_switch(prev ? &prev->fpu : NULL, &next->fpu);
+	current = &next->fpu;
+	fpu_return_to_user(&next->fpu);
+}
+
+static int setup(void **state)
+{
+	struct xstate_init_opts o = { .mode = XSTATE_MODE_USER, .insn = FPU_INSN_AUTO };
+	assert_int_equal(xstate_init(&o), XSTATE_OK);
+	assert_int_equal(fpu_init(&ops), 0);
+	return 0;
+}
+
+static void start_policy(const char *name)
+{
+	assert_int_equal(fpu_set_policy(name), 0);
+	fake_ts = false;
+	fpu_cpu_quiesce();
+	fpu_stats_reset();
+}
+
+/* Two FP tasks ping-pong on one CPU: each finds its own registers every time. */
+static void both_tasks_keep_their_state(const char *policy, uint64_t want_nm, uint64_t want_restores)
+{
+	struct task *a = new_task(1), *b = new_task(2);
+	const int rounds = 8;
+
+	start_policy(policy);
+	switch_to(NULL, a);
+	task_uses_fpu(a, false);
+	switch_to(a, b);
+	task_uses_fpu(b, false);
+	fpu_stats_reset();
+	for (int i = 0; i < rounds; i++) {
+		switch_to(b, a);
+		task_uses_fpu(a, true);
+		switch_to(a, b);
+		task_uses_fpu(b, true);
+	}
+	struct fpu_stats *s = fpu_stats_cpu(0);
+	assert_int_equal(s->switches, 2 * rounds);
+	assert_int_equal(s->nm_traps, want_nm);
+	assert_int_equal(s->restores, want_restores);
+	free_task(a);
+	free_task(b);
+}
+
+static void test_eager_both(void **state) { both_tasks_keep_their_state("eager", 0, 16); }
+static void test_lazy_both(void **state) { both_tasks_keep_their_state("lazy", 16, 16); }
+static void test_lazy_counter_both(void **state) { both_tasks_keep_their_state("lazy-counter", 8, 16); }
+static void test_owner_both(void **state) { both_tasks_keep_their_state("owner", 0, 16); }
+static void test_deferred_both(void **state) { both_tasks_keep_their_state("deferred", 0, 16); }
+static void test_smp_lazy_both(void **state) { both_tasks_keep_their_state("smp-lazy", 16, 16); }
+
+/* One FP task and one that never touches the FPU: owner tracking skips every reload. */
+static void one_fp_task(const char *policy, uint64_t want_restores, uint64_t want_skipped)
+{
+	struct task *a = new_task(3), *b = new_task(4);
+	const int rounds = 8;
+
+	start_policy(policy);
+	switch_to(NULL, a);
+	task_uses_fpu(a, false);
+	fpu_stats_reset();
+	for (int i = 0; i < rounds; i++) {
+		switch_to(a, b);
+		switch_to(b, a);
+		task_uses_fpu(a, true);
+	}
+	assert_int_equal(fpu_stats_cpu(0)->restores, want_restores);
+	assert_int_equal(fpu_stats_cpu(0)->restores_skipped, want_skipped);
+	free_task(a);
+	free_task(b);
+}
+
+static void test_eager_one(void **state) { one_fp_task("eager", 16, 0); }
+static void test_lazy_one(void **state) { one_fp_task("lazy", 0, 8); }
+static void test_owner_one(void **state) { one_fp_task("owner", 0, 8); }
+static void test_smp_lazy_one(void **state) { one_fp_task("smp-lazy", 0, 8); }
+
+/* A kernel-mode FPU section in a task's syscall clobbers the registers; the
+ * task still finds its own state when it next uses the FPU, under every policy. */
+static void test_kernel_fpu_section(void **state)
+{
+	for (const char *const *p = fpu_policy_names(); *p; p++) {
+		struct task *a = new_task(5), *b = new_task(6);
+		start_policy(*p);
+		switch_to(NULL, a);
+		task_uses_fpu(a, false);
+		switch_to(a, b);
+		task_uses_fpu(b, false);
+		switch_to(b, a);
+		task_uses_fpu(a, true);
+
+		kernel_fpu_begin();
+		assert_int_equal(preempt_count, 1);
+		assert_false(fake_ts);
+		uint32_t mxcsr;
+		__asm__ volatile("stmxcsr %0" : "=m"(mxcsr));
+		assert_int_equal(mxcsr, MXCSR_DEFAULT);
+		kernel_fpu_end();
+		assert_int_equal(preempt_count, 0);
+		fpu_return_to_user(&a->fpu);
+		task_uses_fpu(a, true);
+
+		assert_int_equal(fpu_stats_cpu(0)->kernel_fpu_sections, 1);
+		free_task(a);
+		free_task(b);
+	}
+}
+
+/* Import replaces the task's state and no CPU may trust its old registers. */
+static void test_import_invalidates(void **state)
+{
+	struct task *a = new_task(7);
+	uint8_t img[XSTATE_MAX_SIZE] __attribute__((aligned(64)));
+	uint16_t fcw;
+
+	start_policy("owner");
+	switch_to(NULL, a);
+	task_uses_fpu(a, false);
+	assert_true(fpu_export_std(&a->fpu, img, sizeof(img)) > 0);
+	((struct xregs_state *)img)->legacy.fcw = 0x027f;
+	assert_int_equal(fpu_import_std(&a->fpu, img, sizeof(img)), XSTATE_OK);
+	assert_int_equal(a->fpu.last_cpu, -1);
+
+	struct task *b = new_task(8);
+	switch_to(a, b);
+	switch_to(b, a); /* owner policy: must load the imported state, not skip */
+	if (fake_ts)
+		fpu_handle_nm(&a->fpu);
+	__asm__ volatile("fnstcw %0" : "=m"(fcw));
+	assert_int_equal(fcw, 0x027f);
+	free_task(a);
+	free_task(b);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_eager_both),
+		cmocka_unit_test(test_lazy_both),
+		cmocka_unit_test(test_lazy_counter_both),
+		cmocka_unit_test(test_owner_both),
+		cmocka_unit_test(test_deferred_both),
+		cmocka_unit_test(test_smp_lazy_both),
+		cmocka_unit_test(test_eager_one),
+		cmocka_unit_test(test_lazy_one),
+		cmocka_unit_test(test_owner_one),
+		cmocka_unit_test(test_smp_lazy_one),
+		cmocka_unit_test(test_kernel_fpu_section),
+		cmocka_unit_test(test_import_invalidates),
+	};
+	return cmocka_run_group_tests_name("libfpu policies (host, one CPU)", tests, setup, NULL);
+}
