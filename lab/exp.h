@@ -37,6 +37,8 @@ struct stress_args {
 	bool ymm;             /* XCR0 enables YMM: patterns in YMM, else XMM */
 	uint64_t seed;
 	unsigned int sem_ready, sem_go; /* start barrier */
+	uint64_t spin_short, spin_long; /* TSC ticks: most spins, one in four */
+	uint64_t spin_check;            /* TSC ticks between checks while spinning */
 	struct stress_shared *shared;
 };
 

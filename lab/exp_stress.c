@@ -12,12 +12,13 @@
  * wake the controller, which wakes every task once (see user/stress.c for
  * why that suffices); the window closes when every task has exited.
  */
+#include "apic.h"
 #include "cpu.h"
 #include "kfpu.h"
 #include "lab.h"
 #include "syscall.h"
 
-#define STRESS_TICK_NS 100000 /* base time slice; each tick is 0.3..1.7 x this */
+#define STRESS_TICK_NS 20000 /* base time slice; each tick is 0.3..1.7 x this */
 #define SEM_READY (MAX_USER_SEMS - 2)
 #define SEM_GO (MAX_USER_SEMS - 1)
 #define MAX_STRESS_TASKS SEM_READY /* user_sems[task] is the task's own */
@@ -66,11 +67,15 @@ static void stress_run(struct result *res)
 		args[i] = (struct stress_args){
 			.task = i, .ntasks = ntasks, .ncpus = ncpus, .ymm = ymm, .seed = seed,
 			.sem_ready = SEM_READY, .sem_go = SEM_GO, .shared = &shared,
+			.spin_short = STRESS_TICK_NS / 4 * tsc_khz / 1000000 + 1,
+			.spin_long = 3 * STRESS_TICK_NS * tsc_khz / 1000000 + 1,
+			.spin_check = STRESS_TICK_NS / 2 * tsc_khz / 1000000 + 1,
 		};
 		task_create_user("stress", stress_main, &args[i], i % ncpus, &exited);
 	}
 	for (unsigned int i = 0; i < ntasks; i++)
 		sem_down(&user_sems[SEM_READY]);
+	uint64_t preempts = timer_user_preempts();
 	exp_mark(MARK_START);
 	WRITE_ONCE(window_open, 1);
 	for (unsigned int i = 0; i < ntasks; i++)
@@ -82,6 +87,7 @@ static void stress_run(struct result *res)
 	for (unsigned int i = 0; i < ntasks; i++)
 		sem_down(&exited);
 	exp_mark(MARK_END);
+	preempts = timer_user_preempts() - preempts;
 
 	WRITE_ONCE(workers_stop, 1);
 	for (unsigned int c = 0; c < ncpus; c++)
@@ -90,6 +96,8 @@ static void stress_run(struct result *res)
 	tick_ns = base_tick;
 	fill_counts(res);
 	res->tasks = ntasks;
+	kprintf("stress: %s: %lu switches, %lu of them timer preemptions of ring-3 tasks\n",
+		res->policy, res->switches, preempts);
 }
 
 unsigned int stress_experiment(void)

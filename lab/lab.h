@@ -13,6 +13,7 @@ void lab_fpu_init(void);
 /* main.c */
 void timer_tick(void);
 void timer_jitter(uint64_t seed); /* non-zero: each tick 0.3..1.7 x tick_ns, seeded; 0: off */
+uint64_t timer_user_preempts(void); /* ticks that preempted a ring-3 task, all CPUs */
 extern uint32_t tick_ns;
 
 /* exp.c: the experiment controller and the measured window. */

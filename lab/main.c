@@ -10,6 +10,15 @@
 
 uint32_t tick_ns = 1000000; /* 1 ms time slices */
 static uint64_t jitter_seed, jitter_rng[MAX_CPUS]; /* 0: no jitter */
+static uint64_t user_preempts[MAX_CPUS];
+
+uint64_t timer_user_preempts(void)
+{
+	uint64_t n = 0;
+	for (unsigned int i = 0; i < ncpus; i++)
+		n += READ_ONCE(user_preempts[i]);
+	return n;
+}
 
 void kmain(uint32_t start_info);
 
@@ -39,8 +48,10 @@ void timer_tick(void)
 {
 	struct cpu *c = this_cpu();
 	c->timer_ticks++;
-	if (c->current != c->idle && READ_ONCE(c->rq.nr))
+	if (c->current != c->idle && READ_ONCE(c->rq.nr)) {
 		c->need_resched = true;
+		user_preempts[c->id] += c->current->user;
+	}
 	apic_timer_arm(next_tick_ns(c));
 }
 

@@ -23,9 +23,6 @@
 #include "../exp.h"
 #include "ulib.h"
 
-#define SPIN_SHORT 2000  /* most spins: up to this many iterations */
-#define SPIN_LONG 60000  /* one spin in four: up to this many, to meet the timer */
-#define SPIN_CHECK 5000  /* check the patterns every this many spin iterations */
 #define CSUM_WORDS 66    /* checksum buffers: up to 8 * 65 bytes at offsets 0..7 */
 
 struct stress_task {
@@ -92,14 +89,25 @@ static void kernel_csum_refusals(struct stress_task *t)
 		report_csum(t, 1, (uint64_t)-1, -8ull);
 }
 
+static uint64_t rdtsc(void)
+{
+	uint32_t lo, hi;
+	__asm__ volatile("rdtsc" : "=a"(lo), "=d"(hi));
+	return ((uint64_t)hi << 32) | lo;
+}
+
+/* Spin in TSC ticks, so that long spins meet the timer however fast the CPU is. */
 static void spin(struct stress_task *t)
 {
-	uint64_t n = rnd(t) % 4 ? rnd(t) % SPIN_SHORT : rnd(t) % SPIN_LONG, x = t->rng;
-	for (uint64_t i = 1; i <= n; i++) {
-		x = x * 6364136223846793005ull + 1442695040888963407ull;
-		__asm__ volatile("" : "+r"(x));
-		if (i % SPIN_CHECK == 0)
+	const struct stress_args *a = t->a;
+	uint64_t len = rnd(t) % 4 ? rnd(t) % a->spin_short : rnd(t) % a->spin_long;
+	uint64_t start = rdtsc(), last = start, now;
+
+	while ((now = rdtsc()) - start < len) {
+		if (now - last >= a->spin_check) {
 			verify(t);
+			last = rdtsc();
+		}
 	}
 }
 
