@@ -25,14 +25,20 @@ struct pingpong_args {
 void pingpong_main(void *args); /* user/pingpong.c, ring 3 */
 
 /* Experiment stress: state shared by every task of a run and the kernel. */
+#define STRESS_MAX_TASKS 62 /* user_sems[0..61] are theirs, 62 and 63 the start barrier */
 struct stress_shared {
 	volatile int stop;    /* set by the kernel once the window holds enough switches */
 	volatile int blocked; /* tasks inside (or about to enter) a block on their own semaphore */
+	volatile unsigned char exiting[STRESS_MAX_TASKS]; /* task n is exiting: start its successor */
 };
 
-/* One stress task. Its own semaphore is user_sems[task]. */
+/*
+ * One stress task: task number @task of @ntasks, generation @gen (each task
+ * exits now and then and the kernel starts a new generation in its place).
+ * Its own semaphore is user_sems[task].
+ */
 struct stress_args {
-	unsigned int task;    /* 0..ntasks-1; its pattern id is task + 1 */
+	unsigned int task, gen;
 	unsigned int ntasks, ncpus;
 	bool ymm;             /* XCR0 enables YMM: patterns in YMM, else XMM */
 	uint64_t seed;

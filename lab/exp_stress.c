@@ -2,15 +2,18 @@
 /*
  * Experiment stress: T ring-3 tasks (user/stress.c) spread over every CPU
  * keep patterns in every FPU component and check them while they block,
- * wake, yield, migrate, spin under a jittered timer, and make kernel-mode
- * FPU syscalls; one kernel thread per CPU runs kernel-mode FPU sections
+ * wake, yield, migrate, spin under a jittered timer, make kernel-mode FPU
+ * syscalls and now and then exit, to be replaced by a new task that checks
+ * it starts clean. One kernel thread per CPU runs kernel-mode FPU sections
  * between them. Any pattern or checksum that comes back wrong is an
  * integrity error.
  *
- * A run: tasks start and wait at a barrier; the window opens; the kernel
- * threads watch the window's switch count and, at the target, set stop and
- * wake the controller, which wakes every task once (see user/stress.c for
- * why that suffices); the window closes when every task has exited.
+ * A run: the tasks start and wait at a barrier; the window opens; the
+ * controller sleeps on @events, upped by every task exit (it starts the
+ * successor) and once by the kernel thread that sees the window reach the
+ * target switches (it sets stop). Then the controller wakes every task once
+ * (see user/stress.c for why that suffices) and the window closes when every
+ * task has exited: @events is upped once per task created, plus the stop.
  */
 #include "apic.h"
 #include "cpu.h"
@@ -19,14 +22,14 @@
 #include "syscall.h"
 
 #define STRESS_TICK_NS 20000 /* base time slice; each tick is 0.3..1.7 x this */
-#define SEM_READY (MAX_USER_SEMS - 2)
-#define SEM_GO (MAX_USER_SEMS - 1)
-#define MAX_STRESS_TASKS SEM_READY /* user_sems[task] is the task's own */
+#define SEM_READY STRESS_MAX_TASKS
+#define SEM_GO (STRESS_MAX_TASKS + 1)
+_Static_assert(SEM_GO < MAX_USER_SEMS, "user_sems");
 
 static struct stress_shared shared;
-static struct stress_args args[MAX_STRESS_TASKS];
+static struct stress_args args[STRESS_MAX_TASKS];
 static struct kfpu_worker workers[MAX_CPUS];
-static struct semaphore stop_sem, exited, workers_done;
+static struct semaphore events, workers_done;
 static volatile int window_open, workers_stop;
 static uint64_t seed, target;
 static unsigned int ntasks;
@@ -37,15 +40,29 @@ static void stress_poll(void)
 	if (!READ_ONCE(window_open) || READ_ONCE(shared.stop) || exp_window_switches() < target)
 		return;
 	if (!__atomic_exchange_n(&shared.stop, 1, __ATOMIC_SEQ_CST))
-		sem_up(&stop_sem);
+		sem_up(&events);
 }
 
-static void stress_run(struct result *res)
+static void spawn(unsigned int task, unsigned int gen, bool ymm)
+{
+	args[task] = (struct stress_args){
+		.task = task, .gen = gen, .ntasks = ntasks, .ncpus = ncpus, .ymm = ymm, .seed = seed,
+		.sem_ready = SEM_READY, .sem_go = SEM_GO, .shared = &shared,
+		.spin_short = STRESS_TICK_NS / 4 * tsc_khz / 1000000 + 1,
+		.spin_long = 3 * STRESS_TICK_NS * tsc_khz / 1000000 + 1,
+		.spin_check = STRESS_TICK_NS / 2 * tsc_khz / 1000000 + 1,
+	};
+	/* A successor starts where task % ncpus did, so it may meet its predecessor's registers. */
+	task_create_user("stress", stress_main, &args[task], task % ncpus, &events);
+}
+
+/* Returns the number of tasks that exited and were replaced. */
+static uint64_t stress_run(struct result *res)
 {
 	bool ymm = xstate_cfg.xcr0 & XFEATURE_MASK(XFEATURE_YMM);
+	uint64_t created = ntasks, ups = 0;
 
-	sem_init(&stop_sem, 0);
-	sem_init(&exited, 0);
+	sem_init(&events, 0);
 	sem_init(&workers_done, 0);
 	for (unsigned int i = 0; i < MAX_USER_SEMS; i++)
 		sem_init(&user_sems[i], 0);
@@ -63,31 +80,35 @@ static void stress_run(struct result *res)
 		};
 		task_create_kthread("kfpu", kfpu_worker_main, &workers[c], c);
 	}
-	for (unsigned int i = 0; i < ntasks; i++) {
-		args[i] = (struct stress_args){
-			.task = i, .ntasks = ntasks, .ncpus = ncpus, .ymm = ymm, .seed = seed,
-			.sem_ready = SEM_READY, .sem_go = SEM_GO, .shared = &shared,
-			.spin_short = STRESS_TICK_NS / 4 * tsc_khz / 1000000 + 1,
-			.spin_long = 3 * STRESS_TICK_NS * tsc_khz / 1000000 + 1,
-			.spin_check = STRESS_TICK_NS / 2 * tsc_khz / 1000000 + 1,
-		};
-		task_create_user("stress", stress_main, &args[i], i % ncpus, &exited);
-	}
+	for (unsigned int i = 0; i < ntasks; i++)
+		spawn(i, 0, ymm);
 	for (unsigned int i = 0; i < ntasks; i++)
 		sem_down(&user_sems[SEM_READY]);
-	uint64_t preempts = timer_user_preempts();
 	exp_mark(MARK_START);
 	WRITE_ONCE(window_open, 1);
 	for (unsigned int i = 0; i < ntasks; i++)
 		sem_up(&user_sems[SEM_GO]);
 
-	sem_down(&stop_sem);
+	/* A task sets exiting[] before it exits, so a scan may find it before
+	 * its up arrives; the successor then starts early, which is harmless. */
+	for (;;) {
+		sem_down(&events);
+		ups++;
+		if (READ_ONCE(shared.stop))
+			break;
+		for (unsigned int i = 0; i < ntasks; i++) {
+			if (READ_ONCE(shared.exiting[i])) {
+				shared.exiting[i] = 0;
+				spawn(i, args[i].gen + 1, ymm);
+				created++;
+			}
+		}
+	}
 	for (unsigned int i = 0; i < ntasks; i++)
 		sem_up(&user_sems[i]);
-	for (unsigned int i = 0; i < ntasks; i++)
-		sem_down(&exited);
+	for (; ups < created + 1; ups++)
+		sem_down(&events);
 	exp_mark(MARK_END);
-	preempts = timer_user_preempts() - preempts;
 
 	WRITE_ONCE(workers_stop, 1);
 	for (unsigned int c = 0; c < ncpus; c++)
@@ -96,8 +117,7 @@ static void stress_run(struct result *res)
 	tick_ns = base_tick;
 	fill_counts(res);
 	res->tasks = ntasks;
-	kprintf("stress: %s: %lu switches, %lu of them timer preemptions of ring-3 tasks\n",
-		res->policy, res->switches, preempts);
+	return created - ntasks;
 }
 
 unsigned int stress_experiment(void)
@@ -107,7 +127,7 @@ unsigned int stress_experiment(void)
 	uint64_t repeat = parse_num(FPULAB_KEY_REPEAT, 1, 1000);
 
 	seed = parse_num(FPULAB_KEY_SEED, 1, UINT64_MAX);
-	ntasks = (unsigned int)parse_num(FPULAB_KEY_TASKS, 4 * ncpus, MAX_STRESS_TASKS);
+	ntasks = (unsigned int)parse_num(FPULAB_KEY_TASKS, 4 * ncpus, STRESS_MAX_TASKS);
 	target = parse_num(FPULAB_KEY_SWITCHES, 200000, UINT64_MAX / 2);
 	if (!ntasks)
 		ntasks = 1;
@@ -125,7 +145,10 @@ unsigned int stress_experiment(void)
 				.cpus = ncpus,
 			};
 			begin_run(cfg.policies[p]);
-			stress_run(&res);
+			uint64_t preempts = timer_user_preempts();
+			uint64_t replaced = stress_run(&res);
+			kprintf("stress: %s: %lu switches, %lu timer preemptions of ring-3 tasks, %lu tasks replaced\n",
+				res.policy, res.switches, timer_user_preempts() - preempts, replaced);
 			print_result(&res);
 			runs++;
 		}

@@ -101,33 +101,46 @@ static uint64_t xorshift(uint64_t *s)
 	return *s;
 }
 
+static void worker_section(struct kfpu_worker *w, uint64_t *rng)
+{
+	uint64_t buf[WORKER_WORDS];
+	uint64_t bytes = xorshift(rng) % (sizeof(buf) + 1);
+
+	for (unsigned int i = 0; i < WORKER_WORDS; i++)
+		buf[i] = xorshift(rng);
+	uint64_t want = csum64_ref(buf, bytes), got = kfpu_csum(buf, bytes);
+	if (got != want) {
+		struct integrity_report r = {
+			.count = 1, .task = 0, .regset = REPORT_CSUM, .reg = w->id,
+			.expected = want, .got = got,
+		};
+		exp_integrity_error(&r);
+	}
+}
+
+/*
+ * A section runs only when some other task waits for this CPU, so that it
+ * lands between two tasks' slices. With nothing else to run the thread
+ * leaves the registers alone (whatever a task that exited left there stays
+ * for its successor to not see) and waits for an interrupt rather than
+ * spin, which would slow the other vCPUs under TCG. Wakers IPI only idle
+ * CPUs, so the wait may last until the next tick. Kernel code runs with
+ * interrupts off: the sti windows also let flush and call IPIs in.
+ */
 void kfpu_worker_main(void *arg)
 {
 	struct kfpu_worker *w = arg;
-	uint64_t buf[WORKER_WORDS], rng = w->seed | 1;
+	uint64_t rng = w->seed | 1;
 
 	while (!READ_ONCE(*w->stop)) {
-		uint64_t bytes = xorshift(&rng) % (sizeof(buf) + 1);
-		for (unsigned int i = 0; i < WORKER_WORDS; i++)
-			buf[i] = xorshift(&rng);
-		uint64_t want = csum64_ref(buf, bytes), got = kfpu_csum(buf, bytes);
-		if (got != want) {
-			struct integrity_report r = {
-				.count = 1, .task = 0, .regset = REPORT_CSUM, .reg = w->id,
-				.expected = want, .got = got,
-			};
-			exp_integrity_error(&r);
+		if (READ_ONCE(this_cpu()->rq.nr)) {
+			worker_section(w, &rng);
+			__asm__ volatile("sti; pause; cli" ::: "memory");
+		} else {
+			__asm__ volatile("sti; hlt; cli" ::: "memory");
 		}
 		if (w->poll)
 			w->poll();
-		/* Kernel code runs with interrupts off: let pending IPIs (flush,
-		 * call) in here. With nothing else to run, wait for an interrupt
-		 * rather than spin: a spinning vCPU slows the others under TCG.
-		 * Wakers IPI only idle CPUs, so that may be the next tick. */
-		if (READ_ONCE(this_cpu()->rq.nr))
-			__asm__ volatile("sti; pause; cli" ::: "memory");
-		else
-			__asm__ volatile("sti; hlt; cli" ::: "memory");
 		yield();
 	}
 	sem_up(w->done);

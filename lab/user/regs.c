@@ -65,13 +65,14 @@ unsigned int regs_check(unsigned int regset, unsigned int task, uint64_t seq)
 	uint64_t got[16 * 4];
 	unsigned int nl = lanes[regset];
 	struct integrity_report rep = { .task = task, .regset = regset };
-	uint64_t ctl;
+	uint64_t ctl, ctl_want;
 
 	if (regset == REGSET_X87) {
 		uint16_t fcw;
 		__asm__ volatile("fnstcw %0" : "=m"(fcw));
 		__asm__ volatile(EIGHT(X87_POP) : : "r"(got) : "memory");
-		ctl = fcw != fcw_pattern(task);
+		ctl = fcw;
+		ctl_want = fcw_pattern(task);
 		/* FISTP pops ST(0) first: got[k] is the register loaded (7 - k)th. */
 		for (unsigned int k = 0; k < 4; k++) {
 			uint64_t t = got[k];
@@ -85,12 +86,15 @@ unsigned int regs_check(unsigned int regset, unsigned int task, uint64_t seq)
 			__asm__ volatile(SIXTEEN(XMM_STORE) : : "r"(got) : "memory");
 		else
 			__asm__ volatile(SIXTEEN(YMM_STORE) : : "r"(got) : "memory");
-		ctl = mxcsr != mxcsr_pattern(task);
+		ctl = mxcsr;
+		ctl_want = mxcsr_pattern(task);
 	}
 
-	if (ctl) {
+	if (ctl != ctl_want) {
 		rep.count++;
 		rep.reg = 99; /* the control register: FCW or MXCSR */
+		rep.expected = ctl_want;
+		rep.got = ctl;
 	}
 	for (unsigned int r = 0; r < nregs[regset]; r++) {
 		for (unsigned int l = 0; l < nl; l++) {
@@ -124,4 +128,58 @@ void regs_write_all(unsigned int task, uint64_t seq, bool ymm)
 unsigned int regs_check_all(unsigned int task, uint64_t seq, bool ymm)
 {
 	return regs_check(REGSET_X87, task, seq) + regs_check(ymm ? REGSET_AVX : REGSET_SSE, task, seq);
+}
+
+static void report_init(struct integrity_report *r, uint64_t want, uint64_t got)
+{
+	if (!r->count++) {
+		r->expected = want;
+		r->got = got;
+	}
+}
+
+/*
+ * A new task must start in the architectural init state: empty x87 stack
+ * with FCW 0x37f, MXCSR 0x1f80, vector registers zero. Anything else is
+ * state leaked from another task (reg 98 of the report).
+ */
+unsigned int regs_check_init(unsigned int task, bool ymm)
+{
+	struct {
+		uint16_t fcw, r0, fsw, r1, ftw, r2;
+		uint32_t ip_sel_op[4];
+	} env; /* FNSTENV, 32-bit format */
+	uint64_t v[16 * 4];
+	uint32_t mxcsr;
+	struct integrity_report x87 = { .task = task, .regset = REGSET_X87, .reg = 98 };
+	struct integrity_report vec = { .task = task, .regset = ymm ? REGSET_AVX : REGSET_SSE, .reg = 98 };
+
+	__asm__ volatile("fnstenv %0" : "=m"(env));
+	__asm__ volatile("fldcw %0" : : "m"(env.fcw)); /* FNSTENV masked every exception */
+	__asm__ volatile("stmxcsr %0" : "=m"(mxcsr));
+	if (ymm)
+		__asm__ volatile(SIXTEEN(YMM_STORE) : : "r"(v) : "memory");
+	else
+		__asm__ volatile(SIXTEEN(XMM_STORE) : : "r"(v) : "memory");
+
+	if (env.fcw != 0x37f)
+		report_init(&x87, 0x37f, env.fcw);
+	if (env.ftw != 0xffff)
+		report_init(&x87, 0xffff, env.ftw); /* tag word: every register empty */
+	if (env.fsw & 0x3800)
+		report_init(&x87, 0, env.fsw); /* TOP */
+	if (mxcsr != 0x1f80)
+		report_init(&vec, 0x1f80, mxcsr);
+	unsigned int nl = lanes[ymm ? REGSET_AVX : REGSET_SSE];
+	for (unsigned int r = 0; r < 16; r++)
+		for (unsigned int l = 0; l < nl; l++)
+			if (v[r * nl + l]) {
+				report_init(&vec, 0, v[r * nl + l]);
+				break; /* count registers, not lanes */
+			}
+	if (x87.count)
+		sys_integrity(&x87);
+	if (vec.count)
+		sys_integrity(&vec);
+	return x87.count + vec.count;
 }

@@ -5,11 +5,14 @@
  * since any step may have switched it out, then writes the next one. A step
  * is a random choice: yield, wake another task, block on its own semaphore,
  * migrate to a random CPU, have the kernel checksum a buffer with SIMD
- * (result checked), or spin. Spins check the patterns every SPIN_CHECK
- * iterations too, because a timer preemption is invisible to the task.
+ * (result checked), spin, or (rarely) exit. Spins check the patterns every
+ * spin_check TSC ticks too, because a timer preemption is invisible to the
+ * task. The kernel replaces an exited task with a new generation, which
+ * first checks that it starts in the init state: nothing of its
+ * predecessor's (or anyone's) state may show through.
  *
- * The choices come from a per-task PRNG seeded from (seed, task): the same
- * seed makes the same sequence of choices.
+ * The choices come from a per-task PRNG seeded from (seed, task, gen): the
+ * same seed makes the same sequence of choices.
  *
  * No deadlock: a task blocks only while fewer than ntasks - 1 others are in
  * a block (shared->blocked), so some task is always runnable, and it wakes a
@@ -24,6 +27,7 @@
 #include "ulib.h"
 
 #define CSUM_WORDS 66    /* checksum buffers: up to 8 * 65 bytes at offsets 0..7 */
+#define EXIT_CHANCE 1024 /* a task exits after one step in this many */
 
 struct stress_task {
 	const struct stress_args *a;
@@ -131,17 +135,25 @@ static void wake_other(struct stress_task *t)
 void stress_main(void *p)
 {
 	struct stress_task t = { .a = p, .sh = ((const struct stress_args *)p)->shared };
-	t.id = t.a->task + 1;
-	t.rng = splitmix(t.a->seed * 0x100000001b3ull + t.a->task);
+	/* Unique among live tasks (task < 64) and between generations in a row. */
+	t.id = 1 + t.a->task + 64 * (t.a->gen % 63);
+	t.rng = splitmix(splitmix(t.a->seed) ^ ((uint64_t)t.a->gen << 8 | t.a->task));
 
-	if (t.a->task == 0)
+	if (t.a->task == 0 && t.a->gen == 0)
 		kernel_csum_refusals(&t);
+	regs_check_init(t.id, t.a->ymm);
 	regs_write_all(t.id, t.seq, t.a->ymm);
-	sys_sem_up(t.a->sem_ready);
-	sys_sem_down(t.a->sem_go);
+	if (t.a->gen == 0) {
+		sys_sem_up(t.a->sem_ready);
+		sys_sem_down(t.a->sem_go);
+	}
 	verify(&t);
 
 	while (!t.sh->stop) {
+		if (rnd(&t) % EXIT_CHANCE == 0) {
+			t.sh->exiting[t.a->task] = 1;
+			return;
+		}
 		unsigned int r = (unsigned int)(rnd(&t) % 100);
 		if (r < 20)
 			sys_yield();

@@ -36,5 +36,7 @@ unsigned int regs_check(unsigned int regset, unsigned int task, uint64_t seq);
 /* REGSET_ALL: x87 stack and FCW, MXCSR, and YMM (@ymm) or XMM, together. */
 void regs_write_all(unsigned int task, uint64_t seq, bool ymm);
 unsigned int regs_check_all(unsigned int task, uint64_t seq, bool ymm);
+/* A new task's registers hold the init state (nothing leaked from another task). */
+unsigned int regs_check_init(unsigned int task, bool ymm);
 
 #endif
