@@ -27,7 +27,7 @@
 #include "ulib.h"
 
 #define CSUM_WORDS 66    /* checksum buffers: up to 8 * 65 bytes at offsets 0..7 */
-#define EXIT_CHANCE 1024 /* a task exits after one step in this many */
+#define EXIT_CHANCE 256 /* a task exits after one step in this many */
 
 struct stress_task {
 	const struct stress_args *a;
