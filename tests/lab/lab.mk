@@ -1,1 +1,2 @@
 TEST_BINS += tests/lab/test_counts.sh
+TEST_BINS += tests/lab/stress.sh
