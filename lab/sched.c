@@ -4,9 +4,10 @@
  * queues, counting semaphores, migration on request.
  *
  * Invariants:
- * - Kernel code runs with interrupts off; only the idle loop (sti; hlt) and
- *   explicit wait loops enable them. A task is preempted only on its way
- *   back to ring 3 (exit_to_user), so the kernel itself is not preemptible.
+ * - Kernel code runs with interrupts off; only the idle loop (sti; hlt),
+ *   explicit wait loops and kfpu.c's worker waits enable them, and an
+ *   interrupt taken there only sets need_resched. A task is preempted only on
+ *   its way back to ring 3 (exit_to_user): the kernel is not preemptible.
  * - A task is on at most one run queue, that of t->cpu, and only while
  *   TASK_RUNNABLE. Only the task itself changes t->cpu (migrate_to).
  * - A CPU never switches to a task whose on_cpu is still set: its kernel

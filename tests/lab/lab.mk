@@ -1,2 +1,3 @@
 TEST_BINS += tests/lab/test_counts.sh
 TEST_BINS += tests/lab/stress.sh
+TEST_BINS += tests/lab/faults.sh

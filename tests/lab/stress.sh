@@ -11,7 +11,7 @@ fpulab=${FPULAB:-$root/build/fpulab}
 build=$(dirname "$fpulab")
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-S=200000 # switches per policy
+S=${FPULAB_STRESS_SWITCHES:-200000} # switches per policy; .ci/run asks for 10^6
 n=0
 ok() { n=$((n + 1)); echo "ok $n - $1"; }
 not_ok() {
