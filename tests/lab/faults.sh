@@ -5,34 +5,17 @@
 # when the policies it breaks report integrity errors, or, for the one QEMU
 # TCG cannot show as lost state, by what TCG does show.
 set -u
-here=$(cd "$(dirname "$0")" && pwd)
-root=$(cd "$here/../.." && pwd)
-fpulab=${FPULAB:-$root/build/fpulab}
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-n=0 failed=0
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-not_ok() {
-	n=$((n + 1)) failed=$((failed + 1))
-	echo "not ok $n - $1"
-	shift
-	for l in "$@"; do echo "#   $l"; done
-}
+. "$(dirname "$0")/lib.sh"
 
-# run NAME ARGS...: CSV into $work/NAME.csv, exit status in $work/NAME.rc
 run() {
 	local name=$1
 	shift
-	"$fpulab" run --accel tcg --timeout 120 --format csv --seed 1 "$@" \
-		> "$work/$name.csv" 2> "$work/$name.err"
-	echo $? > "$work/$name.rc"
+	fpulab_csv "$name" --timeout 120 --seed 1 "$@"
 }
 
+# get NAME POLICY KEY
 get() {
-	awk -F, -v p="$2" -v k="$3" '
-		NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
-		$col["policy"] == p { print $col[k]; exit }
-	' "$work/$1.csv"
+	csv_get "$1" "$3" policy="$2"
 }
 
 # detected FAULT SWITCHES POLICY...: stress under those policies finds integrity errors in each
@@ -43,10 +26,10 @@ detected() {
 	run "$fault" --experiment stress --policy "$list" --switches "$switches" --inject "$fault"
 	for p in "$@"; do
 		e=$(get "$fault" "$p" integrity_errors_all_runs)
-		if [ "$(cat "$work/$fault.rc")" = 1 ] && [ -n "$e" ] && [ "$e" -gt 0 ]; then
+		if [ "$(rc_of "$fault")" = 1 ] && [ -n "$e" ] && [ "$e" -gt 0 ]; then
 			ok "$fault is detected under $p ($e registers wrong)"
 		else
-			not_ok "$fault is detected under $p" "exit $(cat "$work/$fault.rc"), integrity errors '$e'" \
+			not_ok "$fault is detected under $p" "exit $(rc_of "$fault"), integrity errors '$e'" \
 				"$(tail -n 4 "$work/$fault.err")"
 		fi
 	done
@@ -65,10 +48,10 @@ detected stale-owner-after-exit 200000 smp-lazy
 # the CPU model: QEMU's AuthenticAMD "max" lacks XSaveErPtr, so libfpu scrubs
 # FIP/FDP/FOP with an x87 load right before the restore, and that load traps.
 run clts-amd --experiment stress --policy lazy --switches 20000 --inject skip-clts-before-restore
-if [ "$(cat "$work/clts-amd.rc")" = 1 ] && grep -q 'exception 7 (#NM.*in ring 0' "$work/clts-amd.err"; then
+if [ "$(rc_of clts-amd)" = 1 ] && grep -q 'exception 7 (#NM.*in ring 0' "$work/clts-amd.err"; then
 	ok "skip-clts-before-restore is detected: #NM in ring 0 (the scrub's x87 load under TCG)"
 else
-	not_ok "skip-clts-before-restore is detected as #NM in ring 0" "exit $(cat "$work/clts-amd.rc")" \
+	not_ok "skip-clts-before-restore is detected as #NM in ring 0" "exit $(rc_of clts-amd)" \
 		"$(tail -n 4 "$work/clts-amd.err")"
 fi
 # Without the scrub nothing faults under TCG: the load succeeds with TS still
@@ -85,5 +68,4 @@ else
 		"$(tail -n 4 "$work/clts-intel.err")"
 fi
 
-echo "1..$n"
-[ "$failed" = 0 ]
+finish

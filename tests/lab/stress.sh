@@ -5,41 +5,22 @@
 # negative control: the same experiment must catch a deliberately broken
 # policy (test kernel), or the clean result above would mean nothing.
 set -u
-here=$(cd "$(dirname "$0")" && pwd)
-root=$(cd "$here/../.." && pwd)
-fpulab=${FPULAB:-$root/build/fpulab}
-build=$(dirname "$fpulab")
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+. "$(dirname "$0")/lib.sh"
 S=${FPULAB_STRESS_SWITCHES:-200000} # switches per policy; .ci/run asks for 10^6
-n=0
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-not_ok() {
-	n=$((n + 1))
-	echo "not ok $n - $1"
-	shift
-	for l in "$@"; do echo "#   $l"; done
-}
 
-# run NAME ARGS...: stress as CSV into $work/NAME.csv, exit status in $work/NAME.rc
 run() {
 	local name=$1
 	shift
-	"$fpulab" run --accel tcg --timeout 120 --experiment stress --format csv --seed 1 "$@" \
-		> "$work/$name.csv" 2> "$work/$name.err"
-	echo $? > "$work/$name.rc"
+	fpulab_csv "$name" --timeout 120 --experiment stress --seed 1 "$@"
 }
 
 # get NAME POLICY KEY: one value of a policy's row
 get() {
-	awk -F, -v p="$2" -v k="$3" '
-		NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
-		$col["experiment"] == "stress" && $col["policy"] == p { print $col[k]; exit }
-	' "$work/$1.csv"
+	csv_get "$1" "$3" experiment=stress policy="$2"
 }
 
 run all --policy all --switches $S
-rc=$(cat "$work/all.rc")
+rc=$(rc_of all)
 policies=$(sed -En 's/.*guest up:.* policies[= ]([a-z,-]+).*/\1/p' "$work/all.err" | tr , ' ')
 if [ "$rc" = 0 ] && [ -n "$policies" ]; then
 	ok "stress --policy all ran: exit status 0, policies: $policies"
@@ -74,10 +55,10 @@ done
 run broken --kernel "$build/lab-test.elf" --policy broken-lazy,eager --switches 20000
 e=$(get broken broken-lazy integrity_errors)
 g=$(get broken eager integrity_errors)
-if [ "$(cat "$work/broken.rc")" = 1 ] && [ -n "$e" ] && [ "$e" -gt 0 ] && [ "$g" = 0 ]; then
+if [ "$(rc_of broken)" = 1 ] && [ -n "$e" ] && [ "$e" -gt 0 ] && [ "$g" = 0 ]; then
 	ok "stress catches broken-lazy: $e registers wrong, eager clean, exit status 1"
 else
-	not_ok "stress catches broken-lazy" "exit $(cat "$work/broken.rc") broken-lazy=$e eager=$g" \
+	not_ok "stress catches broken-lazy" "exit $(rc_of broken) broken-lazy=$e eager=$g" \
 		"$(tail -n 5 "$work/broken.err")"
 fi
-echo "1..$n"
+finish

@@ -4,38 +4,19 @@
 # Same-CPU ping-pong is deterministic: every count is asserted exactly.
 # Cross-CPU blocking depends on timing, so only relations are asserted there.
 set -u
-here=$(cd "$(dirname "$0")" && pwd)
-root=$(cd "$here/../.." && pwd)
-fpulab=${FPULAB:-$root/build/fpulab}
-build=$(dirname "$fpulab")
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+. "$(dirname "$0")/lib.sh"
 R=40 # round trips per run
-n=0 failed=0
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-skip() { n=$((n + 1)); echo "ok $n - # SKIP $1"; }
-not_ok() {
-	n=$((n + 1)) failed=$((failed + 1))
-	echo "not ok $n - $1"
-	shift
-	for l in "$@"; do echo "#   $l"; done
-}
 
-# run NAME ARGS...: fpulab run --format csv into $work/NAME.csv; exit status in $work/NAME.rc
+# run NAME ARGS...: one boot of the context-switch experiment
 run() {
 	local name=$1
 	shift
-	"$fpulab" run --accel tcg --timeout 60 --format csv --round-trips $R --repeat 1 "$@" \
-		> "$work/$name.csv" 2> "$work/$name.err"
-	echo $? > "$work/$name.rc"
+	fpulab_csv "$name" --timeout 60 --round-trips $R --repeat 1 "$@"
 }
 
-# get NAME POLICY PLACEMENT FP KEY: one value from a run's CSV
+# get NAME POLICY PLACEMENT FP KEY: one value of a run
 get() {
-	awk -F, -v p="$2" -v pl="$3" -v fp="$4" -v k="$5" '
-		NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
-		$col["policy"] == p && $col["placement"] == pl && $col["fp_users"] == fp { print $col[k]; exit }
-	' "$work/$1.csv"
+	csv_get "$1" "$5" policy="$2" placement="$3" fp_users="$4"
 }
 
 # expect NAME POLICY PLACEMENT FP "key=value ..." : exact values
@@ -53,10 +34,10 @@ expect() {
 # ---- boots with 1, 2 and 4 CPUs ----
 for cpus in 1 2 4; do
 	run boot$cpus --cpus $cpus --policy eager,lazy --placement same-cpu --fp-users both --regset x87
-	if [ "$(cat "$work/boot$cpus.rc")" = 0 ] && [ "$(get boot$cpus lazy same-cpu both cpus)" = $cpus ]; then
+	if [ "$(rc_of boot$cpus)" = 0 ] && [ "$(get boot$cpus lazy same-cpu both cpus)" = $cpus ]; then
 		ok "boots with $cpus CPUs and runs the ping-pong"
 	else
-		not_ok "boots with $cpus CPUs" "exit $(cat "$work/boot$cpus.rc")" "$(tail -n 8 "$work/boot$cpus.err")"
+		not_ok "boots with $cpus CPUs" "exit $(rc_of boot$cpus)" "$(tail -n 8 "$work/boot$cpus.err")"
 	fi
 	expect boot$cpus lazy same-cpu both "nm_traps=$((2 * R)) integrity_errors=0"
 done
@@ -119,11 +100,11 @@ expect off lazy-counter same-cpu both "nm_traps=0 restores=$S prefetches=0 integ
 # ---- the integrity check catches a broken policy (test kernel only) ----
 run broken --kernel "$build/lab-test.elf" --policy broken-lazy,lazy --placement same-cpu --fp-users both --regset sse
 e=$(get broken broken-lazy same-cpu both integrity_errors)
-if [ "$(cat "$work/broken.rc")" = 1 ] && [ -n "$e" ] && [ "$e" -gt 0 ] &&
+if [ "$(rc_of broken)" = 1 ] && [ -n "$e" ] && [ "$e" -gt 0 ] &&
    [ "$(get broken lazy same-cpu both integrity_errors)" = 0 ]; then
 	ok "broken-lazy is caught: $e registers wrong, exit status 1"
 else
-	not_ok "broken-lazy is caught" "exit $(cat "$work/broken.rc") integrity_errors=$e"
+	not_ok "broken-lazy is caught" "exit $(rc_of broken) integrity_errors=$e"
 fi
 
 # ---- save instructions and the AMD pointer scrub ----
@@ -148,5 +129,4 @@ for insn in xsavec xsaves; do
 	fi
 done
 
-echo "1..$n"
-[ "$failed" = 0 ]
+finish

@@ -1,0 +1,59 @@
+# SPDX-License-Identifier: MIT
+# Sourced by the tests/lab scripts: TAP output, and fpulab runs kept as CSV.
+# Sets fpulab (the binary, $FPULAB or build/fpulab), build (its folder) and
+# work (a temporary folder removed at exit).
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/../.." && pwd)
+fpulab=${FPULAB:-$root/build/fpulab}
+build=$(dirname "$fpulab")
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+n=0 failed=0
+
+ok() { n=$((n + 1)); echo "ok $n - $1"; }
+skip() { n=$((n + 1)); echo "ok $n - # SKIP $1"; }
+not_ok() {
+	n=$((n + 1)) failed=$((failed + 1))
+	echo "not ok $n - $1"
+	shift
+	for l in "$@"; do echo "#   $l"; done
+}
+
+# The plan line, and the exit status.
+finish() {
+	echo "1..$n"
+	[ "$failed" = 0 ]
+}
+
+# fpulab_csv NAME ARGS...: fpulab run --format csv ARGS into $work/NAME.csv,
+# its stderr into $work/NAME.err, its exit status into $work/NAME.rc.
+fpulab_csv() {
+	local name=$1
+	shift
+	"$fpulab" run --accel tcg --format csv "$@" > "$work/$name.csv" 2> "$work/$name.err"
+	echo $? > "$work/$name.rc"
+}
+
+rc_of() { cat "$work/$1.rc"; }
+
+# csv_get NAME KEY [COLUMN=VALUE ...]: KEY of the first row of NAME's CSV
+# whose columns have those values.
+csv_get() {
+	local name=$1 key=$2
+	shift 2
+	awk -F, -v k="$key" -v filters="$*" '
+		NR == 1 {
+			for (i = 1; i <= NF; i++) col[$i] = i
+			nf = split(filters, f, " ")
+			next
+		}
+		{
+			for (j = 1; j <= nf; j++) {
+				split(f[j], kv, "=")
+				if ($col[kv[1]] != kv[2]) next
+			}
+			print $col[k]
+			exit
+		}
+	' "$work/$name.csv"
+}
