@@ -193,6 +193,11 @@ void fpu_activate(struct fpu_cpu *c, unsigned int cpu, struct fpu *f)
 	}
 }
 
+void fpu_kernel_end_trap(struct fpu_cpu *c, unsigned int cpu, struct fpu *cur)
+{
+	fpu_ts_set(c);
+}
+
 void fpu_prefetch(struct fpu_cpu *c, const struct fpu *f)
 {
 	const char *p = (const char *)f->state;

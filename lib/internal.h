@@ -74,6 +74,10 @@ void fpu_load_regs(struct fpu_cpu *c, unsigned int cpu, struct fpu *f);
 /* Give the running task @f its registers: load them unless they already hold it. */
 void fpu_activate(struct fpu_cpu *c, unsigned int cpu, struct fpu *f);
 
+/* kernel_fpu_end for the TS-based policies: the section left no owner, so
+ * the task's next FPU instruction traps and its state is loaded then. */
+void fpu_kernel_end_trap(struct fpu_cpu *c, unsigned int cpu, struct fpu *cur);
+
 /* Prefetch @f's save area (counted). */
 void fpu_prefetch(struct fpu_cpu *c, const struct fpu *f);
 

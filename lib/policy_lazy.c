@@ -19,17 +19,11 @@ static void lazy_handle_nm(struct fpu_cpu *c, unsigned int cpu, struct fpu *cur)
 	fpu_activate(c, cpu, cur);
 }
 
-/* The section left no owner: the task's next FPU use traps and reloads. */
-static void lazy_kernel_fpu_end(struct fpu_cpu *c, unsigned int cpu, struct fpu *cur)
-{
-	fpu_ts_set(c);
-}
-
 const struct fpu_policy fpu_policy_lazy = {
 	.name = "lazy",
 	.switch_to = lazy_switch,
 	.handle_nm = lazy_handle_nm,
-	.kernel_fpu_end = lazy_kernel_fpu_end,
+	.kernel_fpu_end = fpu_kernel_end_trap,
 };
 
 #ifdef FPU_TESTING
@@ -52,6 +46,6 @@ const struct fpu_policy fpu_policy_broken_lazy = {
 	.name = "broken-lazy",
 	.switch_to = lazy_switch,
 	.handle_nm = broken_lazy_handle_nm,
-	.kernel_fpu_end = lazy_kernel_fpu_end,
+	.kernel_fpu_end = fpu_kernel_end_trap,
 };
 #endif

@@ -49,14 +49,9 @@ static void counter_handle_nm(struct fpu_cpu *c, unsigned int cpu, struct fpu *c
 	count_use(cur);
 }
 
-static void counter_kernel_fpu_end(struct fpu_cpu *c, unsigned int cpu, struct fpu *cur)
-{
-	fpu_ts_set(c);
-}
-
 const struct fpu_policy fpu_policy_lazy_counter = {
 	.name = "lazy-counter",
 	.switch_to = counter_switch,
 	.handle_nm = counter_handle_nm,
-	.kernel_fpu_end = counter_kernel_fpu_end,
+	.kernel_fpu_end = fpu_kernel_end_trap,
 };

@@ -27,14 +27,9 @@ static void owner_handle_nm(struct fpu_cpu *c, unsigned int cpu, struct fpu *cur
 	fpu_activate(c, cpu, cur);
 }
 
-static void owner_kernel_fpu_end(struct fpu_cpu *c, unsigned int cpu, struct fpu *cur)
-{
-	fpu_ts_set(c);
-}
-
 const struct fpu_policy fpu_policy_owner = {
 	.name = "owner",
 	.switch_to = owner_switch,
 	.handle_nm = owner_handle_nm,
-	.kernel_fpu_end = owner_kernel_fpu_end,
+	.kernel_fpu_end = fpu_kernel_end_trap,
 };

@@ -94,16 +94,11 @@ static void smp_lazy_task_exit(struct fpu_cpu *c, unsigned int cpu, struct fpu *
 	wait_for_flush(f);
 }
 
-static void smp_lazy_kernel_fpu_end(struct fpu_cpu *c, unsigned int cpu, struct fpu *cur)
-{
-	fpu_ts_set(c);
-}
-
 const struct fpu_policy fpu_policy_smp_lazy = {
 	.name = "smp-lazy",
 	.switch_to = smp_lazy_switch,
 	.handle_nm = smp_lazy_handle_nm,
 	.flush_ipi = smp_lazy_flush_ipi,
 	.task_exit = smp_lazy_task_exit,
-	.kernel_fpu_end = smp_lazy_kernel_fpu_end,
+	.kernel_fpu_end = fpu_kernel_end_trap,
 };
