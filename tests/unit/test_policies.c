@@ -11,6 +11,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -29,7 +30,21 @@ static void preempt_disable(void) { preempt_count++; }
 static void preempt_enable(void) { preempt_count--; }
 static struct fpu *current;
 static struct fpu *current_fpu(void) { return current; }
-static void host_panic(const char *msg) { fail_msg("libfpu panic: %s", msg); }
+static bool in_irq;
+static bool in_interrupt(void) { return in_irq; }
+
+/* A panic fails the test, unless the test waits for one (expect_panic). */
+static jmp_buf panic_jump;
+static bool panic_expected;
+static char panic_msg[128];
+static void host_panic(const char *msg)
+{
+	if (!panic_expected)
+		fail_msg("libfpu panic: %s", msg);
+	snprintf(panic_msg, sizeof(panic_msg), "%s", msg);
+	panic_expected = false;
+	longjmp(panic_jump, 1);
+}
 
 static const struct fpu_arch_ops ops = {
 	.cpu_id = cpu_id,
@@ -39,6 +54,7 @@ static const struct fpu_arch_ops ops = {
 	.preempt_disable = preempt_disable,
 	.preempt_enable = preempt_enable,
 	.current_fpu = current_fpu,
+	.in_interrupt = in_interrupt,
 };
 
 struct task {
@@ -221,6 +237,38 @@ static void test_kernel_fpu_section(void **state)
 	}
 }
 
+/* Nested sections and sections in interrupt context are bugs: libfpu panics. */
+static void test_kernel_fpu_misuse_panics(void **state)
+{
+	start_policy("eager");
+	current = NULL;
+
+	kernel_fpu_begin();
+	panic_expected = true;
+	if (!setjmp(panic_jump))
+		kernel_fpu_begin();
+	assert_false(panic_expected);
+	assert_non_null(strstr(panic_msg, "nested"));
+	preempt_count = 1; /* the refused begin never returned */
+	kernel_fpu_end();
+	assert_int_equal(preempt_count, 0);
+
+	in_irq = true;
+	panic_expected = true;
+	if (!setjmp(panic_jump))
+		kernel_fpu_begin();
+	in_irq = false;
+	assert_false(panic_expected);
+	assert_non_null(strstr(panic_msg, "interrupt"));
+	assert_int_equal(preempt_count, 0);
+
+	panic_expected = true;
+	if (!setjmp(panic_jump))
+		kernel_fpu_end();
+	assert_false(panic_expected);
+	assert_non_null(strstr(panic_msg, "without"));
+}
+
 /* Import replaces the task's state and no CPU may trust its old registers. */
 static void test_import_invalidates(void **state)
 {
@@ -261,6 +309,7 @@ int main(void)
 		cmocka_unit_test(test_owner_one),
 		cmocka_unit_test(test_smp_lazy_one),
 		cmocka_unit_test(test_kernel_fpu_section),
+		cmocka_unit_test(test_kernel_fpu_misuse_panics),
 		cmocka_unit_test(test_import_invalidates),
 	};
 	return cmocka_run_group_tests_name("libfpu policies (host, one CPU)", tests, setup, NULL);
