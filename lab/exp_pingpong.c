@@ -44,7 +44,7 @@ unsigned int context_switch_experiment(void)
 		if (!cfg.placement[pl])
 			continue;
 		if (pl == PLACE_CROSS_CPU && ncpus < 2) {
-			kprintf("context-switch: cross-cpu needs 2 CPUs, skipped\n");
+			kprintf("warning: context-switch: cross-cpu needs 2 CPUs, skipped\n");
 			continue;
 		}
 		for (int fp = 0; fp < FP_NR; fp++) {
@@ -54,7 +54,7 @@ unsigned int context_switch_experiment(void)
 				if (!cfg.regset[rs])
 					continue;
 				if (rs == REGSET_AVX && !(xstate_cfg.xcr0 & XFEATURE_MASK(XFEATURE_YMM))) {
-					kprintf("context-switch: this CPU has no AVX state, avx skipped\n");
+					kprintf("warning: context-switch: this CPU has no AVX state, avx skipped\n");
 					continue;
 				}
 				for (uint64_t rep = 0; rep < cfg.repeat; rep++) {

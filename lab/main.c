@@ -90,6 +90,7 @@ static void say_hello(void)
 void kmain(uint32_t start_info)
 {
 	console_init();
+	kprintf("\n"); /* firmware (SeaBIOS on q35/pc) may leave a line unfinished */
 	boot_info_parse(start_info);
 	mem_init(boot_info.ram_start, boot_info.ram_end);
 	mask_8259();

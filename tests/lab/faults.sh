@@ -44,7 +44,7 @@ detected no-invalidate-on-kernel-fpu 50000 lazy lazy-counter owner deferred smp-
 detected stale-owner-after-exit 200000 smp-lazy
 
 # skip-clts-before-restore: on hardware XRSTOR with CR0.TS set raises #NM in
-# ring 0. QEMU TCG does not fault there (DESIGN.md 5), so what shows depends on
+# ring 0. QEMU 7.2 TCG does not fault there, so what shows depends on
 # the CPU model: QEMU's AuthenticAMD "max" lacks XSaveErPtr, so libfpu scrubs
 # FIP/FDP/FOP with an x87 load right before the restore, and that load traps.
 run clts-amd --experiment stress --policy lazy --switches 20000 --inject skip-clts-before-restore
