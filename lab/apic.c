@@ -46,6 +46,9 @@ static void apic_write(uint32_t reg, uint32_t v)
 static void apic_write_icr(unsigned int dest, uint32_t lo)
 {
 	if (apic_x2) {
+		/* WRMSR to the x2APIC ICR is not serializing: earlier stores must
+		 * be visible before the IPI is (SDM Vol. 3 §11.12.3). */
+		__asm__ volatile("mfence; lfence" ::: "memory");
 		wrmsr(0x830, ((uint64_t)dest << 32) | lo);
 		return;
 	}

@@ -96,5 +96,5 @@ void cpu_setup(struct cpu *c)
 	wrmsr(MSR_EFER, rdmsr(MSR_EFER) | 1); /* SCE */
 	wrmsr(MSR_STAR, ((uint64_t)(USER_DS - 8 - 3) << 48) | ((uint64_t)KERNEL_CS << 32));
 	wrmsr(MSR_LSTAR, (uint64_t)syscall_entry);
-	wrmsr(MSR_FMASK, 0x40700); /* AC, DF, IF, TF */
+	wrmsr(MSR_FMASK, 0x44700); /* AC, NT, DF, IF, TF */
 }

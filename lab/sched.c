@@ -12,6 +12,12 @@
  *   TASK_RUNNABLE. Only the task itself changes t->cpu (migrate_to).
  * - A CPU never switches to a task whose on_cpu is still set: its kernel
  *   stack is in use until the CPU that ran it finishes switching away.
+ *   So a task is never put on another CPU's run queue while it still runs:
+ *   a migrating task is handed over in finish_switch(), after on_cpu is
+ *   clear (two tasks swapping CPUs would otherwise wait for each other).
+ * - A waker enqueues, then checks whether the target idles; the idle loop
+ *   says it idles, then checks its queue. A full fence sits between the
+ *   store and the load on both sides, or each could miss the other.
  * - context_switch() is the only caller of the FPU policy in this path.
  */
 #include "sched.h"
@@ -105,6 +111,14 @@ static struct task *rq_pop(struct runqueue *rq)
 }
 
 /* Put a runnable task on its CPU's queue; wake that CPU if it idles. */
+/* After putting a task on @tc's queue: wake @tc if it idles. */
+static void kick_if_idle(struct cpu *tc)
+{
+	__atomic_thread_fence(__ATOMIC_SEQ_CST); /* the enqueue before the idle check */
+	if (tc != this_cpu() && READ_ONCE(tc->current) == tc->idle)
+		apic_send_ipi(tc->apic_id, VEC_RESCHED);
+}
+
 static void enqueue(struct task *t)
 {
 	struct cpu *tc = cpus[t->cpu];
@@ -112,8 +126,7 @@ static void enqueue(struct task *t)
 	t->state = TASK_RUNNABLE;
 	rq_append_locked(&tc->rq, t);
 	spin_unlock(&tc->rq.lock);
-	if (tc != this_cpu() && READ_ONCE(tc->current) == tc->idle)
-		apic_send_ipi(tc->apic_id, VEC_RESCHED);
+	kick_if_idle(tc);
 }
 
 void wake_up(struct task *t)
@@ -126,8 +139,8 @@ void wake_up(struct task *t)
 		rq_append_locked(&tc->rq, t);
 	}
 	spin_unlock(&tc->rq.lock);
-	if (woke && tc != this_cpu() && READ_ONCE(tc->current) == tc->idle)
-		apic_send_ipi(tc->apic_id, VEC_RESCHED);
+	if (woke)
+		kick_if_idle(tc);
 }
 
 /* ---- switching ---- */
@@ -139,10 +152,12 @@ static struct fpu *user_fpu(struct task *t)
 
 static void finish_switch(struct task *prev)
 {
-	bool dead = prev->state == TASK_DEAD;
+	int state = prev->state;
 	__atomic_store_n(&prev->on_cpu, 0, __ATOMIC_RELEASE);
-	if (dead)
+	if (state == TASK_DEAD)
 		slot_free(prev);
+	else if (state == TASK_MIGRATING)
+		enqueue(prev);
 }
 
 static void context_switch(struct cpu *c, struct task *prev, struct task *next)
@@ -167,8 +182,12 @@ void schedule(void)
 	struct task *prev = c->current;
 
 	c->need_resched = false;
-	if (prev->state == TASK_RUNNING && prev != c->idle)
-		enqueue(prev); /* yield, preemption, or migration to prev->cpu */
+	if (prev->state == TASK_RUNNING && prev != c->idle) {
+		if (prev->cpu == (int)c->id)
+			enqueue(prev); /* yield or preemption */
+		else
+			prev->state = TASK_MIGRATING; /* enqueued by finish_switch() */
+	}
 	struct task *next = rq_pop(&c->rq);
 	if (!next)
 		next = c->idle;
@@ -282,7 +301,7 @@ struct task *task_create_kthread(const char *name, void (*fn)(void *), void *arg
 	t->cpu = (int)cpu;
 	t->kfn = fn;
 	t->arg = arg;
-	push_switch_frame(t, t->kstack_top - 8, kthread_start);
+	push_switch_frame(t, t->kstack_top, kthread_start);
 	enqueue(t);
 	return t;
 }
@@ -305,6 +324,7 @@ noreturn void idle_loop(void)
 {
 	for (;;) {
 		cli();
+		__atomic_thread_fence(__ATOMIC_SEQ_CST); /* current == idle before the queue check */
 		if (READ_ONCE(this_cpu()->rq.nr)) {
 			schedule();
 			continue;

@@ -10,6 +10,7 @@ enum task_state {
 	TASK_RUNNING,  /* on a CPU */
 	TASK_RUNNABLE, /* on a run queue */
 	TASK_BLOCKED,  /* on a wait queue */
+	TASK_MIGRATING, /* switched out for another CPU's queue, joins it in finish_switch() */
 	TASK_DEAD,     /* exited; its slot is freed once it is switched out */
 };
 

@@ -171,7 +171,7 @@ void fpu_load_regs(struct fpu_cpu *c, unsigned int cpu, struct fpu *f)
 {
 	if (!FPU_FAULT(FPU_FAULT_SKIP_CLTS_BEFORE_RESTORE))
 		fpu_ts_clear(c);
-	if (c->owner != f && xstate_scrub_fxsave_leak())
+	if (!fpregs_hold(c, cpu, f) && xstate_scrub_fxsave_leak())
 		c->stats.scrubs++;
 	xstate_restore(f->state, xstate_cfg.kernel_mask);
 	c->stats.restores++;
@@ -301,14 +301,21 @@ void fpu_cpu_quiesce(void)
 
 /* ---- user-visible state ---- */
 
-/* Bring @fpu's save area up to date if this CPU holds it live. */
+/*
+ * Bring @fpu's save area up to date if this CPU holds it live. Under
+ * smp-lazy that may be a switched-out task while the running one has TS
+ * set: keep TS as it was.
+ */
 static void sync_area(struct fpu *fpu)
 {
 	unsigned int cpu;
 	struct fpu_cpu *c = this_fpu_cpu(&cpu);
+	bool ts = c->ts;
 
 	if (c->live && c->owner == fpu)
 		fpu_save_regs(c, cpu, fpu);
+	if (ts)
+		fpu_ts_set(c);
 }
 
 int fpu_export_std(struct fpu *fpu, void *dst, size_t dst_len)
