@@ -21,7 +21,7 @@
 struct semaphore user_sems[MAX_USER_SEMS];
 
 const char *const regset_names[REGSET_NR] = { "x87", "sse", "avx" };
-const char *const placement_names[PLACE_NR] = { "same-cpu", "cross-cpu" };
+const char *const placement_names[PLACE_NR] = { "same-cpu", "cross-cpu", "migrating" };
 const char *const fp_names[FP_NR] = { "none", "one", "both" };
 
 struct config cfg;

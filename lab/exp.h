@@ -7,7 +7,8 @@
 #include <stdint.h>
 
 enum regset { REGSET_X87, REGSET_SSE, REGSET_AVX, REGSET_NR };
-enum placement { PLACE_SAME_CPU, PLACE_CROSS_CPU, PLACE_NR };
+/* migrating: cross-cpu, and both tasks move to the other CPU every round trip. */
+enum placement { PLACE_SAME_CPU, PLACE_CROSS_CPU, PLACE_MIGRATING, PLACE_NR };
 enum fp_users { FP_NONE, FP_ONE, FP_BOTH, FP_NR };
 #define REGSET_ALL REGSET_NR          /* stress: x87 + FCW, MXCSR, XMM or YMM at once */
 #define REPORT_CSUM (REGSET_NR + 1)   /* integrity_report.regset: a wrong kernel checksum */
@@ -17,6 +18,7 @@ struct pingpong_args {
 	unsigned int role;      /* 0: initiator, marks the window; 1: responder */
 	unsigned int task;      /* pattern id, unique per task */
 	bool fp;                /* keeps a pattern in its register set */
+	bool migrate;           /* moves to the other CPU after every round trip */
 	enum regset regset;
 	unsigned int sem_mine, sem_other;
 	uint64_t warmup, round_trips;

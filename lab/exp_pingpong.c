@@ -27,6 +27,7 @@ static void context_switch_run(struct result *res, enum placement pl, enum fp_us
 			.sem_other = 1 - r,
 			.warmup = cfg.warmup,
 			.round_trips = cfg.round_trips,
+			.migrate = pl == PLACE_MIGRATING,
 		};
 	task_create_user("ping", pingpong_main, &pp_args[0], 0, &exited);
 	task_create_user("pong", pingpong_main, &pp_args[1], cpu_b, &exited);
@@ -43,8 +44,8 @@ unsigned int context_switch_experiment(void)
 	for (int pl = 0; pl < PLACE_NR; pl++) {
 		if (!cfg.placement[pl])
 			continue;
-		if (pl == PLACE_CROSS_CPU && ncpus < 2) {
-			kprintf("warning: context-switch: cross-cpu needs 2 CPUs, skipped\n");
+		if (pl != PLACE_SAME_CPU && ncpus < 2) {
+			kprintf("warning: context-switch: %s needs 2 CPUs, skipped\n", placement_names[pl]);
 			continue;
 		}
 		for (int fp = 0; fp < FP_NR; fp++) {

@@ -4,7 +4,8 @@
  * Role 0 ups the other's semaphore and waits on its own; role 1 the reverse.
  * An FP user checks its register pattern after every switch back, then
  * writes the next one. The window (MARK_START..MARK_END) holds exactly
- * round_trips round trips.
+ * round_trips round trips. With migrate, both tasks move to the other CPU
+ * after every round trip, so they swap CPUs at the same moment.
  */
 #include "../exp.h"
 #include "ulib.h"
@@ -29,6 +30,8 @@ void pingpong_main(void *p)
 			regs_check(a->regset, a->task, seq);
 			regs_write(a->regset, a->task, ++seq);
 		}
+		if (a->migrate)
+			sys_migrate((unsigned int)(1 - sys_getcpu()));
 		if (a->role == 1)
 			sys_sem_up(a->sem_other);
 	}
