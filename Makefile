@@ -2,9 +2,12 @@
 #
 #   make            build everything
 #   make run        build, then run the default matrix (fpulab run)
-#   make test       build, then run every test; ends with "N passed, N failed"
+#   make test       build, then run every test; ends with "N passed, N failed, N skipped"
 
-CC      ?= gcc
+# gcc unless the user chose a compiler (make's own default CC is cc).
+ifeq ($(origin CC),default)
+CC      := gcc
+endif
 BUILD   ?= build
 
 WARN     := -Wall -Wextra -Wno-unused-parameter -Wmissing-prototypes -Wstrict-prototypes
