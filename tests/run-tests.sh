@@ -3,16 +3,20 @@
 # Run test executables (cmocka binaries, TAP scripts) and count their TAP lines.
 #   tests/run-tests.sh build/tests/test_a tests/cli/test_run.sh ...
 # Each runs with CMOCKA_MESSAGE_OUTPUT=TAP; its output is echoed. "ok " lines
-# pass, "not ok " lines fail. A test executable that exits non-zero without a
+# pass, "not ok " lines fail, and "ok " lines with a "# SKIP" directive are
+# skipped, not passed. A test executable that exits non-zero without a
 # "not ok" line, or that reports no result at all, counts as one failure.
-# The last line is "N passed, N failed"; the exit status is non-zero on failure.
+# The last line is "N passed, N failed, N skipped"; the exit status is
+# non-zero on failure.
 set -u
 export CMOCKA_MESSAGE_OUTPUT=TAP
-passed=0 failed=0
+passed=0 failed=0 skipped=0
+# TAP: "ok 7 - name # SKIP reason", "ok 7 # skip", "ok 7 - # SKIP reason"
+skip_re='^ok .*#[[:space:]]*[Ss][Kk][Ii][Pp]'
 
 if [ $# -eq 0 ]; then
 	echo "run-tests.sh: no test executables given" >&2
-	echo "0 passed, 1 failed"
+	echo "0 passed, 1 failed, 0 skipped"
 	exit 1
 fi
 for t in "$@"; do
@@ -26,17 +30,18 @@ for t in "$@"; do
 		rc=127
 	fi
 	cat "$log"
-	p=$(grep -c '^ok ' "$log")
+	s=$(grep -c "$skip_re" "$log")
+	p=$(($(grep -c '^ok ' "$log") - s))
 	f=$(grep -c '^not ok ' "$log")
 	rm -f "$log"
 	if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then
 		echo "not ok - $t exited with status $rc without reporting a failure"
 		f=1
-	elif [ "$p" -eq 0 ] && [ "$f" -eq 0 ]; then
+	elif [ "$p" -eq 0 ] && [ "$f" -eq 0 ] && [ "$s" -eq 0 ]; then
 		echo "not ok - $t reported no test results"
 		f=1
 	fi
-	passed=$((passed + p)) failed=$((failed + f))
+	passed=$((passed + p)) failed=$((failed + f)) skipped=$((skipped + s))
 done
-echo "$passed passed, $failed failed"
+echo "$passed passed, $failed failed, $skipped skipped"
 [ "$failed" -eq 0 ]
