@@ -146,16 +146,43 @@ static void op_switch_eager(struct bench *b)
 	}
 }
 
-/* The raw pair, inline: XSAVEOPT into one standard buffer, XRSTOR from the other. */
+/*
+ * The raw pair, inline: save into one buffer, restore from the other, with
+ * the save instruction libfpu's switch uses (b->insn), so the comparison is
+ * like for like. XRSTOR reads either format (XCOMP_BV[63]).
+ */
+#define RAW_PAIR(save, restore)                                                              \
+	for (int i = 0; i < BATCH / 2; i++) {                                                \
+		__asm__ volatile(save " %0" : "+m"(*b->a) : "a"(lo), "d"(hi) : "memory");    \
+		__asm__ volatile(restore " %0" : : "m"(*b->b), "a"(lo), "d"(hi) : "memory"); \
+		__asm__ volatile(save " %0" : "+m"(*b->b) : "a"(lo), "d"(hi) : "memory");    \
+		__asm__ volatile(restore " %0" : : "m"(*b->a), "a"(lo), "d"(hi) : "memory"); \
+	}
+
 static void op_switch_raw(struct bench *b)
 {
 	uint32_t lo = (uint32_t)b->mask, hi = (uint32_t)(b->mask >> 32);
-	for (int i = 0; i < BATCH / 2; i++) {
-		__asm__ volatile("xsaveopt64 %0" : "+m"(*b->a) : "a"(lo), "d"(hi) : "memory");
-		__asm__ volatile("xrstor64 %0" : : "m"(*b->b), "a"(lo), "d"(hi) : "memory");
-		__asm__ volatile("xsaveopt64 %0" : "+m"(*b->b) : "a"(lo), "d"(hi) : "memory");
-		__asm__ volatile("xrstor64 %0" : : "m"(*b->a), "a"(lo), "d"(hi) : "memory");
+
+	switch (b->insn) {
+	case FPU_INSN_FXSAVE:
+		RAW_PAIR("fxsave64", "fxrstor64");
+		break;
+	case FPU_INSN_XSAVE:
+		RAW_PAIR("xsave64", "xrstor64");
+		break;
+	case FPU_INSN_XSAVEOPT:
+		RAW_PAIR("xsaveopt64", "xrstor64");
+		break;
+	default: /* XSAVEC: the only other user-mode choice */
+		RAW_PAIR("xsavec64", "xrstor64");
+		break;
 	}
+}
+
+/* "fxrstor" for FXSAVE, else "xrstor". */
+static const char *restore_name(enum fpu_save_insn insn)
+{
+	return insn == FPU_INSN_FXSAVE ? "fxrstor" : "xrstor";
 }
 
 /* ---- register state ---- */
@@ -249,8 +276,8 @@ static void prep_switch(struct bench *b)
 static void prep_switch_raw(struct bench *b)
 {
 	enter_state(true);
-	xstate_save_insn(FPU_INSN_XSAVE, b->a, b->mask);
-	xstate_save_insn(FPU_INSN_XSAVE, b->b, b->mask);
+	xstate_save_insn(b->insn, b->a, b->mask);
+	xstate_save_insn(b->insn, b->b, b->mask);
 }
 
 static bool insn_ok(enum fpu_save_insn insn)
@@ -270,11 +297,13 @@ static void usage(FILE *f)
 	fprintf(f, "usage: fpulab calibrate [--format table|json|csv] [--repeat N] [--insn auto|xsaveopt|...]\n"
 		   "Native user-mode cost of FXSAVE/XSAVE/XSAVEOPT/XSAVEC (registers init and\n"
 		   "dirty), XRSTOR standard/compacted, the XSAVEOPT modified-optimization hit,\n"
-		   "and libfpu's eager switch path against the raw XSAVEOPT+XRSTOR pair.\n"
+		   "and libfpu's eager switch path against a raw save+XRSTOR pair that uses the\n"
+		   "same save instruction as libfpu (the output names it).\n"
 		   "Figures per operation in TSC ticks and ns: median/min/max of N samples\n"
-		   "(default %d, at most %lu), each a batch of %d operations.\n"
-		   "--insn makes libfpu's switch path use that save instruction (default: the\n"
-		   "best user-mode one, xsavec where offered).\n",
+		   "(default %d, 1..%lu), each a batch of %d operations.\n"
+		   "--insn makes libfpu's switch path, and so the raw pair, use that save\n"
+		   "instruction (default auto: the best user-mode one, xsavec where offered).\n"
+		   "--format json: one object per line, one per figure.\n",
 		   REPEAT_DEFAULT, REPEAT_MAX, BATCH);
 }
 
@@ -310,8 +339,13 @@ static int parse_args(int argc, char **argv, enum fmt *fmt, unsigned long *repea
 			char *end;
 			errno = 0;
 			unsigned long n = strtoul(v, &end, 10);
-			if (!*v || *end || errno || v[0] == '-' || n < 1 || n > REPEAT_MAX) {
-				fprintf(stderr, "fpulab calibrate: --repeat: '%s' is not an integer in 1..%lu\n", v,
+			if (!*v || *end || v[0] == '-' || v[0] == '+') {
+				fprintf(stderr, "fpulab calibrate: --repeat: '%s' is not a non-negative "
+						"integer (must be 1..%lu)\n", v, REPEAT_MAX);
+				return 2;
+			}
+			if (errno || n < 1 || n > REPEAT_MAX) {
+				fprintf(stderr, "fpulab calibrate: --repeat: %s must be 1..%lu\n", v,
 					REPEAT_MAX);
 				return 2;
 			}
@@ -328,8 +362,11 @@ static int parse_args(int argc, char **argv, enum fmt *fmt, unsigned long *repea
 				return 2;
 			}
 		} else {
-			fprintf(stderr, "fpulab calibrate: unknown or incomplete option '%s'\n", argv[i]);
-			usage(stderr);
+			fprintf(stderr, "fpulab calibrate: %s option '%s'\n"
+					"try 'fpulab calibrate --help'\n",
+				v || !strncmp(a, "--format", 8) || !strncmp(a, "--repeat", 8) ||
+						!strncmp(a, "--insn", 6) ? "incomplete" : "unknown",
+				argv[i]);
 			return 2;
 		}
 	}
@@ -337,33 +374,44 @@ static int parse_args(int argc, char **argv, enum fmt *fmt, unsigned long *repea
 }
 
 static void print_results(enum fmt fmt, const struct figure *f, int n, double tpn, unsigned long repeat,
-			  double ratio)
+			  double ratio, int ratio_fig)
 {
 	double mhz = tpn * 1000.0;
+	const char *insn = fpu_insn_name(xstate_cfg.save_insn);
 
 	if (fmt == FMT_JSON) {
-		printf("{\n  \"source\": \"native user-mode TSC\",\n  \"tsc_mhz\": %.3f,\n  \"repeat\": %lu,\n"
-		       "  \"batch\": %d,\n  \"overhead_ticks\": %.1f,\n  \"xcr0\": \"0x%" PRIx64 "\",\n"
-		       "  \"save_insn\": \"%s\",\n  \"kernel_size\": %u,\n  \"figures\": [\n",
-		       mhz, repeat, BATCH, overhead_ticks, xstate_cfg.xcr0, fpu_insn_name(xstate_cfg.save_insn),
-		       xstate_cfg.kernel_size);
-		for (int i = 0; i < n; i++)
-			printf("    {\"name\": \"%s\", \"state\": \"%s\", \"median_ticks\": %.1f, \"min_ticks\": %.1f, "
-			       "\"max_ticks\": %.1f, \"median_ns\": %.2f, \"min_ns\": %.2f, \"max_ns\": %.2f, "
-			       "\"xinuse\": \"0x%" PRIx64 "\", \"state_verified\": %s}%s\n",
+		/* One object per line, one per figure, like fpulab run --format json. */
+		for (int i = 0; i < n; i++) {
+			printf("{\"name\": \"%s\", \"state\": \"%s\", \"median_ticks\": %.1f, "
+			       "\"min_ticks\": %.1f, \"max_ticks\": %.1f, \"median_ns\": %.2f, "
+			       "\"min_ns\": %.2f, \"max_ns\": %.2f, \"xinuse\": \"0x%" PRIx64 "\", "
+			       "\"state_verified\": %s, ",
 			       f[i].name, f[i].state, f[i].median, f[i].min, f[i].max, f[i].median / tpn,
-			       f[i].min / tpn, f[i].max / tpn, f[i].xinuse, f[i].state_ok ? "true" : "false",
-			       i + 1 < n ? "," : "");
-		printf("  ],\n  \"eager_vs_raw_ratio\": %.3f\n}\n", ratio);
+			       f[i].min / tpn, f[i].max / tpn, f[i].xinuse, f[i].state_ok ? "true" : "false");
+			if (i == ratio_fig && ratio > 0)
+				printf("\"vs_raw_pair\": %.3f, ", ratio);
+			else
+				printf("\"vs_raw_pair\": null, ");
+			printf("\"source\": \"native user-mode TSC\", \"tsc_mhz\": %.3f, \"repeat\": %lu, "
+			       "\"batch\": %d, \"overhead_ticks\": %.1f, \"xcr0\": \"0x%" PRIx64 "\", "
+			       "\"save_insn\": \"%s\", \"kernel_size\": %u}\n",
+			       mhz, repeat, BATCH, overhead_ticks, xstate_cfg.xcr0, insn,
+			       xstate_cfg.kernel_size);
+		}
 		return;
 	}
 	if (fmt == FMT_CSV) {
 		printf("name,state,median_ticks,min_ticks,max_ticks,median_ns,min_ns,max_ns,xinuse,state_verified,"
-		       "tsc_mhz,repeat,batch\n");
-		for (int i = 0; i < n; i++)
-			printf("%s,%s,%.1f,%.1f,%.1f,%.2f,%.2f,%.2f,0x%" PRIx64 ",%s,%.3f,%lu,%d\n", f[i].name,
-			       f[i].state, f[i].median, f[i].min, f[i].max, f[i].median / tpn, f[i].min / tpn,
-			       f[i].max / tpn, f[i].xinuse, f[i].state_ok ? "yes" : "no", mhz, repeat, BATCH);
+		       "vs_raw_pair,tsc_mhz,repeat,batch,save_insn\n");
+		for (int i = 0; i < n; i++) {
+			char r[16] = "";
+			if (i == ratio_fig && ratio > 0)
+				snprintf(r, sizeof(r), "%.3f", ratio);
+			printf("%s,%s,%.1f,%.1f,%.1f,%.2f,%.2f,%.2f,0x%" PRIx64 ",%s,%s,%.3f,%lu,%d,%s\n",
+			       f[i].name, f[i].state, f[i].median, f[i].min, f[i].max, f[i].median / tpn,
+			       f[i].min / tpn, f[i].max / tpn, f[i].xinuse, f[i].state_ok ? "yes" : "no", r,
+			       mhz, repeat, BATCH, insn);
+		}
 		return;
 	}
 	printf("fpulab calibrate: native user-mode costs (source: host TSC, user mode)\n");
@@ -371,8 +419,7 @@ static void print_results(enum fmt fmt, const struct figure *f, int n, double tp
 	       "empty-batch overhead %.1f ticks subtracted; figures per operation\n",
 	       mhz, repeat, BATCH, overhead_ticks);
 	printf("XCR0 0x%" PRIx64 ", libfpu uses %s (%s format, %u bytes)\n\n", xstate_cfg.xcr0,
-	       fpu_insn_name(xstate_cfg.save_insn), xstate_cfg.compacted ? "compacted" : "standard",
-	       xstate_cfg.kernel_size);
+	       insn, xstate_cfg.compacted ? "compacted" : "standard", xstate_cfg.kernel_size);
 	printf("%-30s %-6s %9s %9s %9s   %9s %9s %9s  %s\n", "operation", "state", "median", "min", "max",
 	       "median", "min", "max", "XINUSE");
 	printf("%-30s %-6s %9s %9s %9s   %9s %9s %9s\n", "", "", "ticks", "ticks", "ticks", "ns", "ns", "ns");
@@ -381,7 +428,8 @@ static void print_results(enum fmt fmt, const struct figure *f, int n, double tp
 		       f[i].median, f[i].min, f[i].max, f[i].median / tpn, f[i].min / tpn, f[i].max / tpn,
 		       f[i].xinuse, f[i].state_ok ? "" : "  (state NOT as claimed)");
 	if (ratio > 0)
-		printf("\nlibfpu eager switch / raw XSAVEOPT+XRSTOR pair (medians, same run): %.3f\n", ratio);
+		printf("\nlibfpu eager switch (%s) / raw %s+%s pair (medians, same run, same save "
+		       "instruction): %.3f\n", insn, insn, restore_name(xstate_cfg.save_insn), ratio);
 }
 
 int cmd_calibrate(int argc, char **argv)
@@ -392,7 +440,7 @@ int cmd_calibrate(int argc, char **argv)
 	struct figure fig[24];
 	struct bench b;
 	double *samples, tpn, ratio = 0;
-	int n = 0, rc, err;
+	int n = 0, rc, err, ratio_fig = -1;
 
 	rc = parse_args(argc, argv, &fmt, &repeat, &o.insn);
 	if (rc >= 0)
@@ -460,17 +508,20 @@ int cmd_calibrate(int argc, char **argv)
 		fig[n] = (struct figure){ .name = "xrstor compacted", .state = "dirty" };
 		measure(&fig[n++], op_xrstor_cmp, &b, true, repeat, samples, NULL);
 	}
-	if (insn_ok(FPU_INSN_XSAVEOPT)) {
-		/* Interleaved A B A B so drift hits both alike; one sample each per round. */
+	if (insn_ok(xstate_cfg.save_insn)) {
+		/* Interleaved A B A B so drift hits both alike; one sample each per round.
+		 * Both sides save with libfpu's instruction: like for like. */
 		struct figure *eager = &fig[n++], *raw = &fig[n++];
 		double *se = samples, *sr = malloc(repeat * sizeof(*sr));
-		char ename[64];
-		static char ename_s[64];
+		static char ename[64], rname[64];
 
-		snprintf(ename, sizeof(ename), "switch: libfpu eager (%s)", fpu_insn_name(xstate_cfg.save_insn));
-		memcpy(ename_s, ename, sizeof(ename));
-		*eager = (struct figure){ .name = ename_s, .state = "dirty", .state_ok = true };
-		*raw = (struct figure){ .name = "switch: raw xsaveopt+xrstor", .state = "dirty", .state_ok = true };
+		b.insn = xstate_cfg.save_insn;
+		snprintf(ename, sizeof(ename), "switch: libfpu eager (%s)", fpu_insn_name(b.insn));
+		snprintf(rname, sizeof(rname), "switch: raw %s+%s", fpu_insn_name(b.insn),
+			 restore_name(b.insn));
+		*eager = (struct figure){ .name = ename, .state = "dirty", .state_ok = true };
+		*raw = (struct figure){ .name = rname, .state = "dirty", .state_ok = true };
+		ratio_fig = (int)(eager - fig);
 		if (!sr) {
 			fprintf(stderr, "fpulab calibrate: out of memory\n");
 			return 1;
@@ -505,7 +556,7 @@ int cmd_calibrate(int argc, char **argv)
 	}
 	xstate_load_init();
 
-	print_results(fmt, fig, n, tpn, repeat, ratio);
+	print_results(fmt, fig, n, tpn, repeat, ratio, ratio_fig);
 	for (int i = 0; i < n; i++)
 		if (!fig[i].state_ok) {
 			fprintf(stderr, "fpulab calibrate: register state of '%s' (%s) was not as claimed\n",

@@ -11,12 +11,13 @@ static void usage(FILE *f)
 		   "  run        boot the lab kernel under QEMU and measure FPU context switching\n"
 		   "  xstate     check or dump an xstate image (xstate check|dump FILE)\n"
 		   "  calibrate  measure the native XSAVE*/XRSTOR cost on this host\n"
-		   "  help       this text; 'fpulab run --help' for run's options\n");
+		   "  help       this text; 'fpulab help COMMAND' for a command's options\n");
 }
 
 int main(int argc, char **argv)
 {
 	const char *cmd = argc > 1 ? argv[1] : NULL;
+	char *help_argv[] = { argv[0], argc > 2 ? argv[2] : NULL, "--help", NULL };
 	int (*fn)(int, char **) = NULL;
 
 	if (!cmd) {
@@ -24,8 +25,14 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	if (!strcmp(cmd, "help") || !strcmp(cmd, "--help") || !strcmp(cmd, "-h")) {
-		usage(stdout);
-		return 0;
+		if (argc > 2 && !strcmp(cmd, "help")) { /* fpulab help run = fpulab run --help */
+			cmd = argv[2];
+			argc = 3;
+			argv = help_argv;
+		} else {
+			usage(stdout);
+			return 0;
+		}
 	}
 	if (!strcmp(cmd, "run"))
 		fn = cmd_run;
@@ -34,8 +41,7 @@ int main(int argc, char **argv)
 	else if (!strcmp(cmd, "calibrate"))
 		fn = cmd_calibrate;
 	else {
-		fprintf(stderr, "fpulab: unknown command '%s'\n\n", cmd);
-		usage(stderr);
+		fprintf(stderr, "fpulab: unknown command '%s'\ntry 'fpulab help'\n", cmd);
 		return 2;
 	}
 	return fn(argc - 1, argv + 1);

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include <fpu/xstate.h>
 
@@ -16,21 +17,32 @@
 
 #define XSTATE_FILE_MAX (1u << 20) /* larger files are not xstate images */
 
+/* Exit status: 0 accepted (dump: printed), 1 rejected, 2 usage error or a
+ * file that cannot be read. */
+enum { XS_ACCEPT = 0, XS_REJECT = 1, XS_ERROR = 2 };
+
 static void usage(FILE *f)
 {
 	fprintf(f, "usage: fpulab xstate check FILE   validate a standard-format XSAVE image;\n"
 		   "                                  prints 'accept' (exit 0) or 'reject: REASON' (exit 1)\n"
 		   "       fpulab xstate dump FILE    print its header and components readably\n"
-		   "The enabled components are this host's (XGETBV(0) within x87|SSE|AVX|AVX-512).\n");
+		   "The enabled components are this host's (XGETBV(0) within x87|SSE|AVX|AVX-512).\n"
+		   "Exit status: 0 accepted, 1 rejected, 2 usage error or FILE missing/unreadable/a directory.\n");
 }
 
 /* Read the whole file; NULL and a message on error. */
 static uint8_t *read_file(const char *path, size_t *len)
 {
-	FILE *f = fopen(path, "rb");
+	struct stat st;
+	FILE *f;
 	uint8_t *buf;
 	size_t n;
 
+	if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
+		fprintf(stderr, "fpulab xstate: %s: is a directory, not an xstate image\n", path);
+		return NULL;
+	}
+	f = fopen(path, "rb");
 	if (!f) {
 		fprintf(stderr, "fpulab xstate: %s: %s\n", path, strerror(errno));
 		return NULL;
@@ -61,7 +73,7 @@ static int host_init(void)
 
 	if (err) {
 		fprintf(stderr, "fpulab xstate: cannot enumerate this CPU: %s\n", xstate_strerror(err));
-		return 1;
+		return XS_ERROR;
 	}
 	return 0;
 }
@@ -87,15 +99,15 @@ static int do_check(const char *path)
 	int err;
 
 	if (!img)
-		return 1;
+		return XS_ERROR;
 	err = validate(img, len);
 	free(img);
 	if (err) {
 		printf("reject: %s\n", xstate_strerror(err));
-		return 1;
+		return XS_REJECT;
 	}
 	printf("accept\n");
-	return 0;
+	return XS_ACCEPT;
 }
 
 /* Print @n little-endian bytes as one hex number, most significant first. */
@@ -194,12 +206,12 @@ static int do_dump(const char *path)
 	int err;
 
 	if (!img)
-		return 1;
+		return XS_ERROR;
 	printf("file       %s (%zu bytes)\n", path, len);
 	if (len < XSTATE_LEGACY_SIZE) {
 		printf("too short for the 512-byte legacy region\n");
 		free(img);
-		return 1;
+		return XS_REJECT;
 	}
 	err = validate(img, len);
 	printf("verdict    %s%s\n", err ? "reject: " : "accept", err ? xstate_strerror(err) : "");
@@ -240,18 +252,45 @@ static int do_dump(const char *path)
 	return 0;
 }
 
+static bool is_help(const char *a)
+{
+	return !strcmp(a, "--help") || !strcmp(a, "-h") || !strcmp(a, "help");
+}
+
+static int usage_error(const char *msg, const char *arg)
+{
+	fprintf(stderr, "fpulab xstate: ");
+	fprintf(stderr, msg, arg);
+	fprintf(stderr, "\ntry 'fpulab xstate --help'\n");
+	return XS_ERROR;
+}
+
 int cmd_xstate(int argc, char **argv)
 {
-	if (argc == 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help"))) {
-		usage(stdout);
-		return 0;
+	/* fpulab xstate --help, fpulab xstate check --help, ... */
+	for (int i = 1; i < argc; i++) {
+		if (is_help(argv[i]) && (i == 1 || strncmp(argv[i], "-", 1) == 0)) {
+			usage(stdout);
+			return 0;
+		}
 	}
-	if (argc != 3 || (strcmp(argv[1], "check") && strcmp(argv[1], "dump"))) {
+	if (argc < 2) {
 		usage(stderr);
-		return 2;
+		return XS_ERROR;
 	}
+	if (strcmp(argv[1], "check") && strcmp(argv[1], "dump"))
+		return usage_error("unknown subcommand '%s' (check or dump)", argv[1]);
+	if (argc == 2)
+		return usage_error("%s needs a FILE", argv[1]);
+	if (argc > 3) {
+		fprintf(stderr, "fpulab xstate: %s takes one FILE, got %d arguments\n"
+				"try 'fpulab xstate --help'\n", argv[1], argc - 2);
+		return XS_ERROR;
+	}
+	if (argv[2][0] == '-' && argv[2][1])
+		return usage_error("unknown option '%s'", argv[2]);
 	if (host_init())
-		return 1;
+		return XS_ERROR;
 	if (!strcmp(argv[1], "check"))
 		return do_check(argv[2]);
 	return do_dump(argv[2]);

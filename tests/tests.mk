@@ -3,7 +3,7 @@
 #    $(BUILD)/libfpu.a -lcmocka;
 #  - every test executable is listed in TEST_BINS (fuzz.mk and lab.mk append);
 #  - `make test` checks the dependencies, builds everything, then runs
-#    tests/run-tests.sh $(TEST_BINS), whose last line is "N passed, N failed".
+#    tests/run-tests.sh $(TEST_BINS), whose last line is "N passed, N failed, N skipped".
 
 UNIT_TEST_SRCS := $(wildcard tests/unit/test_*.c)
 TEST_BINS := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_TEST_SRCS))
@@ -19,7 +19,7 @@ $(BUILD)/tests/test_cli_%: tests/cli/test_cli_%.c $(CLI_UNIT_OBJS) $(BUILD)/libf
 	@mkdir -p $(dir $@)
 	$(CC) $(HCFLAGS) -Icli -MMD -o $@ $< $(CLI_UNIT_OBJS) $(BUILD)/libfpu.a -lcmocka $(HLDLIBS)
 TEST_BINS += $(patsubst tests/cli/%.c,$(BUILD)/tests/%,$(wildcard tests/cli/test_cli_*.c))
-TEST_BINS += tests/cli/test_run.sh tests/cli/test_run_lab.sh
+TEST_BINS += tests/cli/test_run.sh tests/cli/test_cli_cmds.sh tests/cli/test_run_lab.sh
 
 -include tests/fuzz/fuzz.mk
 -include tests/lab/lab.mk

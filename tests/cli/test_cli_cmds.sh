@@ -1,0 +1,100 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+# fpulab's other commands (help, xstate, calibrate) and tests/run-tests.sh's
+# counting. TAP output; run by tests/run-tests.sh.
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/../.." && pwd)
+fpulab=${FPULAB:-$root/build/fpulab}
+corpus=$root/tests/fuzz/corpus/import
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+n=0 failed=0
+ok() { n=$((n + 1)); echo "ok $n - $1"; }
+not_ok() { n=$((n + 1)); failed=$((failed + 1)); echo "not ok $n - $1"; shift; for l in "$@"; do echo "# $l"; done; }
+
+# check NAME WANT_RC STDOUT_NEEDLE|- STDERR_NEEDLE|- -- COMMAND...
+check() {
+	local name=$1 want=$2 o=$3 e=$4
+	shift 5
+	"$@" > "$work/out" 2> "$work/err"
+	local rc=$?
+	if [ "$rc" != "$want" ]; then
+		not_ok "$name" "exit $rc, expected $want" "stderr: $(head -n 3 "$work/err")"
+	elif [ "$o" != - ] && ! grep -qF -- "$o" "$work/out"; then
+		not_ok "$name" "stdout lacks: $o" "stdout: $(head -n 3 "$work/out")"
+	elif [ "$e" != - ] && ! grep -qF -- "$e" "$work/err"; then
+		not_ok "$name" "stderr lacks: $e" "stderr: $(head -n 3 "$work/err")"
+	else
+		ok "$name"
+	fi
+}
+
+# ---- help ----
+check "fpulab help run prints run's help" 0 "usage: fpulab run" - -- "$fpulab" help run
+check "fpulab help xstate prints xstate's help" 0 "usage: fpulab xstate" - -- "$fpulab" help xstate
+check "fpulab help calibrate prints calibrate's help" 0 "usage: fpulab calibrate" - -- "$fpulab" help calibrate
+check "an unknown command: one line and a hint" 2 - "try 'fpulab help'" -- "$fpulab" frobnicate
+
+# ---- xstate: 0 accept, 1 reject, 2 usage or unreadable ----
+check "xstate check: an accepted image exits 0" 0 "accept" - -- "$fpulab" xstate check "$corpus/ok-init.bin"
+check "xstate check: a rejected image exits 1" 1 "reject: " - -- "$fpulab" xstate check "$corpus/bad-short-1.bin"
+check "xstate check: a missing file exits 2" 2 - "$work/none: No such file or directory" -- "$fpulab" xstate check "$work/none"
+check "xstate check: a directory exits 2" 2 - "$work: is a directory, not an xstate image" -- "$fpulab" xstate check "$work"
+check "xstate dump: a directory exits 2" 2 - "is a directory" -- "$fpulab" xstate dump "$work"
+check "xstate check --help prints help" 0 "usage: fpulab xstate" - -- "$fpulab" xstate check --help
+check "xstate check a b says why" 2 - "check takes one FILE, got 2 arguments" -- "$fpulab" xstate check a b
+check "xstate check without a file says why" 2 - "check needs a FILE" -- "$fpulab" xstate check
+check "xstate with an unknown subcommand says why" 2 - "unknown subcommand 'frob'" -- "$fpulab" xstate frob x
+
+# ---- calibrate ----
+check "calibrate --repeat 0: must be 1..N" 2 - "--repeat: 0 must be 1..10000000" -- "$fpulab" calibrate --repeat 0
+check "calibrate --repeat -3: not a non-negative integer" 2 - "'-3' is not a non-negative integer" -- "$fpulab" calibrate --repeat -3
+check "calibrate: an unknown option, one line and a hint" 2 - "try 'fpulab calibrate --help'" -- "$fpulab" calibrate --bogus
+if grep -qw xsave /proc/cpuinfo; then
+	"$fpulab" calibrate --repeat 20 --format json > "$work/cal.json" 2> "$work/cal.err"
+	rc=$?
+	lines=$(wc -l < "$work/cal.json")
+	objects=$(grep -c '^{"name": ".*}$' "$work/cal.json")
+	if [ "$rc" = 0 ] && [ "$lines" -gt 5 ] && [ "$objects" = "$lines" ]; then
+		ok "calibrate --format json: one object per line ($lines figures)"
+	else not_ok "calibrate --format json: one object per line" "exit $rc, $objects objects in $lines lines"; fi
+	insn=$(grep -o '"save_insn": "[a-z]*"' "$work/cal.json" | sort -u)
+	insn=${insn#*: \"}; insn=${insn%\"}
+	ratio=$(grep -c '"vs_raw_pair": [0-9]' "$work/cal.json")
+	if [ -n "$insn" ] && [ "$ratio" = 1 ] &&
+	   grep -qF "\"name\": \"switch: libfpu eager ($insn)\", \"state\": \"dirty\"" "$work/cal.json" &&
+	   grep -F "\"name\": \"switch: libfpu eager ($insn)\"" "$work/cal.json" | grep -q '"vs_raw_pair": [0-9]' &&
+	   grep -qE "\"name\": \"switch: raw $insn\\+f?xrstor\"" "$work/cal.json"; then
+		ok "calibrate: libfpu's switch and the raw pair both save with $insn"
+	else not_ok "calibrate: libfpu's switch and the raw pair both save with the same instruction" \
+		"save_insn '$insn', ratios $ratio" "$(grep switch "$work/cal.json")"; fi
+	"$fpulab" calibrate --repeat 20 --insn xsave > "$work/cal.txt" 2>&1
+	if grep -qF "libfpu eager switch (xsave) / raw xsave+xrstor pair" "$work/cal.txt"; then
+		ok "calibrate --insn xsave: the headline ratio names xsave on both sides"
+	else not_ok "calibrate --insn xsave: the headline ratio names xsave on both sides" "$(tail -n 3 "$work/cal.txt")"; fi
+else
+	n=$((n + 1)); echo "ok $n - # SKIP this host has no XSAVE"
+	n=$((n + 1)); echo "ok $n - # SKIP this host has no XSAVE"
+	n=$((n + 1)); echo "ok $n - # SKIP this host has no XSAVE"
+fi
+
+# ---- tests/run-tests.sh: skips are neither passes nor failures ----
+mk() { printf '#!/bin/sh\n%s\n' "$2" > "$work/$1"; chmod +x "$work/$1"; }
+mk t-mixed 'echo "ok 1 - counts #NM traps"; echo "ok 2 - # SKIP no AVX"; echo "ok 3 - avx # skip not here"; echo "not ok 4 - broken"; exit 1'
+mk t-pass 'echo "ok 1 - fine"; echo "ok 2 fine too"'
+mk t-onlyskip 'echo "ok 1 # SKIP nothing to do"'
+"$root/tests/run-tests.sh" "$work/t-mixed" "$work/t-pass" "$work/t-onlyskip" > "$work/rt.out" 2>&1
+rc=$?
+last=$(tail -n 1 "$work/rt.out")
+if [ "$rc" = 1 ] && [ "$last" = "3 passed, 1 failed, 3 skipped" ]; then
+	ok "run-tests.sh: 'ok ... # SKIP' lines count as skipped; last line 'N passed, N failed, N skipped'"
+else not_ok "run-tests.sh counts skips apart" "exit $rc, last line '$last'"; fi
+"$root/tests/run-tests.sh" "$work/t-pass" > "$work/rt.out" 2>&1
+rc=$?
+[ "$rc" = 0 ] && [ "$(tail -n 1 "$work/rt.out")" = "2 passed, 0 failed, 0 skipped" ] &&
+	ok "run-tests.sh: all passing exits 0" ||
+	not_ok "run-tests.sh: all passing exits 0" "exit $rc, $(tail -n 1 "$work/rt.out")"
+
+echo "1..$n"
+[ "$failed" = 0 ]
