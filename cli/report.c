@@ -17,6 +17,12 @@ const char *clock_description(const char *clock)
 	return "EMULATED TSC ticks under QEMU TCG -- not hardware timings";
 }
 
+bool report_ratio_meaningful(const struct report *r, const struct result_row *row)
+{
+	return row->has_vs_eager && strcmp(r->clock, "icount") != 0 &&
+	       strcmp(row->median.experiment, "stress") != 0;
+}
+
 /* ---- one row as key/value pairs (JSON and CSV) ---- */
 
 enum value_kind { VALUE_NULL, VALUE_STRING, VALUE_NUMBER, VALUE_BOOL };
@@ -110,7 +116,7 @@ static void row_values(const struct report *r, const struct result_row *row,
 	{
 		char buf[32];
 		snprintf(buf, sizeof(buf), "%.3f", row->vs_eager);
-		put(rv, "vs_eager", row->has_vs_eager ? VALUE_NUMBER : VALUE_NULL, buf);
+		put(rv, "vs_eager", report_ratio_meaningful(r, row) ? VALUE_NUMBER : VALUE_NULL, buf);
 	}
 	put(rv, "machine", VALUE_STRING, r->machine);
 	put(rv, "qemu_accel", VALUE_STRING, r->accel_arg);
@@ -213,11 +219,20 @@ static void write_table_header(struct report *r, FILE *f, const struct result_ro
 		fprintf(f, "; guest TSC %" PRIu64 " kHz (measured by the guest against its APIC timer)",
 			h->tsc_khz);
 	fprintf(f, "\n");
-	fprintf(f, "# each row: one configuration under one policy; counts are per run, the median"
-		   " over the 'runs' column; integrity errors are summed over all runs;\n"
-		   "# ticks are per %s: median, min and max over the runs; vs eager = this median /"
-		   " eager's median in the same configuration\n",
-		r->ticks_per_header);
+	fprintf(f, "# each row: one configuration under one policy; counts are those of one run, the"
+		   " median run (median ticks/%s) of the 'runs' column; integrity errors are summed"
+		   " over all runs;\n"
+		   "# ticks are per %s: median, min and max over the runs; ",
+		!strcmp(r->ticks_per_header, "switch") ? "sw" : "rt", r->ticks_per_header);
+	if (!strcmp(first->median.experiment, "stress"))
+		fprintf(f, "vs eager: not shown for stress (a correctness run, not a timing)\n");
+	else if (!strcmp(r->clock, "icount"))
+		fprintf(f, "vs eager: not shown under --icount (an XSAVE counts as one instruction)\n");
+	else if (!strcmp(r->clock, "emulated-tsc"))
+		fprintf(f, "vs eager: ratio of emulated medians (this / eager's, same configuration),"
+			   " ranks policies under emulation only\n");
+	else
+		fprintf(f, "vs eager = this median / eager's median in the same configuration\n");
 	fprintf(f, "%-12s %-10s %-5s %-6s %11s %12s %9s %10s %12s %9s %14s %15s %10s %10s %8s %5s\n",
 		"policy", "placement", "fp", "regset", "rt/run", "switches/run", "#NM/run",
 		"saves/run", "restores/run", "IPIs/run", "integrity errs",
@@ -230,6 +245,8 @@ static const char *cell_count(char *buf, size_t len, const struct result_row *ro
 {
 	if (!(row->present & (UINT64_C(1) << f)))
 		return "-";
+	if (f == RESULT_round_trips && row->median.round_trips == 0)
+		return "-"; /* stress has no round trips: a missing value is never 0 */
 	snprintf(buf, len, "%" PRIu64, result_count(&row->median, f));
 	return buf;
 }
@@ -261,7 +278,7 @@ static void write_table_row(struct report *r, FILE *f, const struct result_row *
 		cell_count(c[5], 24, row, RESULT_ipis),
 		row->present & (UINT64_C(1) << RESULT_integrity_errors) ? integ : "-",
 		ticks ? t[0] : "-", ticks ? t[1] : "-", ticks ? t[2] : "-",
-		ticks && row->has_vs_eager ? ratio : "-", runs);
+		ticks && report_ratio_meaningful(r, row) ? ratio : "-", runs);
 }
 
 /* ---- writing ---- */
@@ -269,8 +286,27 @@ static void write_table_row(struct report *r, FILE *f, const struct result_row *
 static int flush_out(struct report *r)
 {
 	if (fflush(r->out) != 0 || ferror(r->out)) {
-		snprintf(r->write_error, sizeof(r->write_error), "cannot write the results: %s",
-			 strerror(errno));
+		if (!r->write_error[0])
+			snprintf(r->write_error, sizeof(r->write_error), "cannot write %s: %s",
+				 r->output_path ? r->output_path : "the results", strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+/* The output file is created (or truncated) only when there is a row for it. */
+static int open_out(struct report *r)
+{
+	if (r->out)
+		return 0;
+	if (!r->output_path) {
+		r->out = stdout;
+		return 0;
+	}
+	r->out = fopen(r->output_path, "w");
+	if (!r->out) {
+		snprintf(r->write_error, sizeof(r->write_error), "cannot write %s: %s",
+			 r->output_path, strerror(errno));
 		return -1;
 	}
 	return 0;
@@ -281,9 +317,14 @@ int report_rows(void *ctx, const struct result_row *rows, size_t n)
 	struct report *r = ctx;
 	struct row_values rv;
 	char *text = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&text, &len); /* whole lines only reach the output */
+	size_t len = 0, runs = 0, rows_with_errors = 0;
+	uint64_t errors = 0;
+	bool varied = false, header_was = r->header_written;
+	FILE *f;
 
+	if (open_out(r) < 0)
+		return -1;
+	f = open_memstream(&text, &len); /* whole lines only reach the output */
 	if (!f)
 		abort();
 	for (size_t i = 0; i < n; i++) {
@@ -302,18 +343,27 @@ int report_rows(void *ctx, const struct result_row *rows, size_t n)
 				write_json(f, &rv);
 		}
 		r->header_written = true;
-		r->rows_written++;
-		r->runs_written += row->repeats;
-		r->counts_varied |= !row->counts_identical;
+		runs += row->repeats;
+		varied |= !row->counts_identical;
 		if (row->integrity_errors_all_runs) {
-			r->rows_with_integrity_errors++;
-			r->integrity_errors += row->integrity_errors_all_runs;
+			rows_with_errors++;
+			errors += row->integrity_errors_all_runs;
 		}
 	}
 	fclose(f);
 	fwrite(text, 1, len, r->out);
 	free(text);
-	return flush_out(r);
+	/* Integrity errors count whether or not the rows could be written. */
+	r->rows_with_integrity_errors += rows_with_errors;
+	r->integrity_errors += errors;
+	if (flush_out(r) < 0) {
+		r->header_written = header_was;
+		return -1;
+	}
+	r->rows_written += n; /* only rows that really reached the output */
+	r->runs_written += runs;
+	r->counts_varied |= varied;
+	return 0;
 }
 
 int report_end(struct report *r)
@@ -322,6 +372,7 @@ int report_end(struct report *r)
 		return 0;
 	fprintf(r->out, "# %zu rows summarising %zu runs\n", r->rows_written, r->runs_written);
 	if (r->counts_varied)
-		fprintf(r->out, "# * counts differed between runs of this row: the median is shown\n");
+		fprintf(r->out, "# * counts differed between runs of this row: the median run's are"
+				" shown\n");
 	return flush_out(r);
 }

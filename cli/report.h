@@ -13,7 +13,9 @@
 
 struct report {
 	enum output_format format;
-	FILE *out;
+	FILE *out;               /* NULL until the first row when output_path is set */
+	const char *output_path; /* NULL: out is stdout; else opened ("w") at the first row,
+				  * so a run that fails earlier leaves the file as it was */
 	const char *accel;     /* "tcg" | "kvm" */
 	const char *accel_arg; /* the -accel argument, e.g. "tcg,thread=single" */
 	const char *clock;     /* key: "emulated-tsc" | "hardware-tsc" | "icount" */
@@ -25,7 +27,7 @@ struct report {
 
 	bool header_written;
 	const char *ticks_per_header; /* the table's ticks column: per round trip or switch */
-	size_t rows_written, runs_written;
+	size_t rows_written, runs_written; /* really written: flushed without error */
 	bool counts_varied;
 	size_t rows_with_integrity_errors;
 	uint64_t integrity_errors;
@@ -38,6 +40,9 @@ const char *clock_description(const char *clock);
 /* rows_ready_fn: write one configuration's rows. Returns 0, or -1 if the
  * output cannot be written (report.write_error says why). */
 int report_rows(void *report, const struct result_row *rows, size_t n);
+/* Whether a row gets a vs-eager ratio: not under --icount (an XSAVE counts as
+ * one instruction) nor for stress (a correctness run, one run per policy). */
+bool report_ratio_meaningful(const struct report *r, const struct result_row *row);
 /* Closing lines of the table; nothing for JSON and CSV. */
 int report_end(struct report *r);
 

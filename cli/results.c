@@ -18,23 +18,6 @@ static void *grow(void *p, size_t *cap, size_t need, size_t elem)
 	return p;
 }
 
-static int compare_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-	return (x > y) - (x < y);
-}
-
-static int compare_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return (x > y) - (x < y);
-}
-
-static void set_count(struct guest_result *r, enum result_field f, uint64_t v)
-{
-	memcpy((char *)r + result_fields[f].offset, &v, sizeof(v));
-}
-
 /* Per-run ticks are divided by round trips, or by switches when a run has no
  * round trips (e.g. stress). */
 static const char *ticks_denominator(const struct guest_result *r, enum result_field *f)
@@ -50,38 +33,43 @@ static const char *ticks_denominator(const struct guest_result *r, enum result_f
 	return NULL;
 }
 
+/*
+ * Every count of a row comes from one real run, the median run: the one whose
+ * ticks per round trip (or switch) is the median, the lower middle one for an
+ * even number of runs. Medians taken field by field could mix runs (switches
+ * from one, saves from another) into a row no run ever produced.
+ */
 void summarise_runs(const struct guest_result *runs, size_t n, struct result_row *row)
 {
-	uint64_t *values = calloc(n, sizeof(*values));
+	size_t *order = calloc(n, sizeof(*order));
 	double *per = calloc(n, sizeof(*per));
 	enum result_field denom;
+	size_t median_run = 0;
 
-	if (!values || !per)
+	if (!order || !per)
 		abort();
 	memset(row, 0, sizeof(*row));
-	row->median = runs[0];
 	row->repeats = (unsigned)n;
 	row->counts_identical = true;
 	row->present = ~UINT64_C(0);
-	for (size_t i = 0; i < n; i++)
+	for (size_t i = 0; i < n; i++) {
 		row->present &= runs[i].present;
-	row->median.present = row->present;
-	for (size_t i = 0; i < n; i++)
 		row->integrity_errors_all_runs += runs[i].integrity_errors;
-
+		order[i] = i;
+	}
 	for (int f = 0; f < RESULT_FIELD_COUNT; f++) {
-		if (result_fields[f].type != FIELD_COUNT || !(row->present & (UINT64_C(1) << f)))
+		if (result_fields[f].type != FIELD_COUNT || !(row->present & (UINT64_C(1) << f)) ||
+		    f == RESULT_ticks || f == RESULT_repeat)
 			continue;
-		for (size_t i = 0; i < n; i++) {
-			values[i] = result_count(&runs[i], (enum result_field)f);
-			if (f != RESULT_ticks && f != RESULT_repeat && values[i] != values[0])
+		for (size_t i = 1; i < n; i++)
+			if (result_count(&runs[i], (enum result_field)f) !=
+			    result_count(&runs[0], (enum result_field)f))
 				row->counts_identical = false;
-		}
-		qsort(values, n, sizeof(*values), compare_u64);
-		set_count(&row->median, (enum result_field)f, values[(n - 1) / 2]);
 	}
 
-	row->ticks_per = result_has(&row->median, RESULT_ticks)
+	/* Per-run ticks are divided by round trips, or by switches when a run has
+	 * no round trips (e.g. stress). */
+	row->ticks_per = row->present & (UINT64_C(1) << RESULT_ticks)
 				 ? ticks_denominator(&runs[0], &denom) : NULL;
 	for (size_t i = 0; row->ticks_per && i < n; i++) {
 		uint64_t d = result_count(&runs[i], denom);
@@ -91,13 +79,26 @@ void summarise_runs(const struct guest_result *runs, size_t n, struct result_row
 		}
 		per[i] = (double)runs[i].ticks / (double)d;
 	}
+	if (!row->ticks_per) /* nothing to divide by: the median of the raw ticks, if any */
+		for (size_t i = 0; i < n; i++)
+			per[i] = row->present & (UINT64_C(1) << RESULT_ticks) ? (double)runs[i].ticks : 0;
+	/* Stable order by ticks: with no ticks at all the median run is the first. */
+	for (size_t i = 1; i < n; i++)
+		for (size_t j = i; j > 0 && per[order[j - 1]] > per[order[j]]; j--) {
+			size_t t = order[j];
+			order[j] = order[j - 1];
+			order[j - 1] = t;
+		}
+	if (row->present & (UINT64_C(1) << RESULT_ticks))
+		median_run = order[(n - 1) / 2];
+	row->median = runs[median_run];
+	row->median.present = row->present;
 	if (row->ticks_per) {
-		qsort(per, n, sizeof(*per), compare_double);
-		row->ticks_median = per[(n - 1) / 2];
-		row->ticks_min = per[0];
-		row->ticks_max = per[n - 1];
+		row->ticks_median = per[order[(n - 1) / 2]];
+		row->ticks_min = per[order[0]];
+		row->ticks_max = per[order[n - 1]];
 	}
-	free(values);
+	free(order);
 	free(per);
 }
 

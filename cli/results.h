@@ -11,9 +11,9 @@
 
 /* One configuration under one policy, summarised over its runs. */
 struct result_row {
-	/* Strings as the runs sent them; counts: median over the runs. When the
-	 * number of runs is even the median is the lower middle value, so every
-	 * figure is one that was measured. */
+	/* The median run: the run whose ticks per round trip (or switch) is the
+	 * median, the lower middle one for an even number of runs. Every count of
+	 * the row is this one run's, so a row is always one that was measured. */
 	struct guest_result median;
 	uint64_t present;      /* fields every run sent (others are not reported) */
 	unsigned repeats;      /* runs summarised */

@@ -26,14 +26,20 @@ struct run_state {
 	struct result_collector collector;
 	struct report report;
 	struct console_tail tail;
+	struct console_tail qemu_tail; /* QEMU's own stderr lines */
 	struct guest_hello hello;
 	bool have_hello, have_done;
 	struct guest_done done;
 	size_t malformed;
 	char first_malformed[RECORD_WORD_MAX * 4];
 	char stop_reason[256]; /* why a line handler stopped the guest */
-	unsigned expected_configs;
+	unsigned expected_configs;    /* 0: unknown */
+	size_t console_since_record; /* guest console lines since the last record */
+	size_t warnings;             /* guest "warning: " lines */
+	bool warnings_predicted;     /* hello said which configurations the guest skips */
 };
+
+#define GUEST_WARNING "warning: "
 
 static bool word_in_list(const char *list, const char *word, size_t wlen)
 {
@@ -59,6 +65,42 @@ static const char *missing_policy(const char *wanted, const char *built_in, char
 		p += n + (p[n] == ',');
 	}
 	return NULL;
+}
+
+/*
+ * The guest skips, with a warning, the configurations it cannot run: cross-cpu
+ * on one CPU, avx without AVX state. Its hello says how many CPUs it started
+ * and its XCR0, so the expected count drops those; a warning the hello did not
+ * predict makes the count unknown rather than wrong.
+ */
+static void recount_configs(struct run_state *s)
+{
+	struct run_options o = *s->opt;
+	char placement[64], regset[64];
+	bool one_cpu = (s->hello.present & (UINT64_C(1) << HELLO_cpus)) && s->hello.cpus < 2;
+	bool no_avx = (s->hello.present & (UINT64_C(1) << HELLO_xcr0)) && !(s->hello.xcr0 & 4);
+
+	if (!s->expected_configs)
+		return;
+	s->warnings_predicted = one_cpu || no_avx;
+	if (one_cpu && o.guest_value[GOPT_PLACEMENT]) {
+		snprintf(placement, sizeof(placement), "%s",
+			 word_in_list(o.guest_value[GOPT_PLACEMENT], "same-cpu", 8) ? "same-cpu" : "");
+		o.guest_value[GOPT_PLACEMENT] = placement;
+	}
+	if (no_avx && o.guest_value[GOPT_REGSET]) {
+		regset[0] = '\0';
+		for (const char *p = o.guest_value[GOPT_REGSET]; *p;) {
+			size_t n = strcspn(p, ",");
+			if (!(n == 3 && !strncmp(p, "avx", 3)))
+				snprintf(regset + strlen(regset), sizeof(regset) - strlen(regset),
+					 "%s%.*s", regset[0] ? "," : "", (int)n, p);
+			p += n + (p[n] == ',');
+		}
+		o.guest_value[GOPT_REGSET] = regset;
+	}
+	s->expected_configs = run_options_config_count(&o);
+	s->report.expected_configs = s->expected_configs;
 }
 
 static enum line_verdict on_hello(struct run_state *s, const char *line)
@@ -104,6 +146,7 @@ static enum line_verdict on_hello(struct run_state *s, const char *line)
 			 s->hello.policies);
 		return LINE_STOP;
 	}
+	recount_configs(s);
 	return LINE_RECORD;
 }
 
@@ -130,13 +173,26 @@ static enum line_verdict on_line(void *ctx, enum line_source from, const char *l
 	char err[160];
 
 	if (from == FROM_QEMU_STDERR) {
-		tail_add(&s->tail, "qemu: ", line);
+		/* QEMU names itself ("qemu-system-x86_64: ..."): no second prefix then. */
+		tail_add(&s->tail, strncmp(line, "qemu", 4) ? "qemu: " : "", line);
+		tail_add(&s->qemu_tail, "", line);
 		if (s->opt->verbose)
 			fprintf(stderr, "qemu| %s\n", line);
 		return LINE_CONSOLE;
 	}
 	if (s->opt->verbose)
 		fprintf(stderr, "guest| %s\n", line);
+	if (record_kind_of(line) == RECORD_NONE) {
+		s->console_since_record++;
+		if (!strncmp(line, GUEST_WARNING, strlen(GUEST_WARNING))) {
+			fprintf(stderr, "fpulab: guest warning: %s\n", line + strlen(GUEST_WARNING));
+			/* A skip the hello did not predict: the count is no longer known. */
+			if (s->warnings++ == 0 && !s->warnings_predicted)
+				s->expected_configs = s->report.expected_configs = 0;
+		}
+	} else {
+		s->console_since_record = 0;
+	}
 	switch (record_kind_of(line)) {
 	case RECORD_HELLO:
 		return on_hello(s, line);
@@ -199,6 +255,16 @@ static void show_last_words(struct run_state *s)
 	tail_print(stderr, &s->tail, "  | ");
 }
 
+/* QEMU exited by itself before the guest said hello, with a status that is
+ * not one of the guest's isa-debug-exit codes: QEMU itself failed (a bad
+ * -cpu model, a file that is not a kernel, not QEMU at all). */
+static bool qemu_failed(const struct run_state *s, const struct session_end *end)
+{
+	return end->exited && !s->have_hello && end->status != 0 &&
+	       end->status != FPULAB_QEMU_STATUS(FPULAB_EXIT_OK) &&
+	       end->status != FPULAB_QEMU_STATUS(FPULAB_EXIT_PANIC);
+}
+
 /* Decide the exit status once QEMU is gone. */
 static int judge(struct run_state *s, const struct session_end *end)
 {
@@ -214,7 +280,19 @@ static int judge(struct run_state *s, const struct session_end *end)
 	} else if (end->hung) {
 		fprintf(stderr, "fpulab: guest hung: no record for %u s; QEMU killed (--timeout %u)\n",
 			s->opt->timeout_s, s->opt->timeout_s);
+		if (s->console_since_record)
+			fprintf(stderr, "fpulab: the guest's console was still printing (%zu lines since "
+					"its last record): a long run may simply need a larger --timeout\n",
+				s->console_since_record);
 		show_last_words(s);
+		rc = 1;
+	} else if (qemu_failed(s, end)) {
+		fprintf(stderr, "fpulab: QEMU failed (status %d) before the guest started; QEMU said:\n",
+			end->status);
+		if (s->qemu_tail.count)
+			tail_print(stderr, &s->qemu_tail, "  ");
+		else
+			fprintf(stderr, "  (nothing on stderr)\n");
 		rc = 1;
 	} else if (!end->exited) {
 		fprintf(stderr, "fpulab: QEMU was killed by signal %d\n", end->signal);
@@ -319,7 +397,6 @@ int cmd_run(int argc, char **argv)
 	struct qemu_command cmd;
 	char cmdline[CMDLINE_MAX], kernel[PATH_MAX];
 	bool kvm = false;
-	FILE *out = stdout;
 	int rc = run_options_parse(argc, argv, &opt);
 
 	if (rc)
@@ -341,15 +418,11 @@ int cmd_run(int argc, char **argv)
 		.kernel = kernel, .append = cmdline,
 	};
 	qemu_build_command(&setup, &cmd);
-	if (opt.output_path && !(out = fopen(opt.output_path, "w"))) {
-		fprintf(stderr, "fpulab: cannot write %s: %s\n", opt.output_path, strerror(errno));
-		goto done_options;
-	}
 
 	s.opt = &opt;
 	s.expected_configs = run_options_config_count(&opt);
 	s.report = (struct report){
-		.format = opt.format, .out = out, .accel = kvm ? "kvm" : "tcg",
+		.format = opt.format, .output_path = opt.output_path, .accel = kvm ? "kvm" : "tcg",
 		.accel_arg = cmd.accel,
 		.clock = kvm ? "hardware-tsc" : opt.icount ? "icount" : "emulated-tsc",
 		.machine = opt.machine, .qemu_cpu = qemu_cpu_model(&setup),
@@ -368,8 +441,10 @@ int cmd_run(int argc, char **argv)
 	}
 
 	rc = boot_and_collect(&s, &cmd);
-	if (out != stdout) {
-		if (fclose(out) != 0 && rc == 0) {
+	if (opt.output_path && !s.report.out) {
+		fprintf(stderr, "fpulab: nothing written; %s left as it was\n", opt.output_path);
+	} else if (opt.output_path && s.report.out) {
+		if (fclose(s.report.out) != 0 && rc == 0) {
 			fprintf(stderr, "fpulab: cannot write %s: %s\n", opt.output_path,
 				strerror(errno));
 			rc = 1;
@@ -379,6 +454,7 @@ int cmd_run(int argc, char **argv)
 	}
 	collector_free(&s.collector);
 	tail_free(&s.tail);
+	tail_free(&s.qemu_tail);
 done_options:
 	run_options_free(&opt);
 	return rc < 0 ? 0 : rc;

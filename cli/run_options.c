@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <getopt.h>
+#include <stdarg.h>
 #include <inttypes.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -23,10 +24,8 @@ struct guest_option {
 	const char *metavar, *help;
 };
 
-static const char *const experiments[] = {
-	"context-switch", "fp-vs-spinner", "short-tasks", "build-mix", "kernel-checksum",
-	"sleeping-lock", "stress", "selftest", NULL
-};
+/* The experiments the lab kernel has (lab/exp.c). */
+static const char *const experiments[] = { "context-switch", "stress", NULL };
 static const char *const placements[] = { "same-cpu", "cross-cpu", NULL };
 static const char *const fp_users[] = { "none", "one", "both", NULL };
 static const char *const regsets[] = { "x87", "sse", "avx", NULL };
@@ -46,13 +45,13 @@ static const struct guest_option guest_options[GOPT_COUNT] = {
 	[GOPT_REGSET] = { "regset", FPULAB_KEY_REGSET, VALUE_LIST, regsets, 0, 0, "LIST|all",
 			  "x87,sse,avx (default all)" },
 	[GOPT_ROUND_TRIPS] = { "round-trips", FPULAB_KEY_ROUND_TRIPS, VALUE_NUMBER, NULL, 1,
-			       1000000000, "R", "round trips per run (default: the kernel's)" },
+			       1000000000, "R", "round trips per run (context-switch; default: the kernel's)" },
 	[GOPT_REPEAT] = { "repeat", FPULAB_KEY_REPEAT, VALUE_NUMBER, NULL, 1, 1000, "K",
 			  "runs per configuration and policy (default: the kernel's)" },
 	[GOPT_SEED] = { "seed", FPULAB_KEY_SEED, VALUE_NUMBER, NULL, 0, UINT64_MAX, "N",
 			"random seed (stress)" },
-	[GOPT_TASKS] = { "tasks", FPULAB_KEY_TASKS, VALUE_NUMBER, NULL, 1, 1024, "N",
-			 "tasks (experiments that take a task count)" },
+	[GOPT_TASKS] = { "tasks", FPULAB_KEY_TASKS, VALUE_NUMBER, NULL, 1, RUN_MAX_TASKS, "N",
+			 "tasks, 1..62 (stress)" },
 	[GOPT_SWITCHES] = { "switches", FPULAB_KEY_SWITCHES, VALUE_NUMBER, NULL, 1, 1000000000,
 			    "N", "switches per run (stress)" },
 	[GOPT_FPU_COUNTER] = { "fpu-counter", FPULAB_KEY_FPU_COUNTER, VALUE_NUMBER, NULL, 0, 255,
@@ -128,12 +127,17 @@ void run_usage(FILE *f)
 		   " 2 usage error.\n");
 }
 
-static int usage_error(const char *fmt, const char *a, const char *b)
+/* One line saying what is wrong, then where the options are: the full usage
+ * would bury the error. */
+static int __attribute__((format(printf, 1, 2))) usage_error(const char *fmt, ...)
 {
+	va_list ap;
+
+	va_start(ap, fmt);
 	fprintf(stderr, "fpulab run: ");
-	fprintf(stderr, fmt, a, b);
-	fprintf(stderr, "\n\n");
-	run_usage(stderr);
+	vfprintf(stderr, fmt, ap);
+	fprintf(stderr, "\ntry 'fpulab run --help'\n");
+	va_end(ap);
 	return 2;
 }
 
@@ -177,18 +181,15 @@ static int parse_number(const char *opt, const char *text, uint64_t min, uint64_
 {
 	char *end, range[64];
 
+	snprintf(range, sizeof(range), "%" PRIu64 "..%" PRIu64, min, max);
 	if (!(*text >= '0' && *text <= '9'))
-		return usage_error("--%s: '%s' is not a number", opt, text);
+		return usage_error("--%s: '%s' is not a non-negative integer (%s)", opt, text, range);
 	errno = 0;
 	*out = strtoull(text, &end, 10);
 	if (*end)
-		return usage_error("--%s: '%s' is not a number", opt, text);
-	if (errno == ERANGE || *out < min || *out > max) {
-		snprintf(range, sizeof(range), "%" PRIu64 "..%" PRIu64, min, max);
-		fprintf(stderr, "fpulab run: --%s: %s is out of range (%s)\n\n", opt, text, range);
-		run_usage(stderr);
-		return 2;
-	}
+		return usage_error("--%s: '%s' is not a non-negative integer (%s)", opt, text, range);
+	if (errno == ERANGE || *out < min || *out > max)
+		return usage_error("--%s: %s is out of range (%s)", opt, text, range);
 	return 0;
 }
 
@@ -213,8 +214,8 @@ static int set_guest_option(struct run_options *o, int id, const char *text)
 	case VALUE_WORD:
 		if (g->choices ? !in_choices(g->choices, text, strlen(text)) : !is_name(text)) {
 			char *c = g->choices ? join_choices(g->choices) : strdup("[a-z0-9_-]+");
-			int rc = usage_error("--%s: unknown value '%s'", g->option, text);
-			fprintf(stderr, "  (--%s takes one of: %s)\n", g->option, c);
+			int rc = usage_error("--%s: unknown value '%s' (one of: %s)", g->option, text,
+					     c);
 			free(c);
 			return rc;
 		}
@@ -227,6 +228,7 @@ static int set_guest_option(struct run_options *o, int id, const char *text)
 		/* Policies: only the kernel knows which it has built in, so 'all' is
 		 * "send no list". The fixed vocabularies expand here. */
 		o->guest_value[id] = g->choices ? join_choices(g->choices) : NULL;
+		o->list_all[id] = true;
 		return 0;
 	}
 	for (const char *p = text;;) {
@@ -242,13 +244,10 @@ static int set_guest_option(struct run_options *o, int id, const char *text)
 			}
 		}
 		if (!ok) {
-			int rc = usage_error("--%s: bad list '%s'", g->option, text);
-			if (g->choices) {
-				char *c = join_choices(g->choices);
-				fprintf(stderr, "  (--%s takes a comma-separated list of: %s, or all)\n",
-					g->option, c);
-				free(c);
-			}
+			char *c = g->choices ? join_choices(g->choices) : strdup("names of [a-z0-9_-]");
+			int rc = usage_error("--%s: bad list '%s' (a comma-separated list of: %s; or all)",
+					     g->option, text, c);
+			free(c);
 			return rc;
 		}
 		if (!p[len])
@@ -256,19 +255,23 @@ static int set_guest_option(struct run_options *o, int id, const char *text)
 		p += len + 1;
 	}
 	o->guest_value[id] = strdup(text);
+	o->list_all[id] = false;
 	return 0;
 }
 
 static int set_word(const char *opt, const char *text, const char *const *choices,
 		    const char **out)
 {
-	for (; *choices; choices++) {
-		if (!strcmp(*choices, text)) {
-			*out = *choices;
+	for (const char *const *c = choices; *c; c++) {
+		if (!strcmp(*c, text)) {
+			*out = *c;
 			return 0;
 		}
 	}
-	return usage_error("--%s: unknown value '%s'", opt, text);
+	char *c = join_choices(choices);
+	int rc = usage_error("--%s: unknown value '%s' (one of: %s)", opt, text, c);
+	free(c);
+	return rc;
 }
 
 static const char *const accel_names[] = { "auto", "tcg", "kvm", NULL };
@@ -316,12 +319,12 @@ static int set_host_option(struct run_options *o, int id, const char *text)
 		break;
 	case HOPT_OUTPUT:
 		if (!*text)
-			return usage_error("--%s: empty file name%s", opt, "");
+			return usage_error("--%s: empty file name", opt);
 		o->output_path = text;
 		break;
 	case HOPT_KERNEL:
 		if (!*text)
-			return usage_error("--%s: empty path%s", opt, "");
+			return usage_error("--%s: empty path", opt);
 		o->kernel_path = text;
 		break;
 	case HOPT_ICOUNT:
@@ -347,6 +350,17 @@ static bool list_has(const char *list, const char *word)
 	return false;
 }
 
+/* Guest options only one experiment reads. */
+static const struct experiment_only {
+	enum guest_option_id option;
+	const char *experiment;
+} experiment_only[] = {
+	{ GOPT_PLACEMENT, "context-switch" }, { GOPT_FP_USERS, "context-switch" },
+	{ GOPT_REGSET, "context-switch" },    { GOPT_ROUND_TRIPS, "context-switch" },
+	{ GOPT_TASKS, "stress" },             { GOPT_SWITCHES, "stress" },
+	{ GOPT_SEED, "stress" },
+};
+
 /* Defaults that depend on other options, and combinations that cannot run. */
 static int finish_options(struct run_options *o)
 {
@@ -354,17 +368,30 @@ static int finish_options(struct run_options *o)
 
 	if (o->accel == ACCEL_KVM && tcg_only)
 		return usage_error("--accel kvm: %s is a TCG option",
-				   o->icount ? "--icount" : "--tcg-threads", "");
+				   o->icount ? "--icount" : "--tcg-threads");
 	if (o->icount && o->tcg_threads && strcmp(o->tcg_threads, "single"))
-		return usage_error("--icount needs --tcg-threads single%s%s", "", "");
+		return usage_error("--icount needs --tcg-threads single");
 	if (o->icount && o->accel == ACCEL_AUTO)
 		o->accel = ACCEL_TCG;
 	if (!o->tcg_threads)
 		o->tcg_threads = o->icount ? "single" : QEMU_DEFAULT_TCG_THREADS;
 	if (!o->guest_value[GOPT_EXPERIMENT])
 		o->guest_value[GOPT_EXPERIMENT] = strdup(RUN_DEFAULT_EXPERIMENT);
+	/* Options the chosen experiment does not read are errors, not silently ignored. */
+	for (size_t i = 0; i < sizeof(experiment_only) / sizeof(experiment_only[0]); i++) {
+		const struct experiment_only *e = &experiment_only[i];
+		if (o->guest_value[e->option] && strcmp(o->guest_value[GOPT_EXPERIMENT], e->experiment))
+			return usage_error("--%s only applies to --experiment %s (this is %s)",
+					   guest_options[e->option].option, e->experiment,
+					   o->guest_value[GOPT_EXPERIMENT]);
+	}
+	/* 'all' means every placement these CPUs can run; a list naming cross-cpu means it. */
+	if (o->cpus < 2 && o->list_all[GOPT_PLACEMENT]) {
+		free(o->guest_value[GOPT_PLACEMENT]);
+		o->guest_value[GOPT_PLACEMENT] = strdup("same-cpu");
+	}
 	if (o->cpus < 2 && list_has(o->guest_value[GOPT_PLACEMENT], "cross-cpu"))
-		return usage_error("--placement cross-cpu needs --cpus 2 or more%s%s", "", "");
+		return usage_error("--placement cross-cpu needs --cpus 2 or more");
 	if (!strcmp(o->guest_value[GOPT_EXPERIMENT], "context-switch")) {
 		/* The default matrix: every placement the CPUs allow, fp users, regsets. */
 		if (!o->guest_value[GOPT_PLACEMENT])
@@ -376,6 +403,30 @@ static int finish_options(struct run_options *o)
 			o->guest_value[GOPT_REGSET] = join_choices(regsets);
 	}
 	return 0;
+}
+
+/* getopt_long says '?' for an unknown and for an ambiguous abbreviation alike. */
+static int unknown_option(const struct option *longopts, const char *arg)
+{
+	char names[512] = "";
+	size_t len, matches = 0, used = 0;
+
+	if (strncmp(arg, "--", 2) != 0)
+		return usage_error("unknown option '%s'", arg);
+	arg += 2;
+	len = strcspn(arg, "=");
+	for (const struct option *l = longopts; l->name; l++) {
+		if (strncmp(l->name, arg, len) != 0)
+			continue;
+		int w = snprintf(names + used, sizeof(names) - used, "%s--%s", matches ? ", " : "",
+				 l->name);
+		if (w > 0 && (size_t)w < sizeof(names) - used)
+			used += (size_t)w;
+		matches++;
+	}
+	if (matches > 1)
+		return usage_error("ambiguous option '--%.*s' (%s)", (int)len, arg, names);
+	return usage_error("unknown option '--%.*s'", (int)len, arg);
 }
 
 int run_options_parse(int argc, char **argv, struct run_options *o)
@@ -409,9 +460,9 @@ int run_options_parse(int argc, char **argv, struct run_options *o)
 		}
 		if (c == '?' || c == ':') {
 			if (optopt >= OPT_BASE && optopt < OPT_BASE + HOPT_END)
-				return usage_error("--%s needs a value%s",
-						   longopts[optopt - OPT_BASE].name, "");
-			return usage_error("unknown option '%s'%s", argv[optind - 1], "");
+				return usage_error("--%s needs a value",
+						   longopts[optopt - OPT_BASE].name);
+			return unknown_option(longopts, argv[optind - 1]);
 		}
 		c -= OPT_BASE;
 		rc = c < GOPT_COUNT ? set_guest_option(o, c, optarg) : set_host_option(o, c, optarg);
@@ -419,7 +470,7 @@ int run_options_parse(int argc, char **argv, struct run_options *o)
 			return rc;
 	}
 	if (optind < argc)
-		return usage_error("unexpected argument '%s'%s", argv[optind], "");
+		return usage_error("unexpected argument '%s'", argv[optind]);
 	return finish_options(o);
 }
 
@@ -448,7 +499,7 @@ int run_options_cmdline(const struct run_options *o, char *buf, size_t len)
 
 static unsigned list_length(const char *list)
 {
-	unsigned n = 1;
+	unsigned n = *list != '\0';
 	for (; *list; list++)
 		n += *list == ',';
 	return n;

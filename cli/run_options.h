@@ -22,10 +22,12 @@ enum guest_option_id {
 #define RUN_DEFAULT_EXPERIMENT "context-switch"
 #define RUN_DEFAULT_CPUS 2
 #define RUN_DEFAULT_TIMEOUT_S 60
+#define RUN_MAX_TASKS 62 /* the kernel's STRESS_MAX_TASKS (lab/exp.h) */
 
 struct run_options {
 	/* The value each guest key gets, as sent; NULL: not sent (guest default). */
 	char *guest_value[GOPT_COUNT];
+	bool list_all[GOPT_COUNT]; /* the list was given as 'all' */
 	unsigned cpus;
 	enum accel_choice accel;
 	const char *qemu_cpu;    /* NULL: max under TCG, host under KVM */

@@ -124,8 +124,8 @@ static void test_summary_odd_repeats(void **state)
 	summarise_runs(runs, 3, &row);
 	assert_int_equal(row.repeats, 3);
 	assert_int_equal(row.median.nm_traps, 1000);
-	assert_int_equal(row.median.integrity_errors, 0); /* the median hides one bad run... */
-	assert_int_equal(row.integrity_errors_all_runs, 2); /* ...the sum does not */
+	assert_int_equal(row.median.integrity_errors, 2); /* the median run's own... */
+	assert_int_equal(row.integrity_errors_all_runs, 2); /* ...and the sum over all runs */
 	assert_false(row.counts_identical);
 	assert_string_equal(row.ticks_per, "round_trip");
 	assert_true(row.ticks_median == 5.0);
@@ -133,6 +133,30 @@ static void test_summary_odd_repeats(void **state)
 	assert_true(row.ticks_max == 7.0);
 	assert_int_equal(row.median.ticks, 5000);
 	assert_false(row.present & (UINT64_C(1) << RESULT_saves));
+}
+
+/* Every count of a row is the median run's: never switches from one run and
+ * nm_traps from another. */
+static void test_summary_counts_come_from_one_run(void **state)
+{
+	struct guest_result runs[3] = {
+		run("lazy", "same-cpu", 1000, 1004, 3000, 1), /* ticks/rt 3 */
+		run("lazy", "same-cpu", 1002, 1000, 4008, 0), /* ticks/rt 4: the median run */
+		run("lazy", "same-cpu", 1001, 1002, 5005, 0), /* ticks/rt 5 */
+	};
+	struct result_row row;
+
+	summarise_runs(runs, 3, &row);
+	assert_int_equal(row.median.round_trips, 1002);
+	assert_int_equal(row.median.switches, 2 * 1002 + 6);
+	assert_int_equal(row.median.nm_traps, 1000); /* field by field it would be 1002 */
+	assert_int_equal(row.median.ticks, 4008);
+	assert_int_equal(row.median.integrity_errors, 0);
+	assert_int_equal(row.integrity_errors_all_runs, 1);
+	assert_false(row.counts_identical);
+	assert_true(row.ticks_median == 4.0);
+	assert_true(row.ticks_min == 3.0);
+	assert_true(row.ticks_max == 5.0);
 }
 
 static void test_summary_even_repeats_take_lower_middle(void **state)
@@ -145,6 +169,7 @@ static void test_summary_even_repeats_take_lower_middle(void **state)
 
 	summarise_runs(runs, 4, &row);
 	assert_true(row.ticks_median == 5.0); /* measured, not the mean of 5 and 7 */
+	assert_int_equal(row.median.ticks, 500); /* the lower middle run */
 	assert_true(row.ticks_min == 3.0);
 	assert_true(row.ticks_max == 9.0);
 	assert_true(row.counts_identical);
@@ -239,6 +264,7 @@ int main(void)
 		cmocka_unit_test(test_parse_result_rejects),
 		cmocka_unit_test(test_parse_hello_and_done),
 		cmocka_unit_test(test_summary_odd_repeats),
+		cmocka_unit_test(test_summary_counts_come_from_one_run),
 		cmocka_unit_test(test_summary_even_repeats_take_lower_middle),
 		cmocka_unit_test(test_summary_per_switch_without_round_trips),
 		cmocka_unit_test(test_collector_groups_interleaved_policies),

@@ -108,6 +108,7 @@ fi
 run_fpulab "$work/good"
 expect "table says ticks are emulated" 0 "EMULATED TSC ticks under QEMU TCG -- not hardware timings"
 expect "table says which accel ran" 0 "accel tcg (-accel tcg,thread=single)"
+expect "table: under TCG the ratio is named as emulated" 0 "vs eager: ratio of emulated medians (this / eager's, same configuration), ranks policies under emulation only"
 if grep -qE '^lazy +same-cpu +one +sse +1000 +2000 +1000 +2000 +2000 +0 +0 +2000\.0 +1500\.0 +2500\.0 +0\.50x +3\*$' "$work/out"; then
 	ok "table: lazy same-cpu row"
 else
@@ -117,8 +118,8 @@ expect "progress goes to stderr" 0 - "config 2/18 done: context-switch cross-cpu
 
 # ---- the QEMU command line ----
 run_fpulab "$work/good" --policy eager,lazy --placement same-cpu --fp-users none,one \
-	--regset all --round-trips 500 --repeat 3 --cpus 4 --seed 7
-want='exp=context-switch policies=eager,lazy placement=same-cpu fp=none,one regset=x87,sse,avx rt=500 repeat=3 seed=7'
+	--regset all --round-trips 500 --repeat 3 --cpus 4 --fpu-counter 7
+want='exp=context-switch policies=eager,lazy placement=same-cpu fp=none,one regset=x87,sse,avx rt=500 repeat=3 fpu_counter=7'
 if grep -qxF -- "$want" "$work/qemu-args"; then ok "-append carries the options with abi.h keys"
 else not_ok "-append carries the options with abi.h keys" "args: $(tr '\n' ' ' < "$work/qemu-args")"; fi
 args=$(tr '\n' ' ' < "$work/qemu-args")
@@ -134,6 +135,12 @@ args=$(tr '\n' ' ' < "$work/qemu-args")
 if [[ "$args" == *"-accel tcg,thread=single -icount shift=0,sleep=off -cpu max"* ]] &&
    grep -qF "INSTRUCTION COUNT" "$work/out"; then ok "--icount: deterministic TCG, table says instructions"
 else not_ok "--icount: deterministic TCG, table says instructions" "$args"; fi
+if grep -qE '^lazy +same-cpu +one +sse +1000 +2000 +1000 +2000 +2000 +0 +0 +2000\.0 +1500\.0 +2500\.0 +- +3\*$' "$work/out" &&
+   grep -qF "vs eager: not shown under --icount" "$work/out"; then
+	ok "--icount: no vs-eager ratio in the table"
+else not_ok "--icount: no vs-eager ratio in the table" "$(grep '^lazy\|vs eager' "$work/out")"; fi
+run_fpulab "$work/good" --icount --format json
+json_has lazy same-cpu "--icount: vs_eager is null in JSON" 'vs_eager: null'
 
 FPULAB_CPUINFO="$work/cpuinfo-vmx" FPULAB_KVM_DEV=/dev/null run_fpulab "$work/good" --accel auto --format json
 args=$(tr '\n' ' ' < "$work/qemu-args")
@@ -158,17 +165,53 @@ else
 	expect "--accel kvm on this host (no vmx/svm): exit 1" 1 - "shows neither vmx nor svm"
 fi
 
-# ---- usage errors: exit 2 ----
+# ---- usage errors: exit 2, one line and a hint, before QEMU starts ----
 for bad in "--no-such-option" "--placement elsewhere" "--placement same-cpu,,cross-cpu" \
 	   "--cpus 0" "--cpus 65" "--repeat 0" "--round-trips 12x" "--timeout -1" "--format xml" \
 	   "--accel hvf" "--fp-users one,all" "--policy Eager" "--cpus 1 --placement cross-cpu" \
-	   "--icount --tcg-threads multi" "--accel kvm --icount" "--cpus" "stray-argument"; do
+	   "--icount --tcg-threads multi" "--accel kvm --icount" "--cpus" "stray-argument" \
+	   "--experiment fp-vs-spinner" "--experiment selftest" "--experiment stress --tasks 63" \
+	   "--experiment stress --tasks 0" "--tasks 4" "--switches 1000" "--seed 1" \
+	   "--experiment context-switch --seed 1" "--experiment stress --placement same-cpu" \
+	   "--experiment stress --fp-users one" "--experiment stress --regset sse" \
+	   "--experiment stress --round-trips 10" "--experiment stress --placement all" \
+	   "--fp one" "--p eager"; do
+	rm -f "$work/qemu-args"
 	# shellcheck disable=SC2086 # each entry is several words
 	run_fpulab "$work/good" $bad
-	expect "usage error exits 2: $bad" 2 - "usage: fpulab run"
+	if [ "$rc" = 2 ] && [ ! -e "$work/qemu-args" ] && [ "$(wc -l < "$work/err")" = 2 ] &&
+	   grep -q '^fpulab run: ' "$work/err" && [ "$(tail -n 1 "$work/err")" = "try 'fpulab run --help'" ]; then
+		ok "usage error exits 2 before QEMU, one line and a hint: $bad"
+	else
+		not_ok "usage error exits 2 before QEMU, one line and a hint: $bad" "exit $rc" "stderr: $(cat "$work/err")"
+	fi
 done
 run_fpulab "$work/good" --cpus 99
 expect "out of range says so" 2 - "--cpus: 99 is out of range (1..64)"
+run_fpulab "$work/good" --experiment stress --tasks 63
+expect "--tasks: the kernel's range 1..62" 2 - "--tasks: 63 is out of range (1..62)"
+run_fpulab "$work/good" --experiment fp-vs-spinner
+expect "--experiment: only what the kernel has" 2 - "--experiment: unknown value 'fp-vs-spinner' (one of: context-switch,stress)"
+run_fpulab "$work/good" --seed 7
+expect "--seed with context-switch is refused" 2 - "--seed only applies to --experiment stress (this is context-switch)"
+run_fpulab "$work/good" --experiment stress --regset avx
+expect "--regset with stress is refused" 2 - "--regset only applies to --experiment context-switch (this is stress)"
+run_fpulab "$work/good" --seed -1
+expect "--seed -1 is not a non-negative integer" 2 - "--seed: '-1' is not a non-negative integer"
+run_fpulab "$work/good" --fp one
+expect "an ambiguous abbreviation names the candidates" 2 - "ambiguous option '--fp' (--fp-users, --fpu-counter)"
+run_fpulab "$work/good" --p eager
+expect "an ambiguous abbreviation names the candidates (3)" 2 - "ambiguous option '--p' (--policy, --placement, --prefetch)"
+run_fpulab "$work/good" --fp-u one --placement same-cpu
+expect "an unambiguous abbreviation still works" 0
+run_fpulab "$work/good" --experiment stress --tasks 62 --switches 100 --seed 3
+if grep -qxF 'exp=stress seed=3 tasks=62 switches=100' "$work/qemu-args"; then ok "stress takes --tasks 62, --switches, --seed"
+else not_ok "stress takes --tasks 62, --switches, --seed" "$(tr '\n' ' ' < "$work/qemu-args")"; fi
+run_fpulab "$work/good" --cpus 1 --placement all
+if [ "$rc" = 0 ] && grep -qF 'placement=same-cpu fp=' "$work/qemu-args"; then ok "--cpus 1 --placement all: same-cpu only"
+else not_ok "--cpus 1 --placement all: same-cpu only" "exit $rc" "$(tr '\n' ' ' < "$work/qemu-args")" "$(tail -n 3 "$work/err")"; fi
+"$fpulab" help run > "$work/out" 2> "$work/err"; rc=$?
+expect "fpulab help run prints run's help" 0 "usage: fpulab run"
 run_fpulab "$work/good" --help
 expect "--help exits 0" 0 "usage: fpulab run"
 
@@ -186,6 +229,13 @@ printf '%s\nlab: waiting for cpu1 forever\n' "$hello" > "$work/hang"
 FAKE_GUEST_HANG=1 run_fpulab "$work/hang" --timeout 2
 expect "hang: watchdog fires" 1 - "guest hung: no record for 2 s; QEMU killed"
 expect "hang: last console lines shown" 1 - "| lab: waiting for cpu1 forever"
+expect "hang with console output after the last record: a larger --timeout may do" 1 - \
+	"the guest's console was still printing (1 lines since its last record): a long run may simply need a larger --timeout"
+printf '%s\n' "$hello" > "$work/hang-silent"
+FAKE_GUEST_HANG=1 run_fpulab "$work/hang-silent" --timeout 1
+if [ "$rc" = 1 ] && grep -qF "guest hung: no record for 1 s" "$work/err" && ! grep -qF "larger --timeout" "$work/err"; then
+	ok "hang with a silent console: no --timeout hint"
+else not_ok "hang with a silent console: no --timeout hint" "exit $rc" "$(cat "$work/err")"; fi
 
 {
 	echo "$hello"
@@ -200,6 +250,44 @@ if [ "$rc" = 1 ] && [ "$lines" = 2 ] && grep -qF '"placement": "same-cpu"' "$wor
 	ok "--output keeps the rows completed before a later panic"
 else not_ok "--output keeps the rows completed before a later panic" "rc=$rc lines=$lines"; fi
 expect "the unfinished configuration is reported as such" 1 - "1 runs of the unfinished configuration were not reported"
+
+echo "precious" > "$work/keep.txt"
+FAKE_GUEST_STATUS=35 run_fpulab "$work/panic" --output "$work/keep.txt"
+if [ "$rc" = 1 ] && [ "$(cat "$work/keep.txt")" = precious ] && grep -qF "left as it was" "$work/err"; then
+	ok "--output: a run that fails before its first row leaves the file untouched"
+else not_ok "--output: a run that fails before its first row leaves the file untouched" "rc=$rc" "$(cat "$work/keep.txt")"; fi
+FPULAB_QEMU=/nonexistent/qemu-system-x86_64 run_fpulab "$work/good" --output "$work/keep.txt"
+[ "$rc" = 1 ] && [ "$(cat "$work/keep.txt")" = precious ] && ok "--output: QEMU missing leaves the file untouched" ||
+	not_ok "--output: QEMU missing leaves the file untouched" "rc=$rc"
+if [ -w /dev/full ]; then
+	run_fpulab "$work/good" --format json --output /dev/full
+	expect "--output /dev/full: exit 1, says it cannot write" 1 - "cannot write /dev/full: No space left on device"
+	expect "--output /dev/full: no row counted as written" 1 - "0 rows (0 runs) written to /dev/full"
+else
+	n=$((n + 1)); echo "ok $n - # SKIP /dev/full is not writable here"
+	n=$((n + 1)); echo "ok $n - # SKIP /dev/full is not writable here"
+fi
+mkdir "$work/a-directory"
+run_fpulab "$work/good" --output "$work/a-directory"
+expect "--output to a directory: exit 1, nothing claimed" 1 - "cannot write $work/a-directory"
+if grep -qF "rows (" "$work/err"; then not_ok "--output to a directory: no rows claimed" "$(cat "$work/err")"
+else ok "--output to a directory: no rows claimed"; fi
+
+# ---- QEMU's own failures ----
+FAKE_QEMU_STDERR="qemu-system-x86_64: unable to find CPU model 'bogus'" FAKE_GUEST_STATUS=1 \
+	run_fpulab /dev/null --qemu-cpu bogus
+expect "QEMU failing by itself: said so, with its status" 1 - "QEMU failed (status 1) before the guest started"
+expect "QEMU failing by itself: its own message shown" 1 - "  qemu-system-x86_64: unable to find CPU model 'bogus'"
+if grep -qF "the guest exited with code" "$work/err"; then not_ok "QEMU failing is not blamed on the guest" "$(cat "$work/err")"
+else ok "QEMU failing is not blamed on the guest"; fi
+FPULAB_QEMU=/bin/false run_fpulab /dev/null
+expect "FPULAB_QEMU=/bin/false: QEMU failed" 1 - "QEMU failed (status 1)"
+expect "FPULAB_QEMU=/bin/false: says QEMU printed nothing" 1 - "(nothing on stderr)"
+FAKE_QEMU_STDERR="qemu-system-x86_64: warning: host doesn't support requested feature" FAKE_GUEST_STATUS=35 \
+	run_fpulab "$work/panic"
+if [ "$rc" = 1 ] && grep -qF "| qemu-system-x86_64: warning:" "$work/err" && ! grep -qF "qemu: qemu" "$work/err"; then
+	ok "QEMU's own lines in the tail carry one prefix, not two"
+else not_ok "QEMU's own lines in the tail carry one prefix, not two" "$(cat "$work/err")"; fi
 
 FPULAB_QEMU=/nonexistent/qemu-system-x86_64 run_fpulab "$work/good"
 expect "QEMU missing: exit 1, says how to install" 1 - "apt-get install qemu-system-x86"
@@ -241,6 +329,45 @@ else not_ok "--output FILE gets the table, stdout stays empty" "rc=$rc"; fi
 
 "$fpulab" run --kernel "$work/no-such.elf" > /dev/null 2> "$work/err"; rc=$?
 expect "kernel missing: exit 1" 1 - "make build/lab.elf"
+
+# ---- stress rows: no round trips, no ratio ----
+stress() {
+	echo "@fpulab result experiment=stress policy=$1 repeat=0 cpus=2 tasks=8 round_trips=0" \
+	     "switches=5000 nm_traps=$2 saves=4000 restores=4000 ipis=30 integrity_errors=0 ticks=$3"
+}
+{ echo "$hello"; stress eager 0 10000000; stress lazy 3000 5000000; echo "@fpulab done runs=2"; } > "$work/stress"
+run_fpulab "$work/stress" --experiment stress
+if [ "$rc" = 0 ] && grep -qE '^lazy +- +- +- +- +5000 +3000 +4000 +4000 +30 +0 +1000\.0 +1000\.0 +1000\.0 +- +1$' "$work/out" &&
+   grep -qF "vs eager: not shown for stress" "$work/out"; then
+	ok "table: stress rows show '-' for round trips and the ratio"
+else not_ok "table: stress rows show '-' for round trips and the ratio" "exit $rc" "$(cat "$work/out")"; fi
+
+# ---- every count of a row comes from one run: the median run ----
+mixed() { # TICKS SWITCHES SAVES
+	echo "@fpulab result experiment=context-switch policy=eager placement=same-cpu fp_users=one" \
+	     "regset=sse repeat=0 cpus=2 round_trips=1000 switches=$2 nm_traps=0 saves=$3" \
+	     "restores=2000 ipis=0 integrity_errors=0 ticks=$1"
+}
+{ echo "$hello"; mixed 3000000 2000 2004; mixed 4000000 2004 2000; mixed 5000000 2002 2002; echo "@fpulab done runs=3"; } > "$work/mixed"
+run_fpulab "$work/mixed" --format json
+json_has eager same-cpu "median row: switches and saves from the median-ticks run, not field by field" \
+	'switches: 2004' 'saves: 2000' 'ticks: 4000000' 'ticks_per_round_trip: 4000.0' 'counts_identical: false'
+
+# ---- guest warnings: echoed, and the expected count follows the guest ----
+{
+	echo "${hello/xcr0=0x7/xcr0=0x3}"; result eager same-cpu 0 0 3000000
+	echo "warning: context-switch: this CPU has no AVX state, avx skipped"
+	echo "@fpulab done runs=1"
+} > "$work/no-avx"
+run_fpulab "$work/no-avx" --placement same-cpu --fp-users one --regset sse,avx
+expect "a guest warning is echoed on stderr" 0 - "fpulab: guest warning: context-switch: this CPU has no AVX state, avx skipped"
+expect "the skipped configuration is not counted (hello: no AVX)" 0 - "config 1/1 done: context-switch same-cpu fp=one sse"
+{
+	echo "$hello"; echo "warning: context-switch: something new, skipped"
+	result eager same-cpu 0 0 3000000; echo "@fpulab done runs=1"
+} > "$work/odd-warning"
+run_fpulab "$work/odd-warning" --placement same-cpu --fp-users one --regset sse,avx
+expect "an unforeseen guest warning: the count becomes unknown" 0 - "config 1 done: context-switch same-cpu fp=one sse"
 
 echo "1..$n"
 [ "$failed" = 0 ]
