@@ -205,7 +205,8 @@ static void write_table_header(struct report *r, FILE *f, const struct result_ro
 				      ? "switch" : "round trip";
 	fprintf(f, "# fpulab run: experiment %s", first->median.experiment);
 	if (r->expected_configs)
-		fprintf(f, ", %u configurations", r->expected_configs);
+		fprintf(f, ", %u configuration%s", r->expected_configs,
+			r->expected_configs == 1 ? "" : "s");
 	fprintf(f, "\n# QEMU %s, accel %s (-accel %s), -cpu %s, %u CPUs", r->machine,
 		r->accel, r->accel_arg, r->qemu_cpu, r->cpus);
 	if (h && h->apic[0])
