@@ -69,7 +69,7 @@ static const char *missing_policy(const char *wanted, const char *built_in, char
 
 /*
  * The guest skips, with a warning, the configurations it cannot run: cross-cpu
- * on one CPU, avx without AVX state. Its hello says how many CPUs it started
+ * and migrating on one CPU, avx without AVX state. Its hello says how many CPUs it started
  * and its XCR0, so the expected count drops those; a warning the hello did not
  * predict makes the count unknown rather than wrong.
  */

@@ -26,7 +26,7 @@ struct guest_option {
 
 /* The experiments the lab kernel has (lab/exp.c). */
 static const char *const experiments[] = { "context-switch", "stress", NULL };
-static const char *const placements[] = { "same-cpu", "cross-cpu", NULL };
+static const char *const placements[] = { "same-cpu", "cross-cpu", "migrating", NULL };
 static const char *const fp_users[] = { "none", "one", "both", NULL };
 static const char *const regsets[] = { "x87", "sse", "avx", NULL };
 static const char *const prefetch_modes[] = { "conditional", "always", "off", NULL };
@@ -39,7 +39,7 @@ static const struct guest_option guest_options[GOPT_COUNT] = {
 	[GOPT_POLICY] = { "policy", FPULAB_KEY_POLICIES, VALUE_LIST, NULL, 0, 0, "LIST|all",
 			  "FPU policies, e.g. eager,lazy (default and 'all': every policy the kernel has)" },
 	[GOPT_PLACEMENT] = { "placement", FPULAB_KEY_PLACEMENT, VALUE_LIST, placements, 0, 0,
-			     "LIST|all", "same-cpu,cross-cpu (default all; same-cpu with --cpus 1)" },
+			     "LIST|all", "same-cpu,cross-cpu,migrating (default all; same-cpu with --cpus 1)" },
 	[GOPT_FP_USERS] = { "fp-users", FPULAB_KEY_FP_USERS, VALUE_LIST, fp_users, 0, 0,
 			    "LIST|all", "none,one,both (default all)" },
 	[GOPT_REGSET] = { "regset", FPULAB_KEY_REGSET, VALUE_LIST, regsets, 0, 0, "LIST|all",
@@ -385,13 +385,14 @@ static int finish_options(struct run_options *o)
 					   guest_options[e->option].option, e->experiment,
 					   o->guest_value[GOPT_EXPERIMENT]);
 	}
-	/* 'all' means every placement these CPUs can run; a list naming cross-cpu means it. */
+	/* 'all' means every placement these CPUs can run; a list naming one means it. */
 	if (o->cpus < 2 && o->list_all[GOPT_PLACEMENT]) {
 		free(o->guest_value[GOPT_PLACEMENT]);
 		o->guest_value[GOPT_PLACEMENT] = strdup("same-cpu");
 	}
-	if (o->cpus < 2 && list_has(o->guest_value[GOPT_PLACEMENT], "cross-cpu"))
-		return usage_error("--placement cross-cpu needs --cpus 2 or more");
+	if (o->cpus < 2 && (list_has(o->guest_value[GOPT_PLACEMENT], "cross-cpu") ||
+			    list_has(o->guest_value[GOPT_PLACEMENT], "migrating")))
+		return usage_error("--placement cross-cpu and migrating need --cpus 2 or more");
 	if (!strcmp(o->guest_value[GOPT_EXPERIMENT], "context-switch")) {
 		/* The default matrix: every placement the CPUs allow, fp users, regsets. */
 		if (!o->guest_value[GOPT_PLACEMENT])

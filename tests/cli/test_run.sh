@@ -114,7 +114,7 @@ if grep -qE '^lazy +same-cpu +one +sse +1000 +2000 +1000 +2000 +2000 +0 +0 +2000
 else
 	not_ok "table: lazy same-cpu row" "$(grep '^lazy' "$work/out")"
 fi
-expect "progress goes to stderr" 0 - "config 2/18 done: context-switch cross-cpu fp=one sse, 2 policies, 4 runs"
+expect "progress goes to stderr" 0 - "config 2/27 done: context-switch cross-cpu fp=one sse, 2 policies, 4 runs"
 
 # ---- the QEMU command line ----
 run_fpulab "$work/good" --policy eager,lazy --placement same-cpu --fp-users none,one \

@@ -10,7 +10,7 @@ set -u
 run() {
 	local name=$1
 	shift
-	fpulab_csv "$name" --timeout 120 --seed 1 "$@"
+	fpulab_csv "$name" --timeout 120 "$@"
 }
 
 # get NAME POLICY KEY
@@ -23,7 +23,7 @@ detected() {
 	local fault=$1 switches=$2 list
 	shift 2
 	list=$(echo "$@" | tr ' ' ,)
-	run "$fault" --experiment stress --policy "$list" --switches "$switches" --inject "$fault"
+	run "$fault" --experiment stress --seed 1 --policy "$list" --switches "$switches" --inject "$fault"
 	for p in "$@"; do
 		e=$(get "$fault" "$p" integrity_errors_all_runs)
 		if [ "$(rc_of "$fault")" = 1 ] && [ -n "$e" ] && [ "$e" -gt 0 ]; then
@@ -47,7 +47,7 @@ detected stale-owner-after-exit 200000 smp-lazy
 # ring 0. QEMU 7.2 TCG does not fault there, so what shows depends on
 # the CPU model: QEMU's AuthenticAMD "max" lacks XSaveErPtr, so libfpu scrubs
 # FIP/FDP/FOP with an x87 load right before the restore, and that load traps.
-run clts-amd --experiment stress --policy lazy --switches 20000 --inject skip-clts-before-restore
+run clts-amd --experiment stress --seed 1 --policy lazy --switches 20000 --inject skip-clts-before-restore
 if [ "$(rc_of clts-amd)" = 1 ] && grep -q 'exception 7 (#NM.*in ring 0' "$work/clts-amd.err"; then
 	ok "skip-clts-before-restore is detected: #NM in ring 0 (the scrub's x87 load under TCG)"
 else

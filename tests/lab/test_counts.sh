@@ -89,6 +89,36 @@ nm=$(get cross lazy cross-cpu one nm_traps)
 [ -n "$nm" ] && [ "$nm" = "$skipped" ] && [ "$nm" -gt 0 ] && ok "lazy cross-cpu fp=one: every trap finds the registers still held ($nm)" ||
 	not_ok "lazy cross-cpu fp=one: nm_traps == restores_skipped" "nm_traps=$nm restores_skipped=$skipped"
 
+# ---- migrating: both tasks swap CPUs every round trip (docs/counts.md) ----
+# Also the regression test for two tasks swapping CPUs at once, which used to
+# deadlock the scheduler; multi-threaded TCG really runs the two CPUs at once.
+M2=$((2 * R)) M4=$((4 * R))
+for threads in single multi; do
+	run mig-$threads --policy all --placement migrating --regset sse --cpus 2 --tcg-threads $threads
+	if [ "$(rc_of mig-$threads)" = 0 ]; then ok "migrating ($threads-threaded TCG) completes"
+	else not_ok "migrating ($threads-threaded TCG) completes" "exit $(rc_of mig-$threads)" \
+		"$(tail -n 5 "$work/mig-$threads.err")"; fi
+done
+m=mig-single
+for fp in none one both; do
+	expect $m eager migrating $fp "migrations=$M2 nm_traps=0 saves=$M4 restores=$M4 integrity_errors=0"
+	expect $m deferred migrating $fp "migrations=$M2 nm_traps=0 saves=$M4 restores=$M4 integrity_errors=0"
+done
+for policy in lazy lazy-counter owner smp-lazy; do
+	expect $m $policy migrating none "nm_traps=0 saves=0 restores=0 flush_ipis=0 integrity_errors=0"
+done
+for policy in lazy lazy-counter; do
+	expect $m $policy migrating one "nm_traps=$R saves=$R restores=$R restores_skipped=0 integrity_errors=0"
+	expect $m $policy migrating both "nm_traps=$M2 saves=$M2 restores=$M2 restores_skipped=0 integrity_errors=0"
+done
+expect $m owner migrating one "nm_traps=0 saves=$M2 restores=$R restores_skipped=$R integrity_errors=0"
+expect $m owner migrating both "nm_traps=0 saves=$M4 restores=$M4 restores_skipped=0 integrity_errors=0"
+expect $m smp-lazy migrating one "nm_traps=$R saves=$R restores=$R flush_ipis=$R integrity_errors=0"
+expect $m smp-lazy migrating both "nm_traps=$M2 saves=$M2 restores=$M2 flush_ipis=$M2 integrity_errors=0"
+for policy in eager lazy lazy-counter owner deferred smp-lazy; do
+	expect mig-multi $policy migrating both "migrations=$M2 integrity_errors=0"
+done
+
 # ---- the heuristic's knobs ----
 run never --policy lazy-counter --placement same-cpu --fp-users one --regset sse --fpu-counter 255
 expect never lazy-counter same-cpu one "nm_traps=$R restores_skipped=$R prefetches=0 integrity_errors=0"
