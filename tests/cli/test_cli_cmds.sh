@@ -88,7 +88,7 @@ mk t-onlyskip 'echo "ok 1 # SKIP nothing to do"'
 rc=$?
 last=$(tail -n 1 "$work/rt.out")
 if [ "$rc" = 1 ] && [ "$last" = "3 passed, 1 failed, 3 skipped" ]; then
-	ok "run-tests.sh: 'ok ... # SKIP' lines count as skipped; last line 'N passed, N failed, N skipped'"
+	ok "run-tests.sh: lines with a SKIP directive count as skipped; last line 'N passed, N failed, N skipped'"
 else not_ok "run-tests.sh counts skips apart" "exit $rc, last line '$last'"; fi
 "$root/tests/run-tests.sh" "$work/t-pass" > "$work/rt.out" 2>&1
 rc=$?
