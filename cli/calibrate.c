@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * fpulab calibrate: native user-mode cost of the XSAVE family on this host,
- * the floor libfpu's switch path is measured against (DESIGN.md §4, §6).
+ * the floor libfpu's switch path is measured against.
  *
  * Every figure is per operation, in TSC ticks and ns: a sample times a batch
  * of BATCH operations between LFENCE-fenced RDTSC/RDTSCP, minus the median
