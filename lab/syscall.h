@@ -18,8 +18,12 @@
 #define MARK_START 0
 #define MARK_END 1
 
+#define REPORT_REG_INIT 98    /* integrity_report.reg: a new task not in the init state */
+#define REPORT_REG_CONTROL 99 /* integrity_report.reg: FCW or MXCSR */
+
 /* Registers that did not hold what their task last wrote there: @count of
- * them in one check, the first one described. */
+ * them in one check, the first one described (a data register rather than
+ * the control register when both are wrong). */
 struct integrity_report {
 	unsigned int count;
 	unsigned int task;

@@ -60,6 +60,16 @@ void regs_write(unsigned int regset, unsigned int task, uint64_t seq)
 	}
 }
 
+/* Count a wrong register; describe the first data register found wrong. */
+static void note_wrong(struct integrity_report *rep, unsigned int reg, uint64_t want, uint64_t got)
+{
+	if (!rep->count++ || rep->reg == REPORT_REG_CONTROL) {
+		rep->reg = reg;
+		rep->expected = want;
+		rep->got = got;
+	}
+}
+
 unsigned int regs_check(unsigned int regset, unsigned int task, uint64_t seq)
 {
 	uint64_t got[16 * 4];
@@ -90,23 +100,15 @@ unsigned int regs_check(unsigned int regset, unsigned int task, uint64_t seq)
 		ctl_want = mxcsr_pattern(task);
 	}
 
-	if (ctl != ctl_want) {
-		rep.count++;
-		rep.reg = 99; /* the control register: FCW or MXCSR */
-		rep.expected = ctl_want;
-		rep.got = ctl;
-	}
+	if (ctl != ctl_want)
+		note_wrong(&rep, REPORT_REG_CONTROL, ctl_want, ctl);
 	for (unsigned int r = 0; r < nregs[regset]; r++) {
 		for (unsigned int l = 0; l < nl; l++) {
 			uint64_t want = pattern(task, seq, r, l);
-			if (got[r * nl + l] == want)
-				continue;
-			if (!rep.count++ || rep.reg == 99) {
-				rep.reg = r;
-				rep.expected = want;
-				rep.got = got[r * nl + l];
+			if (got[r * nl + l] != want) {
+				note_wrong(&rep, r, want, got[r * nl + l]);
+				break; /* count registers, not lanes */
 			}
-			break; /* count registers, not lanes */
 		}
 	}
 	if (rep.count)
@@ -141,7 +143,7 @@ static void report_init(struct integrity_report *r, uint64_t want, uint64_t got)
 /*
  * A new task must start in the architectural init state: empty x87 stack
  * with FCW 0x37f, MXCSR 0x1f80, vector registers zero. Anything else is
- * state leaked from another task (reg 98 of the report).
+ * state leaked from another task (REPORT_REG_INIT in the report).
  */
 unsigned int regs_check_init(unsigned int task, bool ymm)
 {
@@ -151,8 +153,8 @@ unsigned int regs_check_init(unsigned int task, bool ymm)
 	} env; /* FNSTENV, 32-bit format */
 	uint64_t v[16 * 4];
 	uint32_t mxcsr;
-	struct integrity_report x87 = { .task = task, .regset = REGSET_X87, .reg = 98 };
-	struct integrity_report vec = { .task = task, .regset = ymm ? REGSET_AVX : REGSET_SSE, .reg = 98 };
+	struct integrity_report x87 = { .task = task, .regset = REGSET_X87, .reg = REPORT_REG_INIT };
+	struct integrity_report vec = { .task = task, .regset = ymm ? REGSET_AVX : REGSET_SSE, .reg = REPORT_REG_INIT };
 
 	__asm__ volatile("fnstenv %0" : "=m"(env));
 	__asm__ volatile("fldcw %0" : : "m"(env.fcw)); /* FNSTENV masked every exception */
