@@ -11,6 +11,16 @@
  * Terms: the "fpregs owner" of a CPU is the task whose state its registers
  * hold; a task's "last_cpu" is the CPU whose registers last held its state.
  * Registers are valid for a task iff owner(cpu) == task && task->last_cpu == cpu.
+ *
+ * Manual sections: CR0.TS and #NM, Intel SDM Vol. 3A §2.5 and §6.15
+ * ("Interrupt 7"), AMD APM Vol. 2 §8.2.7 and §11.3.1; saving state for a
+ * context switch, SDM Vol. 1 §13.6-§13.11 (XSAVEOPT's modified optimization
+ * §13.6, XSAVES §13.11), APM Vol. 2 §11.5; the FXSAVE pointer leak on AMD,
+ * APM Vol. 2 §11.4.4 and CVE-2006-1056.
+ *
+ * Concurrency: every hook runs on the calling CPU with interrupts off, except
+ * where a comment says it may wait (and then only through ops->wait_relax).
+ * Counters (struct fpu_stats) are per CPU, written only by that CPU.
  */
 #ifndef FPU_FPU_H
 #define FPU_FPU_H
@@ -153,8 +163,11 @@ void fpu_task_migrated(struct fpu *fpu);
 void fpu_switch(struct fpu *prev, struct fpu *next);
 
 /**
- * fpu_handle_nm - body of the #NM (vector 7) handler for a trap from ring 3.
- * Panics (through ops->panic) on an #NM the policy did not cause.
+ * fpu_handle_nm - body of the #NM (vector 7) handler for a trap from ring 3
+ * (SDM Vol. 3A §6.15: CR0.TS set and an x87/MMX/SSE/AVX instruction).
+ * Under smp-lazy it may wait, interrupts enabled through ops->wait_relax,
+ * for another CPU to flush the task's state. Panics (through ops->panic) on
+ * an #NM the policy did not cause (TS not set by libfpu).
  */
 void fpu_handle_nm(struct fpu *cur);
 
