@@ -12,11 +12,12 @@
  * hold; a task's "last_cpu" is the CPU whose registers last held its state.
  * Registers are valid for a task iff owner(cpu) == task && task->last_cpu == cpu.
  *
- * Manual sections: CR0.TS and #NM, Intel SDM Vol. 3A §2.5 and §6.15
- * ("Interrupt 7"), AMD APM Vol. 2 §8.2.7 and §11.3.1; saving state for a
- * context switch, SDM Vol. 1 §13.6-§13.11 (XSAVEOPT's modified optimization
- * §13.6, XSAVES §13.11), APM Vol. 2 §11.5; the FXSAVE pointer leak on AMD,
- * APM Vol. 2 §11.4.4 and CVE-2006-1056.
+ * Manual sections: CR0.TS, Intel SDM Vol. 3A §2.5; #NM, SDM Vol. 3A §6.15
+ * ("Interrupt 7") and AMD APM Vol. 2 §8.2 (vector 7); saving state for a
+ * context switch, SDM Vol. 1 ch. 13 (init and modified optimizations §13.6,
+ * XSAVES §13.11) and APM Vol. 2 §11.5; the FXSAVE pointer leak on AMD, the
+ * APM's FXSAVE description (FIP/FDP/FOP saved only with an x87 exception
+ * pending, unless CPUID 0x80000008 EBX[2] XSaveErPtr) and CVE-2006-1056.
  *
  * Concurrency: every hook runs on the calling CPU with interrupts off, except
  * where a comment says it may wait (and then only through ops->wait_relax).
