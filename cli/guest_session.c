@@ -21,7 +21,7 @@ static void on_signal(int sig)
 	got_signal = sig;
 }
 
-static void catch_signals(void)
+void session_catch_signals(void)
 {
 	struct sigaction sa = { .sa_handler = on_signal }; /* no SA_RESTART: poll returns */
 	sigemptyset(&sa.sa_mask);
@@ -29,6 +29,11 @@ static void catch_signals(void)
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
+}
+
+bool session_signal_pending(void)
+{
+	return got_signal != 0;
 }
 
 static long long now_ms(void)
@@ -85,7 +90,7 @@ void session_run(struct qemu_process *p, unsigned timeout_s, line_fn on_line, vo
 	int open_fds = 2, wstatus;
 
 	memset(end, 0, sizeof(*end));
-	catch_signals();
+	session_catch_signals();
 	while (open_fds > 0) {
 		struct pollfd pfd[2];
 		int n = 0;

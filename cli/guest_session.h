@@ -26,6 +26,11 @@ struct session_end {
 	bool interrupted; /* SIGINT/SIGTERM/SIGHUP reached fpulab */
 };
 
+/* Catch SIGINT/SIGTERM/SIGHUP from now on (session_run does it too), so a
+ * signal before session_run is not lost; and whether one has arrived. */
+void session_catch_signals(void);
+bool session_signal_pending(void);
+
 /* Feed every line from QEMU to on_line until QEMU exits. The watchdog kills
  * QEMU (its whole process group) after timeout_s seconds without a record. */
 void session_run(struct qemu_process *p, unsigned timeout_s, line_fn on_line, void *ctx,
