@@ -26,6 +26,11 @@ const char *qemu_cpu_model(const struct qemu_setup *s)
 	return s->cpu_model ? s->cpu_model : s->kvm ? "host" : "max";
 }
 
+bool qemu_vcpu_threads(const struct qemu_setup *s)
+{
+	return s->kvm || !strcmp(s->tcg_threads, "multi");
+}
+
 void qemu_build_command(const struct qemu_setup *s, struct qemu_command *cmd)
 {
 	int n = 0;
@@ -61,6 +66,12 @@ void qemu_build_command(const struct qemu_setup *s, struct qemu_command *cmd)
 	a[n++] = "-device";
 	a[n++] = "isa-debug-exit,iobase=" STR(FPULAB_DEBUG_EXIT_PORT) ",iosize=0x04";
 	a[n++] = "-no-reboot";
+	if (s->qmp_socket) { /* paused until fpulab has pinned the vCPUs and sends cont */
+		snprintf(cmd->qmp, sizeof(cmd->qmp), "unix:%s,server=on,wait=off", s->qmp_socket);
+		a[n++] = "-S";
+		a[n++] = "-qmp";
+		a[n++] = cmd->qmp;
+	}
 	a[n++] = "-kernel";
 	a[n++] = (char *)s->kernel;
 	a[n++] = "-append";

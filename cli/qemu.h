@@ -23,16 +23,20 @@ struct qemu_setup {
 	unsigned cpus;
 	const char *kernel;
 	const char *append;
+	const char *qmp_socket;  /* non-NULL: start paused (-S) with QMP on this socket */
 };
 
 #define QEMU_ARGV_MAX 40
 struct qemu_command {
 	char *argv[QEMU_ARGV_MAX];
-	char machine[32], accel[48], smp[16];
+	char machine[32], accel[48], smp[16], qmp[160];
 };
 
 const char *qemu_binary(void);
 const char *qemu_cpu_model(const struct qemu_setup *s); /* -cpu argument */
+/* Whether QEMU runs each vCPU on a thread of its own (KVM, multi-threaded
+ * TCG): only then can vCPU threads be pinned. */
+bool qemu_vcpu_threads(const struct qemu_setup *s);
 void qemu_build_command(const struct qemu_setup *s, struct qemu_command *cmd);
 
 /* KVM is usable when /proc/cpuinfo shows vmx or svm and /dev/kvm opens

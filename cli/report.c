@@ -29,7 +29,8 @@ enum value_kind { VALUE_NULL, VALUE_STRING, VALUE_NUMBER, VALUE_BOOL };
 struct row_value {
 	const char *key;
 	enum value_kind kind;
-	char text[RECORD_WORD_MAX + 16];
+	const char *text; /* buf, or a string that outlives the row (put_string) */
+	char buf[RECORD_WORD_MAX + 16];
 };
 #define ROW_VALUES_MAX (RESULT_FIELD_COUNT + 24)
 
@@ -43,7 +44,17 @@ static void put(struct row_values *rv, const char *key, enum value_kind kind, co
 	struct row_value *v = &rv->v[rv->n++];
 	v->key = key;
 	v->kind = kind;
-	snprintf(v->text, sizeof(v->text), "%s", text ? text : "");
+	snprintf(v->buf, sizeof(v->buf), "%s", text ? text : "");
+	v->text = v->buf;
+}
+
+/* A string that may be longer than a record word, not copied. */
+static void put_string(struct row_values *rv, const char *key, const char *text)
+{
+	struct row_value *v = &rv->v[rv->n++];
+	v->key = key;
+	v->kind = text ? VALUE_STRING : VALUE_NULL;
+	v->text = text ? text : "";
 }
 
 static void put_u64(struct row_values *rv, const char *key, uint64_t n)
@@ -121,6 +132,7 @@ static void row_values(const struct report *r, const struct result_row *row,
 	put(rv, "machine", VALUE_STRING, r->machine);
 	put(rv, "qemu_accel", VALUE_STRING, r->accel_arg);
 	put(rv, "qemu_cpu", VALUE_STRING, r->qemu_cpu);
+	put_string(rv, "pinned", r->pinned);
 	put(rv, "save_insn", r->hello && r->hello->insn[0] ? VALUE_STRING : VALUE_NULL,
 	    r->hello ? r->hello->insn : NULL);
 	put(rv, "apic", r->hello && r->hello->apic[0] ? VALUE_STRING : VALUE_NULL,
@@ -215,6 +227,8 @@ static void write_table_header(struct report *r, FILE *f, const struct result_ro
 		fprintf(f, ", XCR0 0x%" PRIx64, h->xcr0);
 	if (h && h->insn[0])
 		fprintf(f, ", save instruction %s", h->insn);
+	if (r->pinned_header)
+		fprintf(f, "\n# vCPU threads pinned: %s", r->pinned_header);
 	fprintf(f, "\n# ticks: %s", clock_description(r->clock));
 	if (h && (h->present & (UINT64_C(1) << HELLO_tsc_khz)) && strcmp(r->clock, "icount"))
 		fprintf(f, "; guest TSC %" PRIu64 " kHz (measured by the guest against its APIC timer)",

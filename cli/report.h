@@ -22,6 +22,8 @@ struct report {
 	const char *machine;
 	const char *qemu_cpu;
 	unsigned cpus;
+	const char *pinned;        /* vCPU -> host CPU: "0:0,1:1", or "no" */
+	const char *pinned_header; /* for the table: "0->cpu0 1->cpu1", or "no (why)" */
 	unsigned expected_configs; /* 0: unknown */
 	const struct guest_hello *hello; /* NULL until the guest said hello */
 

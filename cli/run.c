@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -14,10 +15,12 @@
 #include "console_tail.h"
 #include "guest_session.h"
 #include "qemu.h"
+#include "qmp.h"
 #include "records.h"
 #include "report.h"
 #include "results.h"
 #include "run_options.h"
+#include "vcpu_pin.h"
 
 #define CMDLINE_MAX 1024
 
@@ -37,6 +40,8 @@ struct run_state {
 	size_t console_since_record; /* guest console lines since the last record */
 	size_t warnings;             /* guest "warning: " lines */
 	bool warnings_predicted;     /* hello said which configurations the guest skips */
+	const char *qmp_socket;      /* QEMU starts paused: pin its vCPUs, then resume */
+	struct vcpu_pins pins;
 };
 
 #define GUEST_WARNING "warning: "
@@ -349,18 +354,49 @@ static int judge(struct run_state *s, const struct session_end *end)
 	return rc;
 }
 
+/* QEMU started paused: pin its vCPU threads and resume the guest. Returns 0
+ * when the guest runs, or when QEMU exited or a signal came first (then the
+ * session reports it); -1 when the guest could not be resumed: QEMU is
+ * killed and why is in err. */
+static int pin_and_resume(struct run_state *s, pid_t qemu, char *err, size_t len)
+{
+	int rc = vcpu_pin_and_resume(s->qmp_socket, qemu, &s->pins, err, len);
+
+	if (rc == QMP_OK)
+		fprintf(stderr, "fpulab: vCPU threads pinned: %s\n", s->pins.header);
+	if (rc == QMP_QEMU_EXITED) /* the session reports why */
+		vcpu_pins_none(&s->pins, "QEMU exited before it answered on QMP");
+	if (rc == QMP_OK || rc == QMP_QEMU_EXITED)
+		return 0;
+	kill(-qemu, SIGKILL);
+	return rc == QMP_INTERRUPTED ? 0 : -1;
+}
+
 static int boot_and_collect(struct run_state *s, const struct qemu_command *cmd)
 {
 	struct qemu_process proc;
 	struct session_end end;
-	char err[256];
+	char err[256], qmp_err[256];
+	bool resume_failed = false;
+	int rc;
 
+	session_catch_signals(); /* a signal while QEMU is paused must kill it too */
 	if (qemu_start(cmd, &proc, err, sizeof(err)) < 0) {
 		fprintf(stderr, "fpulab: %s\n", err);
 		return 1;
 	}
+	if (s->qmp_socket)
+		resume_failed = pin_and_resume(s, proc.pid, qmp_err, sizeof(qmp_err)) < 0;
 	session_run(&proc, s->opt->timeout_s, on_line, s, &end);
-	int rc = judge(s, &end);
+	if (resume_failed && !end.interrupted) {
+		fprintf(stderr, "fpulab: cannot start the paused guest: %s; QEMU killed\n", qmp_err);
+		if (s->qemu_tail.count) {
+			fprintf(stderr, "fpulab: QEMU said:\n");
+			tail_print(stderr, &s->qemu_tail, "  ");
+		}
+		return 1;
+	}
+	rc = judge(s, &end);
 	if (rc == 0 && report_end(&s->report) < 0) {
 		fprintf(stderr, "fpulab: %s\n", s->report.write_error);
 		rc = 1;
@@ -390,11 +426,30 @@ static int choose_accel(const struct run_options *o, bool *kvm)
 	return 0;
 }
 
+/* Pinning needs QEMU paused with a QMP socket; otherwise say why not. */
+static void plan_pinning(const struct run_options *o, struct qemu_setup *setup,
+			 struct qmp_socket *qmp, struct run_state *s)
+{
+	char err[256];
+
+	if (!qemu_vcpu_threads(setup)) {
+		vcpu_pins_none(&s->pins, "single-threaded TCG: one host thread runs every vCPU");
+	} else if (!o->pin) {
+		vcpu_pins_none(&s->pins, "--pin off");
+	} else if (qmp_socket_make(qmp, err, sizeof(err)) < 0) {
+		fprintf(stderr, "fpulab: warning: %s; the vCPUs run unpinned\n", err);
+		vcpu_pins_none(&s->pins, "no QMP socket: see the warnings on stderr");
+	} else {
+		setup->qmp_socket = s->qmp_socket = qmp->path;
+	}
+}
+
 int cmd_run(int argc, char **argv)
 {
 	struct run_options opt;
 	struct run_state s = { 0 };
 	struct qemu_command cmd;
+	struct qmp_socket qmp = { 0 };
 	char cmdline[CMDLINE_MAX], kernel[PATH_MAX];
 	bool kvm = false;
 	int rc = run_options_parse(argc, argv, &opt);
@@ -417,6 +472,7 @@ int cmd_run(int argc, char **argv)
 		.icount = opt.icount, .cpu_model = opt.qemu_cpu, .cpus = opt.cpus,
 		.kernel = kernel, .append = cmdline,
 	};
+	plan_pinning(&opt, &setup, &qmp, &s);
 	qemu_build_command(&setup, &cmd);
 
 	s.opt = &opt;
@@ -427,6 +483,7 @@ int cmd_run(int argc, char **argv)
 		.clock = kvm ? "hardware-tsc" : opt.icount ? "icount" : "emulated-tsc",
 		.machine = opt.machine, .qemu_cpu = qemu_cpu_model(&setup),
 		.cpus = opt.cpus, .expected_configs = s.expected_configs,
+		.pinned = s.pins.value, .pinned_header = s.pins.header,
 	};
 	collector_init(&s.collector, configuration_done, &s);
 	fprintf(stderr, "fpulab: booting %s on QEMU %s, accel %s (-accel %s), %u CPUs; "
@@ -452,6 +509,7 @@ int cmd_run(int argc, char **argv)
 		fprintf(stderr, "fpulab: %zu rows (%zu runs) written to %s\n",
 			s.report.rows_written, s.report.runs_written, opt.output_path);
 	}
+	qmp_socket_remove(&qmp);
 	collector_free(&s.collector);
 	tail_free(&s.tail);
 	tail_free(&s.qemu_tail);

@@ -70,7 +70,7 @@ static const struct guest_option guest_options[GOPT_COUNT] = {
 
 enum host_option_id {
 	HOPT_CPUS = GOPT_COUNT, HOPT_ACCEL, HOPT_QEMU_CPU, HOPT_TIMEOUT, HOPT_FORMAT,
-	HOPT_OUTPUT, HOPT_KERNEL, HOPT_ICOUNT, HOPT_TCG_THREADS, HOPT_MACHINE, HOPT_VERBOSE,
+	HOPT_OUTPUT, HOPT_KERNEL, HOPT_ICOUNT, HOPT_TCG_THREADS, HOPT_MACHINE, HOPT_PIN, HOPT_VERBOSE,
 	HOPT_HELP, HOPT_END
 };
 
@@ -98,6 +98,9 @@ static const struct host_option host_options[HOPT_END - GOPT_COUNT] = {
 					    "TCG threading (default " QEMU_DEFAULT_TCG_THREADS ")" },
 	[HOPT_MACHINE - GOPT_COUNT] = { "machine", true, "microvm|q35|pc",
 					"QEMU machine (default " QEMU_DEFAULT_MACHINE ")" },
+	[HOPT_PIN - GOPT_COUNT] = { "pin", true, "on|off",
+				    "pin each vCPU thread to a host CPU (default on; KVM and"
+				    " --tcg-threads multi only)" },
 	[HOPT_VERBOSE - GOPT_COUNT] = { "verbose", false, NULL, "echo the guest console to stderr" },
 	[HOPT_HELP - GOPT_COUNT] = { "help", false, NULL, "this text" },
 };
@@ -278,6 +281,7 @@ static const char *const accel_names[] = { "auto", "tcg", "kvm", NULL };
 static const char *const format_names[] = { "table", "json", "csv", NULL };
 static const char *const thread_names[] = { "single", "multi", NULL };
 static const char *const machine_names[] = { "microvm", "q35", "pc", NULL };
+static const char *const on_off[] = { "on", "off", NULL };
 
 static int set_host_option(struct run_options *o, int id, const char *text)
 {
@@ -311,6 +315,11 @@ static int set_host_option(struct run_options *o, int id, const char *text)
 		break;
 	case HOPT_MACHINE:
 		rc = set_word(opt, text, machine_names, &o->machine);
+		break;
+	case HOPT_PIN:
+		rc = set_word(opt, text, on_off, &word);
+		if (!rc)
+			o->pin = !strcmp(word, "on");
 		break;
 	case HOPT_QEMU_CPU:
 		if (!*text || strpbrk(text, " \t\n"))
@@ -439,6 +448,7 @@ int run_options_parse(int argc, char **argv, struct run_options *o)
 	o->cpus = RUN_DEFAULT_CPUS;
 	o->timeout_s = RUN_DEFAULT_TIMEOUT_S;
 	o->machine = QEMU_DEFAULT_MACHINE;
+	o->pin = true;
 	for (int i = 0; i < GOPT_COUNT; i++)
 		longopts[n++] = (struct option){ guest_options[i].option,
 						 guest_options[i].type == VALUE_FLAG ? no_argument

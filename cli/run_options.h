@@ -38,6 +38,7 @@ struct run_options {
 	bool icount;
 	const char *tcg_threads; /* "single" | "multi" */
 	const char *machine;     /* "microvm" | "q35" | "pc" */
+	bool pin;                /* pin vCPU threads to host CPUs (KVM, multi-threaded TCG) */
 	bool verbose;
 };
 

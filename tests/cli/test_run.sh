@@ -86,7 +86,7 @@ done
 	not_ok "json: one line per configuration and policy" "$(wc -l < "$work/out") lines"
 json_has eager same-cpu "json: eager same-cpu median/min/max over 3 runs" \
 	'ticks_per_round_trip: 4000.0' 'ticks_min: 3000.0' 'ticks_max: 5000.0' 'repeats: 3' \
-	'nm_traps: 0' 'accel: "tcg"' 'clock: "emulated-tsc"' 'counts_identical: true'
+	'nm_traps: 0' 'accel: "tcg"' 'clock: "emulated-tsc"' 'counts_identical: true' 'pinned: "no"'
 json_has lazy same-cpu "json: lazy same-cpu counts are medians, variation flagged" \
 	'nm_traps: 1000' 'ticks_per_round_trip: 2000.0' 'ticks_min: 1500.0' 'ticks_max: 2500.0' \
 	'counts_identical: false' 'vs_eager: 0.500'
@@ -108,6 +108,8 @@ fi
 run_fpulab "$work/good"
 expect "table says ticks are emulated" 0 "EMULATED TSC ticks under QEMU TCG -- not hardware timings"
 expect "table says which accel ran" 0 "accel tcg (-accel tcg,thread=single)"
+expect "table: single-threaded TCG pins nothing, and says why" 0 \
+	"# vCPU threads pinned: no (single-threaded TCG: one host thread runs every vCPU)"
 expect "table: under TCG the ratio is named as emulated" 0 "vs eager: ratio of emulated medians (this / eager's, same configuration), ranks policies under emulation only"
 if grep -qE '^lazy +same-cpu +one +sse +1000 +2000 +1000 +2000 +2000 +0 +0 +2000\.0 +1500\.0 +2500\.0 +0\.50x +3\*$' "$work/out"; then
 	ok "table: lazy same-cpu row"
@@ -125,6 +127,9 @@ else not_ok "-append carries the options with abi.h keys" "args: $(tr '\n' ' ' <
 args=$(tr '\n' ' ' < "$work/qemu-args")
 want="-M microvm -accel tcg,thread=single -cpu max -smp 4 -m 256M -nodefaults -no-user-config -nographic -serial stdio -device isa-debug-exit,iobase=0xf4,iosize=0x04 -no-reboot -kernel $work/lab.elf -append"
 if [[ "$args" == *"$want"* ]]; then ok "QEMU command line (TCG)"; else not_ok "QEMU command line (TCG)" "$args"; fi
+if grep -qxE -- '-S|-qmp' "$work/qemu-args"; then
+	not_ok "single-threaded TCG (the default): no -S, no -qmp" "$args"
+else ok "single-threaded TCG (the default): no -S, no -qmp"; fi
 
 run_fpulab "$work/good" --policy all --experiment stress
 if grep -qxF 'exp=stress' "$work/qemu-args"; then ok "--policy all sends no list (the kernel runs every policy it has); no matrix defaults for stress"
@@ -153,6 +158,45 @@ args=$(tr '\n' ' ' < "$work/qemu-args")
 if [[ "$args" == *"-accel tcg,thread=single -cpu max"* ]]; then ok "--accel auto falls back to TCG without /dev/kvm"
 else not_ok "--accel auto falls back to TCG without /dev/kvm" "$args"; fi
 
+# ---- vCPU pinning: QEMU paused (-S) with a QMP socket when vCPUs have threads ----
+run_fpulab "$work/good" --tcg-threads multi --pin off --format json
+args=$(tr '\n' ' ' < "$work/qemu-args")
+if [ "$rc" = 0 ] && [[ "$args" == *"-accel tcg,thread=multi -cpu max"* ]] &&
+   ! grep -qxE -- '-S|-qmp' "$work/qemu-args"; then ok "--tcg-threads multi --pin off: no -S, no -qmp"
+else not_ok "--tcg-threads multi --pin off: no -S, no -qmp" "exit $rc" "$args"; fi
+json_has eager same-cpu "--pin off: JSON says pinned no" 'pinned: "no"'
+run_fpulab "$work/good" --tcg-threads multi --pin off
+expect "--pin off: the table says so" 0 "# vCPU threads pinned: no (--pin off)"
+
+# A paused QEMU whose QMP socket never opens: the guest cannot start, so the
+# run fails with the QMP error, not the watchdog's (--timeout stays at 60 s).
+FAKE_QMP_NEVER=1 run_fpulab "$work/good" --tcg-threads multi
+args=$(tr '\n' ' ' < "$work/qemu-args")
+qmp=$(grep -A1 -x -- -qmp "$work/qemu-args" | tail -n 1)
+sock=${qmp#unix:}; sock=${sock%,server=on,wait=off}
+if [[ "$args" == *"-accel tcg,thread=multi -cpu max -smp 2 "*" -no-reboot -S -qmp unix:"*"/qmp.sock,server=on,wait=off -kernel "* ]] &&
+   [[ "$sock" == */fpulab-qmp.*/qmp.sock ]]; then
+	ok "--tcg-threads multi: QEMU starts paused with a QMP socket in a private directory"
+else not_ok "--tcg-threads multi: QEMU starts paused with a QMP socket in a private directory" "$args"; fi
+expect "QMP socket never opens: exit 1 with a clear error" 1 - \
+	"fpulab: cannot start the paused guest: QMP: cannot connect to $sock within 5 s"
+if grep -qF "guest hung" "$work/err"; then not_ok "QMP socket never opens: not left to the watchdog" "$(cat "$work/err")"
+else ok "QMP socket never opens: not left to the watchdog"; fi
+[ -n "$sock" ] && [ ! -e "$(dirname "$sock")" ] && ok "the QMP socket's directory is removed afterwards" ||
+	not_ok "the QMP socket's directory is removed afterwards" "$(dirname "$sock")"
+
+FAKE_QEMU_STDERR="qemu-system-x86_64: unable to find CPU model 'bogus'" FAKE_GUEST_STATUS=1 \
+	run_fpulab /dev/null --tcg-threads multi --qemu-cpu bogus
+expect "QEMU exiting before QMP answers: reported as QEMU's failure" 1 - "QEMU failed (status 1) before the guest started"
+if grep -qF "QMP" "$work/err"; then not_ok "QEMU exiting before QMP answers: no QMP error" "$(cat "$work/err")"
+else ok "QEMU exiting before QMP answers: no QMP error"; fi
+
+FPULAB_CPUINFO="$work/cpuinfo-vmx" FPULAB_KVM_DEV=/dev/null FAKE_QMP_NEVER=1 run_fpulab "$work/good" --accel kvm
+args=$(tr '\n' ' ' < "$work/qemu-args")
+if [ "$rc" = 1 ] && [[ "$args" == *"-accel kvm -cpu host "*" -no-reboot -S -qmp unix:"*"/qmp.sock,server=on,wait=off -kernel "* ]]; then
+	ok "KVM: QEMU starts paused with a QMP socket"
+else not_ok "KVM: QEMU starts paused with a QMP socket" "exit $rc" "$args"; fi
+
 rm -f "$work/qemu-args"
 run_fpulab "$work/good" --accel kvm
 expect "--accel kvm without vmx/svm: exit 1, says why" 1 - "KVM is not usable here"
@@ -175,7 +219,7 @@ for bad in "--no-such-option" "--placement elsewhere" "--placement same-cpu,,cro
 	   "--experiment context-switch --seed 1" "--experiment stress --placement same-cpu" \
 	   "--experiment stress --fp-users one" "--experiment stress --regset sse" \
 	   "--experiment stress --round-trips 10" "--experiment stress --placement all" \
-	   "--fp one" "--p eager"; do
+	   "--fp one" "--p eager" "--pin maybe" "--pin"; do
 	rm -f "$work/qemu-args"
 	# shellcheck disable=SC2086 # each entry is several words
 	run_fpulab "$work/good" $bad
@@ -201,7 +245,7 @@ expect "--seed -1 is not a non-negative integer" 2 - "--seed: '-1' is not a non-
 run_fpulab "$work/good" --fp one
 expect "an ambiguous abbreviation names the candidates" 2 - "ambiguous option '--fp' (--fp-users, --fpu-counter)"
 run_fpulab "$work/good" --p eager
-expect "an ambiguous abbreviation names the candidates (3)" 2 - "ambiguous option '--p' (--policy, --placement, --prefetch)"
+expect "an ambiguous abbreviation names the candidates (4)" 2 - "ambiguous option '--p' (--policy, --placement, --prefetch, --pin)"
 run_fpulab "$work/good" --fp-u one --placement same-cpu
 expect "an unambiguous abbreviation still works" 0
 run_fpulab "$work/good" --experiment stress --tasks 62 --switches 100 --seed 3

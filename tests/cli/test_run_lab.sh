@@ -36,5 +36,26 @@ else not_ok "real lab: ticks per round trip measured" "$(head -n 1 "$work/out")"
 if grep -qF 'guest up:' "$work/err" && grep -qF 'config 1/1 done' "$work/err"; then
 	ok "real lab: hello and progress on stderr"
 else not_ok "real lab: hello and progress on stderr" "$(cat "$work/err")"; fi
+
+# Multi-threaded TCG: one host thread per vCPU, each pinned over QMP.
+small=(--kernel "$kernel" --accel tcg --policy eager --placement same-cpu --fp-users one
+       --regset sse --round-trips 20 --repeat 1 --timeout 30)
+"$fpulab" run "${small[@]}" --tcg-threads multi --cpus 2 --format json > "$work/out" 2> "$work/err"
+rc=$?
+if [ "$rc" = 0 ] && grep -qE '"pinned": "0:[0-9]+,1:[0-9]+"' "$work/out" &&
+   grep -qE '^fpulab: vCPU threads pinned: 0->cpu[0-9]+ 1->cpu[0-9]+$' "$work/err" &&
+   ! grep -qF warning "$work/err"; then
+	ok "real lab: --tcg-threads multi --cpus 2 pins 2 vCPU threads"
+else not_ok "real lab: --tcg-threads multi --cpus 2 pins 2 vCPU threads" "exit $rc" "$(cat "$work/out")" "$(tail -n 10 "$work/err")"; fi
+"$fpulab" run "${small[@]}" --tcg-threads multi --cpus 2 > "$work/out" 2> "$work/err"
+rc=$?
+if [ "$rc" = 0 ] && grep -qE '^# vCPU threads pinned: 0->cpu[0-9]+ 1->cpu[0-9]+$' "$work/out"; then
+	ok "real lab: the table header says where the vCPUs are pinned"
+else not_ok "real lab: the table header says where the vCPUs are pinned" "exit $rc" "$(head -n 4 "$work/out")" "$(tail -n 10 "$work/err")"; fi
+"$fpulab" run "${small[@]}" --tcg-threads multi --cpus 2 --pin off --format json > "$work/out" 2> "$work/err"
+rc=$?
+if [ "$rc" = 0 ] && grep -qF '"pinned": "no"' "$work/out"; then ok "real lab: --pin off: pinned no"
+else not_ok "real lab: --pin off: pinned no" "exit $rc" "$(cat "$work/out")" "$(tail -n 10 "$work/err")"; fi
+
 echo "1..$n"
 [ "$failed" = 0 ]
