@@ -49,6 +49,8 @@ extern const struct fpu_policy fpu_policy_eager, fpu_policy_lazy, fpu_policy_laz
 extern const struct fpu_policy fpu_policy_broken_lazy;
 extern enum fpu_fault fpu_fault_armed;
 #define FPU_FAULT(f) (fpu_fault_armed == (f))
+/* Deliberately wrong, for broken policies and faults: give @f the registers as they are. */
+void fpu_trust_regs(struct fpu_cpu *c, unsigned int cpu, struct fpu *f);
 #else
 #define FPU_FAULT(f) false
 #endif

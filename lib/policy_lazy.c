@@ -30,16 +30,10 @@ const struct fpu_policy fpu_policy_lazy = {
 /* Deliberately wrong, for tests only: trusts the registers without checking the owner. */
 static void broken_lazy_handle_nm(struct fpu_cpu *c, unsigned int cpu, struct fpu *cur)
 {
-	if (!(cur->flags & FPU_F_USED)) {
+	if (cur->flags & FPU_F_USED)
+		fpu_trust_regs(c, cpu, cur);
+	else
 		fpu_activate(c, cpu, cur);
-		return;
-	}
-	fpu_save_live(c, cpu);
-	fpu_ts_clear(c);
-	c->owner = cur;
-	c->live = true;
-	cur->last_cpu = (int)cpu;
-	c->stats.restores_skipped++;
 }
 
 const struct fpu_policy fpu_policy_broken_lazy = {

@@ -52,15 +52,12 @@ static void smp_lazy_handle_nm(struct fpu_cpu *c, unsigned int cpu, struct fpu *
 {
 	if (__atomic_load_n(&cur->holder, __ATOMIC_ACQUIRE) >= 0) {
 		wait_for_flush(cur);
+#ifdef FPU_TESTING
 		if (FPU_FAULT(FPU_FAULT_SKIP_RESTORE_AFTER_FLUSH)) {
-			fpu_save_live(c, cpu);
-			fpu_ts_clear(c);
-			c->owner = cur;
-			c->live = true;
-			cur->last_cpu = (int)cpu;
-			c->stats.restores_skipped++;
+			fpu_trust_regs(c, cpu, cur);
 			return;
 		}
+#endif
 	}
 	fpu_activate(c, cpu, cur);
 }
