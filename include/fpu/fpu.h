@@ -33,7 +33,7 @@
 /* struct fpu.flags */
 #define FPU_F_USED (1u << 0)      /* task has used the FPU (Linux's used_math) */
 #define FPU_F_NEED_LOAD (1u << 1) /* deferred: load registers before returning to ring 3 */
-#define FPU_F_MIGRATING (1u << 2) /* set by fpu_task_migrated() until the task is switched out */
+#define FPU_F_MIGRATING (1u << 2) /* test builds: fpu_task_migrated() until switched out */
 
 /* Per-task FPU context. Embedded in the kernel's task; initialise with fpu_task_init(). */
 struct fpu {
