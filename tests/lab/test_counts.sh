@@ -134,55 +134,6 @@ expect_near $m smp-lazy migrating one "nm_traps=$R saves=$R restores=$R flush_ip
 expect_near $m smp-lazy migrating both "nm_traps=$M2 saves=$M2 restores=$M2 flush_ipis=$M2"
 for policy in eager lazy lazy-counter owner deferred smp-lazy; do
 	for fp in none one both; do
-		e=$(get cross $policy cross-cpu $fp integrity_errors)
-		restores=$(get cross $policy cross-cpu $fp restores)
-		nm=$(get cross $policy cross-cpu $fp nm_traps)
-		flush=$(get cross $policy cross-cpu $fp flush_ipis)
-		why=""
-		[ "$e" = 0 ] || why="$why integrity_errors=$e"
-		[ "$flush" = 0 ] || why="$why flush_ipis=$flush"
-		case $policy in
-		eager) [ "$nm" = 0 ] && [ "$restores" -gt 0 ] || why="$why nm_traps=$nm restores=$restores" ;;
-		lazy) [ "$restores" = 0 ] || why="$why restores=$restores" ;;
-		*) [ "$nm" = 0 ] && [ "$restores" = 0 ] || why="$why nm_traps=$nm restores=$restores" ;;
-		esac
-		if [ -z "$why" ]; then ok "$policy cross-cpu fp=$fp: no loads, no flushes, no integrity errors"
-		else not_ok "$policy cross-cpu fp=$fp" "$why"; fi
-	done
-done
-skipped=$(get cross lazy cross-cpu one restores_skipped)
-nm=$(get cross lazy cross-cpu one nm_traps)
-[ -n "$nm" ] && [ "$nm" = "$skipped" ] && [ "$nm" -gt 0 ] && ok "lazy cross-cpu fp=one: every trap finds the registers still held ($nm)" ||
-	not_ok "lazy cross-cpu fp=one: nm_traps == restores_skipped" "nm_traps=$nm restores_skipped=$skipped"
-
-# ---- migrating: both tasks swap CPUs every round trip (docs/counts.md) ----
-# Also the regression test for two tasks swapping CPUs at once, which used to
-# deadlock the scheduler; multi-threaded TCG really runs the two CPUs at once.
-M2=$((2 * R)) M4=$((4 * R))
-for threads in single multi; do
-	run mig-$threads --policy all --placement migrating --regset sse --cpus 2 --tcg-threads $threads
-	if [ "$(rc_of mig-$threads)" = 0 ]; then ok "migrating ($threads-threaded TCG) completes"
-	else not_ok "migrating ($threads-threaded TCG) completes" "exit $(rc_of mig-$threads)" \
-		"$(tail -n 5 "$work/mig-$threads.err")"; fi
-done
-m=mig-single
-for fp in none one both; do
-	expect_near $m eager migrating $fp "nm_traps=0 saves=$M4 restores=$M4"
-	expect_near $m deferred migrating $fp "nm_traps=0 saves=$M4 restores=$M4"
-done
-for policy in lazy lazy-counter owner smp-lazy; do
-	expect_near $m $policy migrating none "nm_traps=0 saves=0 restores=0 flush_ipis=0"
-done
-for policy in lazy lazy-counter; do
-	expect_near $m $policy migrating one "nm_traps=$R saves=$R restores=$R restores_skipped=0"
-	expect_near $m $policy migrating both "nm_traps=$M2 saves=$M2 restores=$M2 restores_skipped=0"
-done
-expect_near $m owner migrating one "nm_traps=0 saves=$M2 restores=$R restores_skipped=$R"
-expect_near $m owner migrating both "nm_traps=0 saves=$M4 restores=$M4 restores_skipped=0"
-expect_near $m smp-lazy migrating one "nm_traps=$R saves=$R restores=$R flush_ipis=$R"
-expect_near $m smp-lazy migrating both "nm_traps=$M2 saves=$M2 restores=$M2 flush_ipis=$M2"
-for policy in eager lazy lazy-counter owner deferred smp-lazy; do
-	for fp in none one both; do
 		expect $m $policy migrating $fp "migrations=$M2 integrity_errors=0"
 	done
 done
