@@ -79,3 +79,13 @@ clean:
 
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)
 -include tests/tests.mk
+
+# ---- lint: formatting (.clang-format) and cppcheck; CI runs it ----
+LINT_SRCS = $(shell git ls-files '*.c' '*.h' 2>/dev/null | grep -E '^(lib|lab|cli|include|tests)/')
+CPPCHECK_FLAGS := --quiet --error-exitcode=1 --std=c11 --inline-suppr \
+                  --enable=warning,style,performance,portability -Iinclude
+.PHONY: lint
+lint:
+	@echo "clang-format --dry-run --Werror (lib lab cli include tests)"
+	@clang-format --dry-run --Werror $(LINT_SRCS)
+	cppcheck $(CPPCHECK_FLAGS) lib lab cli

@@ -28,11 +28,11 @@
 enum fmt { FMT_TABLE, FMT_JSON, FMT_CSV };
 
 struct figure {
-	const char *name;  /* what is timed */
-	const char *state; /* "init", "dirty", "-" */
+	const char *name;        /* what is timed */
+	const char *state;       /* "init", "dirty", "-" */
 	double median, min, max; /* TSC ticks per operation */
-	uint64_t xinuse;   /* XGETBV(1) just before the figure (~0: unknown) */
-	bool state_ok;     /* the registers were in the state claimed */
+	uint64_t xinuse;         /* XGETBV(1) just before the figure (~0: unknown) */
+	bool state_ok;           /* the registers were in the state claimed */
 };
 
 static inline uint64_t tsc_begin(void)
@@ -203,7 +203,8 @@ static void make_dirty(struct xregs_state *img, uint64_t xcr0)
 	memset(img->legacy.xmm_space, 0x5a, sizeof(img->legacy.xmm_space));
 	for (unsigned int i = 2; i < 63; i++)
 		if (xcr0 & XFEATURE_MASK(i))
-			memset((uint8_t *)img + xstate_cfg.comp[i].std_offset, 0x5a ^ i, xstate_cfg.comp[i].size);
+			memset((uint8_t *)img + xstate_cfg.comp[i].std_offset, 0x5a ^ i,
+			       xstate_cfg.comp[i].size);
 	img->header.xstate_bv = xcr0;
 }
 
@@ -284,30 +285,37 @@ static bool insn_ok(enum fpu_save_insn insn)
 {
 	const struct xstate_cpu_caps *c = &xstate_cfg.caps;
 	switch (insn) {
-	case FPU_INSN_FXSAVE: return c->fxsr;
-	case FPU_INSN_XSAVE: return c->xsave;
-	case FPU_INSN_XSAVEOPT: return c->xsave && c->xsaveopt;
-	case FPU_INSN_XSAVEC: return c->xsave && c->xsavec;
-	default: return false;
+	case FPU_INSN_FXSAVE:
+		return c->fxsr;
+	case FPU_INSN_XSAVE:
+		return c->xsave;
+	case FPU_INSN_XSAVEOPT:
+		return c->xsave && c->xsaveopt;
+	case FPU_INSN_XSAVEC:
+		return c->xsave && c->xsavec;
+	default:
+		return false;
 	}
 }
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: fpulab calibrate [--format table|json|csv] [--repeat N] [--insn auto|xsaveopt|...]\n"
-		   "Native user-mode cost of FXSAVE/XSAVE/XSAVEOPT/XSAVEC (registers init and\n"
-		   "dirty), XRSTOR standard/compacted, the XSAVEOPT modified-optimization hit,\n"
-		   "and libfpu's eager switch path against a raw save+XRSTOR pair that uses the\n"
-		   "same save instruction as libfpu (the output names it).\n"
-		   "Figures per operation in TSC ticks and ns: median/min/max of N samples\n"
-		   "(default %d, 1..%lu), each a batch of %d operations.\n"
-		   "--insn makes libfpu's switch path, and so the raw pair, use that save\n"
-		   "instruction (default auto: the best user-mode one, xsavec where offered).\n"
-		   "--format json: one object per line, one per figure.\n",
-		   REPEAT_DEFAULT, REPEAT_MAX, BATCH);
+	fprintf(f,
+		"usage: fpulab calibrate [--format table|json|csv] [--repeat N] [--insn auto|xsaveopt|...]\n"
+		"Native user-mode cost of FXSAVE/XSAVE/XSAVEOPT/XSAVEC (registers init and\n"
+		"dirty), XRSTOR standard/compacted, the XSAVEOPT modified-optimization hit,\n"
+		"and libfpu's eager switch path against a raw save+XRSTOR pair that uses the\n"
+		"same save instruction as libfpu (the output names it).\n"
+		"Figures per operation in TSC ticks and ns: median/min/max of N samples\n"
+		"(default %d, 1..%lu), each a batch of %d operations.\n"
+		"--insn makes libfpu's switch path, and so the raw pair, use that save\n"
+		"instruction (default auto: the best user-mode one, xsavec where offered).\n"
+		"--format json: one object per line, one per figure.\n",
+		REPEAT_DEFAULT, REPEAT_MAX, BATCH);
 }
 
-static int parse_args(int argc, char **argv, enum fmt *fmt, unsigned long *repeat, enum fpu_save_insn *insn)
+static int parse_args(int argc, char **argv, enum fmt *fmt, unsigned long *repeat,
+		      enum fpu_save_insn *insn)
 {
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i], *v = NULL;
@@ -321,7 +329,8 @@ static int parse_args(int argc, char **argv, enum fmt *fmt, unsigned long *repea
 			v = a + 9, a = "--repeat";
 		else if (!strncmp(a, "--insn=", 7))
 			v = a + 7, a = "--insn";
-		else if ((!strcmp(a, "--format") || !strcmp(a, "--repeat") || !strcmp(a, "--insn")) &&
+		else if ((!strcmp(a, "--format") || !strcmp(a, "--repeat") ||
+			  !strcmp(a, "--insn")) &&
 			 i + 1 < argc)
 			v = argv[++i];
 		if (!strcmp(a, "--format") && v) {
@@ -332,7 +341,9 @@ static int parse_args(int argc, char **argv, enum fmt *fmt, unsigned long *repea
 			else if (!strcmp(v, "csv"))
 				*fmt = FMT_CSV;
 			else {
-				fprintf(stderr, "fpulab calibrate: --format: '%s' is not table, json or csv\n", v);
+				fprintf(stderr,
+					"fpulab calibrate: --format: '%s' is not table, json or csv\n",
+					v);
 				return 2;
 			}
 		} else if (!strcmp(a, "--repeat") && v) {
@@ -340,13 +351,15 @@ static int parse_args(int argc, char **argv, enum fmt *fmt, unsigned long *repea
 			errno = 0;
 			unsigned long n = strtoul(v, &end, 10);
 			if (!*v || *end || v[0] == '-' || v[0] == '+') {
-				fprintf(stderr, "fpulab calibrate: --repeat: '%s' is not a non-negative "
-						"integer (must be 1..%lu)\n", v, REPEAT_MAX);
+				fprintf(stderr,
+					"fpulab calibrate: --repeat: '%s' is not a non-negative "
+					"integer (must be 1..%lu)\n",
+					v, REPEAT_MAX);
 				return 2;
 			}
 			if (errno || n < 1 || n > REPEAT_MAX) {
-				fprintf(stderr, "fpulab calibrate: --repeat: %s must be 1..%lu\n", v,
-					REPEAT_MAX);
+				fprintf(stderr, "fpulab calibrate: --repeat: %s must be 1..%lu\n",
+					v, REPEAT_MAX);
 				return 2;
 			}
 			*repeat = n;
@@ -358,14 +371,19 @@ static int parse_args(int argc, char **argv, enum fmt *fmt, unsigned long *repea
 				if (!strcmp(v, fpu_insn_name(k)))
 					*insn = k;
 			if (*insn == FPU_INSN_NR || *insn == FPU_INSN_XSAVES) {
-				fprintf(stderr, "fpulab calibrate: --insn: '%s' is not auto, fxsave, xsave, xsaveopt or xsavec\n", v);
+				fprintf(stderr,
+					"fpulab calibrate: --insn: '%s' is not auto, fxsave, xsave, xsaveopt or xsavec\n",
+					v);
 				return 2;
 			}
 		} else {
-			fprintf(stderr, "fpulab calibrate: %s option '%s'\n"
-					"try 'fpulab calibrate --help'\n",
+			fprintf(stderr,
+				"fpulab calibrate: %s option '%s'\n"
+				"try 'fpulab calibrate --help'\n",
 				v || !strncmp(a, "--format", 8) || !strncmp(a, "--repeat", 8) ||
-						!strncmp(a, "--insn", 6) ? "incomplete" : "unknown",
+						!strncmp(a, "--insn", 6)
+					? "incomplete"
+					: "unknown",
 				argv[i]);
 			return 2;
 		}
@@ -373,8 +391,8 @@ static int parse_args(int argc, char **argv, enum fmt *fmt, unsigned long *repea
 	return -1;
 }
 
-static void print_results(enum fmt fmt, const struct figure *f, int n, double tpn, unsigned long repeat,
-			  double ratio, int ratio_fig)
+static void print_results(enum fmt fmt, const struct figure *f, int n, double tpn,
+			  unsigned long repeat, double ratio, int ratio_fig)
 {
 	double mhz = tpn * 1000.0;
 	const char *insn = fpu_insn_name(xstate_cfg.save_insn);
@@ -386,14 +404,16 @@ static void print_results(enum fmt fmt, const struct figure *f, int n, double tp
 			       "\"min_ticks\": %.1f, \"max_ticks\": %.1f, \"median_ns\": %.2f, "
 			       "\"min_ns\": %.2f, \"max_ns\": %.2f, \"xinuse\": \"0x%" PRIx64 "\", "
 			       "\"state_verified\": %s, ",
-			       f[i].name, f[i].state, f[i].median, f[i].min, f[i].max, f[i].median / tpn,
-			       f[i].min / tpn, f[i].max / tpn, f[i].xinuse, f[i].state_ok ? "true" : "false");
+			       f[i].name, f[i].state, f[i].median, f[i].min, f[i].max,
+			       f[i].median / tpn, f[i].min / tpn, f[i].max / tpn, f[i].xinuse,
+			       f[i].state_ok ? "true" : "false");
 			if (i == ratio_fig && ratio > 0)
 				printf("\"vs_raw_pair\": %.3f, ", ratio);
 			else
 				printf("\"vs_raw_pair\": null, ");
 			printf("\"source\": \"native user-mode TSC\", \"tsc_mhz\": %.3f, \"repeat\": %lu, "
-			       "\"batch\": %d, \"overhead_ticks\": %.1f, \"xcr0\": \"0x%" PRIx64 "\", "
+			       "\"batch\": %d, \"overhead_ticks\": %.1f, \"xcr0\": \"0x%" PRIx64
+			       "\", "
 			       "\"save_insn\": \"%s\", \"kernel_size\": %u}\n",
 			       mhz, repeat, BATCH, overhead_ticks, xstate_cfg.xcr0, insn,
 			       xstate_cfg.kernel_size);
@@ -407,10 +427,11 @@ static void print_results(enum fmt fmt, const struct figure *f, int n, double tp
 			char r[16] = "";
 			if (i == ratio_fig && ratio > 0)
 				snprintf(r, sizeof(r), "%.3f", ratio);
-			printf("%s,%s,%.1f,%.1f,%.1f,%.2f,%.2f,%.2f,0x%" PRIx64 ",%s,%s,%.3f,%lu,%d,%s\n",
-			       f[i].name, f[i].state, f[i].median, f[i].min, f[i].max, f[i].median / tpn,
-			       f[i].min / tpn, f[i].max / tpn, f[i].xinuse, f[i].state_ok ? "yes" : "no", r,
-			       mhz, repeat, BATCH, insn);
+			printf("%s,%s,%.1f,%.1f,%.1f,%.2f,%.2f,%.2f,0x%" PRIx64
+			       ",%s,%s,%.3f,%lu,%d,%s\n",
+			       f[i].name, f[i].state, f[i].median, f[i].min, f[i].max,
+			       f[i].median / tpn, f[i].min / tpn, f[i].max / tpn, f[i].xinuse,
+			       f[i].state_ok ? "yes" : "no", r, mhz, repeat, BATCH, insn);
 		}
 		return;
 	}
@@ -420,16 +441,19 @@ static void print_results(enum fmt fmt, const struct figure *f, int n, double tp
 	       mhz, repeat, BATCH, overhead_ticks);
 	printf("XCR0 0x%" PRIx64 ", libfpu uses %s (%s format, %u bytes)\n\n", xstate_cfg.xcr0,
 	       insn, xstate_cfg.compacted ? "compacted" : "standard", xstate_cfg.kernel_size);
-	printf("%-30s %-6s %9s %9s %9s   %9s %9s %9s  %s\n", "operation", "state", "median", "min", "max",
-	       "median", "min", "max", "XINUSE");
-	printf("%-30s %-6s %9s %9s %9s   %9s %9s %9s\n", "", "", "ticks", "ticks", "ticks", "ns", "ns", "ns");
+	printf("%-30s %-6s %9s %9s %9s   %9s %9s %9s  %s\n", "operation", "state", "median", "min",
+	       "max", "median", "min", "max", "XINUSE");
+	printf("%-30s %-6s %9s %9s %9s   %9s %9s %9s\n", "", "", "ticks", "ticks", "ticks", "ns",
+	       "ns", "ns");
 	for (int i = 0; i < n; i++)
-		printf("%-30s %-6s %9.1f %9.1f %9.1f   %9.2f %9.2f %9.2f  0x%" PRIx64 "%s\n", f[i].name, f[i].state,
-		       f[i].median, f[i].min, f[i].max, f[i].median / tpn, f[i].min / tpn, f[i].max / tpn,
-		       f[i].xinuse, f[i].state_ok ? "" : "  (state NOT as claimed)");
+		printf("%-30s %-6s %9.1f %9.1f %9.1f   %9.2f %9.2f %9.2f  0x%" PRIx64 "%s\n",
+		       f[i].name, f[i].state, f[i].median, f[i].min, f[i].max, f[i].median / tpn,
+		       f[i].min / tpn, f[i].max / tpn, f[i].xinuse,
+		       f[i].state_ok ? "" : "  (state NOT as claimed)");
 	if (ratio > 0)
 		printf("\nlibfpu eager switch (%s) / raw %s+%s pair (medians, same run, same save "
-		       "instruction): %.3f\n", insn, insn, restore_name(xstate_cfg.save_insn), ratio);
+		       "instruction): %.3f\n",
+		       insn, insn, restore_name(xstate_cfg.save_insn), ratio);
 }
 
 int cmd_calibrate(int argc, char **argv)
@@ -490,7 +514,8 @@ int cmd_calibrate(int argc, char **argv)
 			continue;
 		b.insn = insn;
 		for (int dirty = 0; dirty < 2; dirty++) {
-			fig[n] = (struct figure){ .name = fpu_insn_name(insn), .state = dirty ? "dirty" : "init" };
+			fig[n] = (struct figure){ .name = fpu_insn_name(insn),
+						  .state = dirty ? "dirty" : "init" };
 			/* XSAVEOPT here misses: the last XRSTOR (enter_state) was from another buffer. */
 			measure(&fig[n++], op_save, &b, dirty, repeat, samples, NULL);
 		}
@@ -559,7 +584,8 @@ int cmd_calibrate(int argc, char **argv)
 	print_results(fmt, fig, n, tpn, repeat, ratio, ratio_fig);
 	for (int i = 0; i < n; i++)
 		if (!fig[i].state_ok) {
-			fprintf(stderr, "fpulab calibrate: register state of '%s' (%s) was not as claimed\n",
+			fprintf(stderr,
+				"fpulab calibrate: register state of '%s' (%s) was not as claimed\n",
 				fig[i].name, fig[i].state);
 			return 1;
 		}

@@ -51,8 +51,7 @@ struct line_reader {
 };
 
 /* Hand every complete line in r->buf to on_line; at EOF also the rest. */
-static enum line_verdict split_lines(struct line_reader *r, bool eof, line_fn on_line,
-				     void *ctx)
+static enum line_verdict split_lines(struct line_reader *r, bool eof, line_fn on_line, void *ctx)
 {
 	enum line_verdict worst = LINE_CONSOLE, v;
 	size_t start = 0;

@@ -18,7 +18,7 @@ enum line_verdict {
 typedef enum line_verdict (*line_fn)(void *ctx, enum line_source from, const char *line);
 
 struct session_end {
-	bool exited;      /* QEMU exited with status */
+	bool exited; /* QEMU exited with status */
 	int status;
 	int signal;       /* or was killed by this signal */
 	bool hung;        /* the watchdog killed it */

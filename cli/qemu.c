@@ -109,8 +109,9 @@ bool kvm_usable(char *why, size_t len)
 	cpuinfo = cpuinfo && *cpuinfo ? cpuinfo : "/proc/cpuinfo";
 	dev = dev && *dev ? dev : "/dev/kvm";
 	if (!cpuinfo_has_virt_flag(cpuinfo)) {
-		snprintf(why, len, "%s shows neither vmx nor svm: no hardware virtualization "
-				   "(a /dev/kvm here is paravirtual and cannot run the lab's FPU code)",
+		snprintf(why, len,
+			 "%s shows neither vmx nor svm: no hardware virtualization "
+			 "(a /dev/kvm here is paravirtual and cannot run the lab's FPU code)",
 			 cpuinfo);
 		return false;
 	}
@@ -152,10 +153,11 @@ int qemu_start(const struct qemu_command *cmd, struct qemu_process *p, char *err
 		close(out[0]);
 		close(errp[0]);
 		if (rc == ENOENT)
-			snprintf(err, len, "QEMU not found: '%s'. Install it with: %s", cmd->argv[0],
-				 QEMU_INSTALL_HINT);
+			snprintf(err, len, "QEMU not found: '%s'. Install it with: %s",
+				 cmd->argv[0], QEMU_INSTALL_HINT);
 		else
-			snprintf(err, len, "cannot start QEMU '%s': %s", cmd->argv[0], strerror(rc));
+			snprintf(err, len, "cannot start QEMU '%s': %s", cmd->argv[0],
+				 strerror(rc));
 		return -1;
 	}
 	p->console_fd = out[0];

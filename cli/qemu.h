@@ -23,7 +23,7 @@ struct qemu_setup {
 	unsigned cpus;
 	const char *kernel;
 	const char *append;
-	const char *qmp_socket;  /* non-NULL: start paused (-S) with QMP on this socket */
+	const char *qmp_socket; /* non-NULL: start paused (-S) with QMP on this socket */
 };
 
 #define QEMU_ARGV_MAX 40

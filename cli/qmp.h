@@ -10,8 +10,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#define QMP_TIMEOUT_S 5        /* connecting, and each command's reply */
-#define QMP_LINE_MAX 65536     /* query-cpus-fast for 64 vCPUs: about 13 KB */
+#define QMP_TIMEOUT_S 5    /* connecting, and each command's reply */
+#define QMP_LINE_MAX 65536 /* query-cpus-fast for 64 vCPUs: about 13 KB */
 
 enum qmp_status {
 	QMP_OK = 0,
@@ -22,7 +22,7 @@ enum qmp_status {
 
 struct qmp {
 	int fd;
-	pid_t qemu; /* watched while connecting; 0: none */
+	pid_t qemu;  /* watched while connecting; 0: none */
 	size_t len;  /* bytes in buf */
 	size_t used; /* of them, the line last returned (dropped at the next read) */
 	char buf[QMP_LINE_MAX + 1];

@@ -15,15 +15,13 @@ _Static_assert(HELLO_FIELD_COUNT <= 64, "presence bits fit in a uint64_t");
 
 #define RESULT_STRING(n) STRING_ENTRY(struct guest_result, n)
 #define RESULT_COUNT(n) COUNT_ENTRY(struct guest_result, n)
-const struct record_field result_fields[RESULT_FIELD_COUNT] = {
-	FPULAB_RESULT_FIELDS(RESULT_STRING, RESULT_COUNT)
-};
+const struct record_field result_fields[RESULT_FIELD_COUNT] = { FPULAB_RESULT_FIELDS(
+	RESULT_STRING, RESULT_COUNT) };
 
 #define HELLO_STRING(n) STRING_ENTRY(struct guest_hello, n)
 #define HELLO_COUNT(n) COUNT_ENTRY(struct guest_hello, n)
-const struct record_field hello_fields[HELLO_FIELD_COUNT] = {
-	FPULAB_HELLO_FIELDS(HELLO_STRING, HELLO_COUNT)
-};
+const struct record_field hello_fields[HELLO_FIELD_COUNT] = { FPULAB_HELLO_FIELDS(HELLO_STRING,
+										  HELLO_COUNT) };
 
 const char *result_string(const struct guest_result *r, enum result_field f)
 {
@@ -91,8 +89,7 @@ static int parse_count(const char *text, size_t len, uint64_t *out)
 
 /* Parse "key=value key=value" into out using fields[]. */
 static int parse_fields(const char *body, const struct record_field *fields, size_t nfields,
-			void *out, uint64_t *present, int *unknown_keys, char *err,
-			size_t errlen)
+			void *out, uint64_t *present, int *unknown_keys, char *err, size_t errlen)
 {
 	const char *p = body;
 
@@ -124,7 +121,8 @@ static int parse_fields(const char *body, const struct record_field *fields, siz
 		char *dst = (char *)out + fields[i].offset;
 		if (fields[i].type == FIELD_STRING) {
 			if (vlen == 0 || vlen >= RECORD_WORD_MAX) {
-				snprintf(err, errlen, "%s: value empty or longer than %d characters",
+				snprintf(err, errlen,
+					 "%s: value empty or longer than %d characters",
 					 fields[i].name, RECORD_WORD_MAX - 1);
 				return -1;
 			}
@@ -144,8 +142,8 @@ static int parse_fields(const char *body, const struct record_field *fields, siz
 	return 0;
 }
 
-int parse_result_record(const char *line, struct guest_result *out, int *unknown_keys,
-			char *err, size_t errlen)
+int parse_result_record(const char *line, struct guest_result *out, int *unknown_keys, char *err,
+			size_t errlen)
 {
 	const char *body = record_body(line, FPULAB_REC_RESULT);
 
@@ -154,8 +152,8 @@ int parse_result_record(const char *line, struct guest_result *out, int *unknown
 		snprintf(err, errlen, "not a result record");
 		return -1;
 	}
-	if (parse_fields(body, result_fields, RESULT_FIELD_COUNT, out, &out->present,
-			 unknown_keys, err, errlen) < 0)
+	if (parse_fields(body, result_fields, RESULT_FIELD_COUNT, out, &out->present, unknown_keys,
+			 err, errlen) < 0)
 		return -1;
 	/* Without these a run cannot be attributed to a configuration. */
 	static const enum result_field required[] = { RESULT_experiment, RESULT_policy };
@@ -168,8 +166,8 @@ int parse_result_record(const char *line, struct guest_result *out, int *unknown
 	return 0;
 }
 
-int parse_hello_record(const char *line, struct guest_hello *out, int *unknown_keys,
-		       char *err, size_t errlen)
+int parse_hello_record(const char *line, struct guest_hello *out, int *unknown_keys, char *err,
+		       size_t errlen)
 {
 	const char *body = record_body(line, FPULAB_REC_HELLO);
 
@@ -178,8 +176,8 @@ int parse_hello_record(const char *line, struct guest_hello *out, int *unknown_k
 		snprintf(err, errlen, "not a hello record");
 		return -1;
 	}
-	return parse_fields(body, hello_fields, HELLO_FIELD_COUNT, out, &out->present,
-			    unknown_keys, err, errlen);
+	return parse_fields(body, hello_fields, HELLO_FIELD_COUNT, out, &out->present, unknown_keys,
+			    err, errlen);
 }
 
 int parse_done_record(const char *line, struct guest_done *out, char *err, size_t errlen)

@@ -17,14 +17,12 @@ enum record_kind { RECORD_NONE, RECORD_HELLO, RECORD_RESULT, RECORD_DONE, RECORD
 /* Field indices: RESULT_experiment, RESULT_policy, ..., RESULT_FIELD_COUNT. */
 enum result_field {
 #define RECORD_FIELD_ENUM(n) RESULT_##n,
-	FPULAB_RESULT_FIELDS(RECORD_FIELD_ENUM, RECORD_FIELD_ENUM)
-	RESULT_FIELD_COUNT
+	FPULAB_RESULT_FIELDS(RECORD_FIELD_ENUM, RECORD_FIELD_ENUM) RESULT_FIELD_COUNT
 };
 #undef RECORD_FIELD_ENUM
 enum hello_field {
 #define HELLO_FIELD_ENUM(n) HELLO_##n,
-	FPULAB_HELLO_FIELDS(HELLO_FIELD_ENUM, HELLO_FIELD_ENUM)
-	HELLO_FIELD_COUNT
+	FPULAB_HELLO_FIELDS(HELLO_FIELD_ENUM, HELLO_FIELD_ENUM) HELLO_FIELD_COUNT
 #undef HELLO_FIELD_ENUM
 };
 
@@ -65,10 +63,10 @@ enum record_kind record_kind_of(const char *line);
 
 /* Parse a record line. Return 0, or -1 with a reason in err (unknown keys are
  * not errors: *unknown_keys counts them, so newer guests still work). */
-int parse_result_record(const char *line, struct guest_result *out, int *unknown_keys,
-			char *err, size_t errlen);
-int parse_hello_record(const char *line, struct guest_hello *out, int *unknown_keys,
-		       char *err, size_t errlen);
+int parse_result_record(const char *line, struct guest_result *out, int *unknown_keys, char *err,
+			size_t errlen);
+int parse_hello_record(const char *line, struct guest_hello *out, int *unknown_keys, char *err,
+		       size_t errlen);
 int parse_done_record(const char *line, struct guest_done *out, char *err, size_t errlen);
 
 #endif

@@ -83,17 +83,16 @@ static void put_field(struct row_values *rv, const struct result_row *row, enum 
 		put_u64(rv, rf->name, result_count(&row->median, f));
 }
 
-static void row_values(const struct report *r, const struct result_row *row,
-		       struct row_values *rv)
+static void row_values(const struct report *r, const struct result_row *row, struct row_values *rv)
 {
 	/* The keys people read first, then every other abi.h field in its order. */
 	static const enum result_field first[] = {
-		RESULT_experiment, RESULT_policy, RESULT_placement, RESULT_fp_users, RESULT_regset,
-		RESULT_cpus,
+		RESULT_experiment, RESULT_policy, RESULT_placement,
+		RESULT_fp_users,   RESULT_regset, RESULT_cpus,
 	};
 	static const enum result_field counts[] = {
-		RESULT_round_trips, RESULT_switches, RESULT_nm_traps, RESULT_saves,
-		RESULT_restores, RESULT_ipis, RESULT_integrity_errors,
+		RESULT_round_trips, RESULT_switches, RESULT_nm_traps,         RESULT_saves,
+		RESULT_restores,    RESULT_ipis,     RESULT_integrity_errors,
 	};
 	uint64_t done = UINT64_C(1) << RESULT_repeat; /* an index, meaningless once summarised */
 	bool rt = row->ticks_per && !strcmp(row->ticks_per, "round_trip");
@@ -127,7 +126,8 @@ static void row_values(const struct report *r, const struct result_row *row,
 	{
 		char buf[32];
 		snprintf(buf, sizeof(buf), "%.3f", row->vs_eager);
-		put(rv, "vs_eager", report_ratio_meaningful(r, row) ? VALUE_NUMBER : VALUE_NULL, buf);
+		put(rv, "vs_eager", report_ratio_meaningful(r, row) ? VALUE_NUMBER : VALUE_NULL,
+		    buf);
 	}
 	put(rv, "machine", VALUE_STRING, r->machine);
 	put(rv, "qemu_accel", VALUE_STRING, r->accel_arg);
@@ -201,8 +201,9 @@ static void write_csv(FILE *f, const struct row_values *rv, bool header)
 	for (size_t i = 0; i < rv->n; i++) {
 		if (i)
 			fputc(',', f);
-		write_csv_cell(f, header ? rv->v[i].key
-					 : rv->v[i].kind == VALUE_NULL ? "" : rv->v[i].text);
+		write_csv_cell(f, header                        ? rv->v[i].key
+				  : rv->v[i].kind == VALUE_NULL ? ""
+								: rv->v[i].text);
 	}
 	fputc('\n', f);
 }
@@ -214,13 +215,14 @@ static void write_table_header(struct report *r, FILE *f, const struct result_ro
 	const struct guest_hello *h = r->hello;
 
 	r->ticks_per_header = first->ticks_per && !strcmp(first->ticks_per, "switch")
-				      ? "switch" : "round trip";
+				      ? "switch"
+				      : "round trip";
 	fprintf(f, "# fpulab run: experiment %s", first->median.experiment);
 	if (r->expected_configs)
 		fprintf(f, ", %u configuration%s", r->expected_configs,
 			r->expected_configs == 1 ? "" : "s");
-	fprintf(f, "\n# QEMU %s, accel %s (-accel %s), -cpu %s, %u CPUs", r->machine,
-		r->accel, r->accel_arg, r->qemu_cpu, r->cpus);
+	fprintf(f, "\n# QEMU %s, accel %s (-accel %s), -cpu %s, %u CPUs", r->machine, r->accel,
+		r->accel_arg, r->qemu_cpu, r->cpus);
 	if (h && h->apic[0])
 		fprintf(f, "; guest APIC %s", h->apic);
 	if (h && (h->present & (UINT64_C(1) << HELLO_xcr0)))
@@ -231,24 +233,30 @@ static void write_table_header(struct report *r, FILE *f, const struct result_ro
 		fprintf(f, "\n# vCPU threads pinned: %s", r->pinned_header);
 	fprintf(f, "\n# ticks: %s", clock_description(r->clock));
 	if (h && (h->present & (UINT64_C(1) << HELLO_tsc_khz)) && strcmp(r->clock, "icount"))
-		fprintf(f, "; guest TSC %" PRIu64 " kHz (measured by the guest against its APIC timer)",
+		fprintf(f,
+			"; guest TSC %" PRIu64
+			" kHz (measured by the guest against its APIC timer)",
 			h->tsc_khz);
 	fprintf(f, "\n");
-	fprintf(f, "# each row: one configuration under one policy; counts are those of one run, the"
-		   " median run (median ticks/%s) of the 'runs' column; integrity errors are summed"
-		   " over all runs;\n"
-		   "# ticks are per %s: median, min and max over the runs; ",
+	fprintf(f,
+		"# each row: one configuration under one policy; counts are those of one run, the"
+		" median run (median ticks/%s) of the 'runs' column; integrity errors are summed"
+		" over all runs;\n"
+		"# ticks are per %s: median, min and max over the runs; ",
 		!strcmp(r->ticks_per_header, "switch") ? "sw" : "rt", r->ticks_per_header);
 	if (!strcmp(first->median.experiment, "stress"))
 		fprintf(f, "vs eager: not shown for stress (a correctness run, not a timing)\n");
 	else if (!strcmp(r->clock, "icount"))
-		fprintf(f, "vs eager: not shown under --icount (an XSAVE counts as one instruction)\n");
+		fprintf(f,
+			"vs eager: not shown under --icount (an XSAVE counts as one instruction)\n");
 	else if (!strcmp(r->clock, "emulated-tsc"))
-		fprintf(f, "vs eager: ratio of emulated medians (this / eager's, same configuration),"
-			   " ranks policies under emulation only\n");
+		fprintf(f,
+			"vs eager: ratio of emulated medians (this / eager's, same configuration),"
+			" ranks policies under emulation only\n");
 	else
 		fprintf(f, "vs eager = this median / eager's median in the same configuration\n");
-	fprintf(f, "%-12s %-10s %-5s %-6s %11s %12s %9s %10s %12s %9s %14s %15s %10s %10s %8s %5s\n",
+	fprintf(f,
+		"%-12s %-10s %-5s %-6s %11s %12s %9s %10s %12s %9s %14s %15s %10s %10s %8s %5s\n",
 		"policy", "placement", "fp", "regset", "rt/run", "switches/run", "#NM/run",
 		"saves/run", "restores/run", "IPIs/run", "integrity errs",
 		!strcmp(r->ticks_per_header, "switch") ? "ticks/sw median" : "ticks/rt median",
@@ -274,9 +282,9 @@ static const char *cell_string(const struct result_row *row, enum result_field f
 static void write_table_row(struct report *r, FILE *f, const struct result_row *row)
 {
 	char c[7][24], t[3][24], ratio[16], runs[16], integ[24];
-	bool ticks = row->ticks_per && !strcmp(row->ticks_per,
-					       !strcmp(r->ticks_per_header, "switch") ? "switch"
-										      : "round_trip");
+	bool ticks = row->ticks_per &&
+		     !strcmp(row->ticks_per,
+			     !strcmp(r->ticks_per_header, "switch") ? "switch" : "round_trip");
 
 	snprintf(t[0], sizeof(t[0]), "%.1f", row->ticks_median);
 	snprintf(t[1], sizeof(t[1]), "%.1f", row->ticks_min);
@@ -284,13 +292,14 @@ static void write_table_row(struct report *r, FILE *f, const struct result_row *
 	snprintf(ratio, sizeof(ratio), "%.2fx", row->vs_eager);
 	snprintf(runs, sizeof(runs), "%u%s", row->repeats, row->counts_identical ? "" : "*");
 	snprintf(integ, sizeof(integ), "%" PRIu64, row->integrity_errors_all_runs);
-	fprintf(f, "%-12s %-10s %-5s %-6s %11s %12s %9s %10s %12s %9s %14s %15s %10s %10s %8s %5s\n",
+	fprintf(f,
+		"%-12s %-10s %-5s %-6s %11s %12s %9s %10s %12s %9s %14s %15s %10s %10s %8s %5s\n",
 		cell_string(row, RESULT_policy), cell_string(row, RESULT_placement),
 		cell_string(row, RESULT_fp_users), cell_string(row, RESULT_regset),
 		cell_count(c[0], 24, row, RESULT_round_trips),
-		cell_count(c[1], 24, row, RESULT_switches), cell_count(c[2], 24, row, RESULT_nm_traps),
-		cell_count(c[3], 24, row, RESULT_saves), cell_count(c[4], 24, row, RESULT_restores),
-		cell_count(c[5], 24, row, RESULT_ipis),
+		cell_count(c[1], 24, row, RESULT_switches),
+		cell_count(c[2], 24, row, RESULT_nm_traps), cell_count(c[3], 24, row, RESULT_saves),
+		cell_count(c[4], 24, row, RESULT_restores), cell_count(c[5], 24, row, RESULT_ipis),
 		row->present & (UINT64_C(1) << RESULT_integrity_errors) ? integ : "-",
 		ticks ? t[0] : "-", ticks ? t[1] : "-", ticks ? t[2] : "-",
 		ticks && report_ratio_meaningful(r, row) ? ratio : "-", runs);

@@ -16,19 +16,19 @@ struct report {
 	FILE *out;               /* NULL until the first row when output_path is set */
 	const char *output_path; /* NULL: out is stdout; else opened ("w") at the first row,
 				  * so a run that fails earlier leaves the file as it was */
-	const char *accel;     /* "tcg" | "kvm" */
-	const char *accel_arg; /* the -accel argument, e.g. "tcg,thread=single" */
-	const char *clock;     /* key: "emulated-tsc" | "hardware-tsc" | "icount" */
+	const char *accel;       /* "tcg" | "kvm" */
+	const char *accel_arg;   /* the -accel argument, e.g. "tcg,thread=single" */
+	const char *clock;       /* key: "emulated-tsc" | "hardware-tsc" | "icount" */
 	const char *machine;
 	const char *qemu_cpu;
 	unsigned cpus;
-	const char *pinned;        /* vCPU -> host CPU: "0:0,1:1", or "no" */
-	const char *pinned_header; /* for the table: "0->cpu0 1->cpu1", or "no (why)" */
-	unsigned expected_configs; /* 0: unknown */
+	const char *pinned;              /* vCPU -> host CPU: "0:0,1:1", or "no" */
+	const char *pinned_header;       /* for the table: "0->cpu0 1->cpu1", or "no (why)" */
+	unsigned expected_configs;       /* 0: unknown */
 	const struct guest_hello *hello; /* NULL until the guest said hello */
 
 	bool header_written;
-	const char *ticks_per_header; /* the table's ticks column: per round trip or switch */
+	const char *ticks_per_header;      /* the table's ticks column: per round trip or switch */
 	size_t rows_written, runs_written; /* really written: flushed without error */
 	bool counts_varied;
 	size_t rows_with_integrity_errors;

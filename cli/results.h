@@ -15,9 +15,9 @@ struct result_row {
 	 * median, the lower middle one for an even number of runs. Every count of
 	 * the row is this one run's, so a row is always one that was measured. */
 	struct guest_result median;
-	uint64_t present;      /* fields every run sent (others are not reported) */
-	unsigned repeats;      /* runs summarised */
-	bool counts_identical; /* every count except ticks equal in every run */
+	uint64_t present;                   /* fields every run sent (others are not reported) */
+	unsigned repeats;                   /* runs summarised */
+	bool counts_identical;              /* every count except ticks equal in every run */
 	uint64_t integrity_errors_all_runs; /* summed: one bad run must not hide in a median */
 	const char *ticks_per; /* "round_trip", "switch", or NULL: nothing to divide by */
 	double ticks_median, ticks_min, ticks_max; /* ticks per ticks_per, over the runs */

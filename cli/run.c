@@ -35,8 +35,8 @@ struct run_state {
 	struct guest_done done;
 	size_t malformed;
 	char first_malformed[RECORD_WORD_MAX * 4];
-	char stop_reason[256]; /* why a line handler stopped the guest */
-	unsigned expected_configs;    /* 0: unknown */
+	char stop_reason[256];       /* why a line handler stopped the guest */
+	unsigned expected_configs;   /* 0: unknown */
 	size_t console_since_record; /* guest console lines since the last record */
 	size_t warnings;             /* guest "warning: " lines */
 	bool warnings_predicted;     /* hello said which configurations the guest skips */
@@ -58,8 +58,7 @@ static bool word_in_list(const char *list, const char *word, size_t wlen)
 }
 
 /* A policy the user named that the kernel does not have, or NULL. */
-static const char *missing_policy(const char *wanted, const char *built_in, char *buf,
-				  size_t len)
+static const char *missing_policy(const char *wanted, const char *built_in, char *buf, size_t len)
 {
 	for (const char *p = wanted; *p;) {
 		size_t n = strcspn(p, ",");
@@ -90,7 +89,8 @@ static void recount_configs(struct run_state *s)
 	s->warnings_predicted = one_cpu || no_avx;
 	if (one_cpu && o.guest_value[GOPT_PLACEMENT]) {
 		snprintf(placement, sizeof(placement), "%s",
-			 word_in_list(o.guest_value[GOPT_PLACEMENT], "same-cpu", 8) ? "same-cpu" : "");
+			 word_in_list(o.guest_value[GOPT_PLACEMENT], "same-cpu", 8) ? "same-cpu"
+										    : "");
 		o.guest_value[GOPT_PLACEMENT] = placement;
 	}
 	if (no_avx && o.guest_value[GOPT_REGSET]) {
@@ -114,7 +114,8 @@ static enum line_verdict on_hello(struct run_state *s, const char *line)
 	const char *wanted = s->opt->guest_value[GOPT_POLICY];
 
 	if (parse_hello_record(line, &s->hello, NULL, err, sizeof(err)) < 0) {
-		snprintf(s->stop_reason, sizeof(s->stop_reason), "malformed hello record (%s)", err);
+		snprintf(s->stop_reason, sizeof(s->stop_reason), "malformed hello record (%s)",
+			 err);
 		return LINE_STOP;
 	}
 	s->have_hello = true;
@@ -135,8 +136,8 @@ static enum line_verdict on_hello(struct run_state *s, const char *line)
 			fprintf(stderr, " %s=%s", hello_fields[f].name, at);
 		} else {
 			memcpy(&v, at, sizeof(v));
-			fprintf(stderr, f == HELLO_xcr0 ? " %s=0x%llx" : " %s=%llu", hello_fields[f].name,
-				(unsigned long long)v);
+			fprintf(stderr, f == HELLO_xcr0 ? " %s=0x%llx" : " %s=%llu",
+				hello_fields[f].name, (unsigned long long)v);
 		}
 	}
 	fprintf(stderr, "\n");
@@ -166,8 +167,9 @@ static int configuration_done(void *ctx, const struct result_row *rows, size_t n
 	fprintf(stderr, "fpulab: config %zu", s->collector.configs_done + 1);
 	if (s->expected_configs)
 		fprintf(stderr, "/%u", s->expected_configs);
-	fprintf(stderr, " done: %s %s fp=%s %s, %zu policies, %zu runs\n", rows[0].median.experiment,
-		rows[0].median.placement, rows[0].median.fp_users, rows[0].median.regset, n, runs);
+	fprintf(stderr, " done: %s %s fp=%s %s, %zu policies, %zu runs\n",
+		rows[0].median.experiment, rows[0].median.placement, rows[0].median.fp_users,
+		rows[0].median.regset, n, runs);
 	return report_rows(&s->report, rows, n);
 }
 
@@ -190,7 +192,8 @@ static enum line_verdict on_line(void *ctx, enum line_source from, const char *l
 	if (record_kind_of(line) == RECORD_NONE) {
 		s->console_since_record++;
 		if (!strncmp(line, GUEST_WARNING, strlen(GUEST_WARNING))) {
-			fprintf(stderr, "fpulab: guest warning: %s\n", line + strlen(GUEST_WARNING));
+			fprintf(stderr, "fpulab: guest warning: %s\n",
+				line + strlen(GUEST_WARNING));
 			/* A skip the hello did not predict: the count is no longer known. */
 			if (s->warnings++ == 0 && !s->warnings_predicted)
 				s->expected_configs = s->report.expected_configs = 0;
@@ -204,8 +207,8 @@ static enum line_verdict on_line(void *ctx, enum line_source from, const char *l
 	case RECORD_RESULT:
 		if (parse_result_record(line, &r, NULL, err, sizeof(err)) < 0) {
 			if (!s->malformed++)
-				snprintf(s->first_malformed, sizeof(s->first_malformed), "%s: %s", err,
-					 line);
+				snprintf(s->first_malformed, sizeof(s->first_malformed), "%s: %s",
+					 err, line);
 			tail_add(&s->tail, "", line);
 			return LINE_RECORD;
 		}
@@ -213,8 +216,8 @@ static enum line_verdict on_line(void *ctx, enum line_source from, const char *l
 		return LINE_RECORD;
 	case RECORD_DONE:
 		if (parse_done_record(line, &s->done, err, sizeof(err)) < 0) {
-			snprintf(s->stop_reason, sizeof(s->stop_reason), "malformed done record (%s)",
-				 err);
+			snprintf(s->stop_reason, sizeof(s->stop_reason),
+				 "malformed done record (%s)", err);
 			return LINE_STOP;
 		}
 		s->have_done = true;
@@ -246,8 +249,9 @@ static int check_kernel(const char *path)
 	struct stat st;
 
 	if (stat(path, &st) < 0 || !S_ISREG(st.st_mode) || access(path, R_OK) < 0) {
-		fprintf(stderr, "fpulab: lab kernel not found or not readable: %s\n"
-				"  build it with: make build/lab.elf (or pass --kernel PATH)\n",
+		fprintf(stderr,
+			"fpulab: lab kernel not found or not readable: %s\n"
+			"  build it with: make build/lab.elf (or pass --kernel PATH)\n",
 			path);
 		return -1;
 	}
@@ -283,16 +287,19 @@ static int judge(struct run_state *s, const struct session_end *end)
 		fprintf(stderr, "fpulab: %s; QEMU killed\n", s->stop_reason);
 		rc = 1;
 	} else if (end->hung) {
-		fprintf(stderr, "fpulab: guest hung: no record for %u s; QEMU killed (--timeout %u)\n",
+		fprintf(stderr,
+			"fpulab: guest hung: no record for %u s; QEMU killed (--timeout %u)\n",
 			s->opt->timeout_s, s->opt->timeout_s);
 		if (s->console_since_record)
-			fprintf(stderr, "fpulab: the guest's console was still printing (%zu lines since "
-					"its last record): a long run may simply need a larger --timeout\n",
+			fprintf(stderr,
+				"fpulab: the guest's console was still printing (%zu lines since "
+				"its last record): a long run may simply need a larger --timeout\n",
 				s->console_since_record);
 		show_last_words(s);
 		rc = 1;
 	} else if (qemu_failed(s, end)) {
-		fprintf(stderr, "fpulab: QEMU failed (status %d) before the guest started; QEMU said:\n",
+		fprintf(stderr,
+			"fpulab: QEMU failed (status %d) before the guest started; QEMU said:\n",
 			end->status);
 		if (s->qemu_tail.count)
 			tail_print(stderr, &s->qemu_tail, "  ");
@@ -309,11 +316,14 @@ static int judge(struct run_state *s, const struct session_end *end)
 		rc = 1;
 	} else if (end->status != FPULAB_QEMU_STATUS(FPULAB_EXIT_OK)) {
 		if (end->status == 0)
-			fprintf(stderr, "fpulab: QEMU exited (status 0) without the guest's exit code: "
-					"the guest reset or powered off (a triple fault?)\n");
+			fprintf(stderr,
+				"fpulab: QEMU exited (status 0) without the guest's exit code: "
+				"the guest reset or powered off (a triple fault?)\n");
 		else if (end->status & 1)
-			fprintf(stderr, "fpulab: the guest exited with code 0x%x (QEMU status %d), "
-					"not OK\n", end->status >> 1, end->status);
+			fprintf(stderr,
+				"fpulab: the guest exited with code 0x%x (QEMU status %d), "
+				"not OK\n",
+				end->status >> 1, end->status);
 		else
 			fprintf(stderr, "fpulab: QEMU failed (exit status %d)\n", end->status);
 		show_last_words(s);
@@ -327,14 +337,16 @@ static int judge(struct run_state *s, const struct session_end *end)
 			(unsigned long long)s->done.runs, s->collector.runs_total);
 		rc = 1;
 	} else if (s->collector.runs_total == 0) {
-		fprintf(stderr, "fpulab: the guest finished without a single run: nothing measured\n");
+		fprintf(stderr,
+			"fpulab: the guest finished without a single run: nothing measured\n");
 		rc = 1;
 	}
 	if (s->collector.out_of_order) {
 		const struct guest_result *r = &s->collector.late_run;
-		fprintf(stderr, "fpulab: the guest sent a run of %s %s fp=%s %s (policy %s, repeat "
-				"%llu) after that configuration was complete; fpulab needs each "
-				"configuration's runs together, so its rows are split\n",
+		fprintf(stderr,
+			"fpulab: the guest sent a run of %s %s fp=%s %s (policy %s, repeat "
+			"%llu) after that configuration was complete; fpulab needs each "
+			"configuration's runs together, so its rows are split\n",
 			r->experiment, r->placement, r->fp_users, r->regset, r->policy,
 			(unsigned long long)r->repeat);
 		rc = rc ? rc : 1;
@@ -345,7 +357,8 @@ static int judge(struct run_state *s, const struct session_end *end)
 		rc = rc ? rc : 1;
 	}
 	if (rc && pending)
-		fprintf(stderr, "fpulab: %zu runs of the unfinished configuration were not reported\n",
+		fprintf(stderr,
+			"fpulab: %zu runs of the unfinished configuration were not reported\n",
 			pending);
 	if (s->collector.emit_error || s->report.write_error[0]) {
 		fprintf(stderr, "fpulab: %s\n", s->report.write_error);
@@ -389,7 +402,8 @@ static int boot_and_collect(struct run_state *s, const struct qemu_command *cmd)
 		resume_failed = pin_and_resume(s, proc.pid, qmp_err, sizeof(qmp_err)) < 0;
 	session_run(&proc, s->opt->timeout_s, on_line, s, &end);
 	if (resume_failed && !end.interrupted) {
-		fprintf(stderr, "fpulab: cannot start the paused guest: %s; QEMU killed\n", qmp_err);
+		fprintf(stderr, "fpulab: cannot start the paused guest: %s; QEMU killed\n",
+			qmp_err);
 		if (s->qemu_tail.count) {
 			fprintf(stderr, "fpulab: QEMU said:\n");
 			tail_print(stderr, &s->qemu_tail, "  ");
@@ -402,8 +416,9 @@ static int boot_and_collect(struct run_state *s, const struct qemu_command *cmd)
 		rc = 1;
 	}
 	if (rc == 0 && s->report.integrity_errors) {
-		fprintf(stderr, "fpulab: INTEGRITY ERRORS: %llu in %zu of %zu rows: FPU state was "
-				"lost or leaked\n",
+		fprintf(stderr,
+			"fpulab: INTEGRITY ERRORS: %llu in %zu of %zu rows: FPU state was "
+			"lost or leaked\n",
 			(unsigned long long)s->report.integrity_errors,
 			s->report.rows_with_integrity_errors, s->report.rows_written);
 		rc = 1;
@@ -417,8 +432,9 @@ static int choose_accel(const struct run_options *o, bool *kvm)
 	bool usable = o->accel != ACCEL_TCG && kvm_usable(why, sizeof(why));
 
 	if (o->accel == ACCEL_KVM && !usable) {
-		fprintf(stderr, "fpulab: --accel kvm: KVM is not usable here: %s\n"
-				"  use --accel tcg (or auto, which picks TCG here)\n",
+		fprintf(stderr,
+			"fpulab: --accel kvm: KVM is not usable here: %s\n"
+			"  use --accel tcg (or auto, which picks TCG here)\n",
 			why);
 		return -1;
 	}
@@ -459,7 +475,8 @@ int cmd_run(int argc, char **argv)
 	rc = 1;
 	if (opt.kernel_path)
 		snprintf(kernel, sizeof(kernel), "%s", opt.kernel_path);
-	else if (default_kernel_path(kernel, sizeof(kernel), opt.guest_value[GOPT_INJECT] != NULL) < 0)
+	else if (default_kernel_path(kernel, sizeof(kernel), opt.guest_value[GOPT_INJECT] != NULL) <
+		 0)
 		goto done_options;
 	if (check_kernel(kernel) < 0 || choose_accel(&opt, &kvm) < 0)
 		goto done_options;
@@ -468,9 +485,14 @@ int cmd_run(int argc, char **argv)
 		goto done_options;
 	}
 	struct qemu_setup setup = {
-		.machine = opt.machine, .kvm = kvm, .tcg_threads = opt.tcg_threads,
-		.icount = opt.icount, .cpu_model = opt.qemu_cpu, .cpus = opt.cpus,
-		.kernel = kernel, .append = cmdline,
+		.machine = opt.machine,
+		.kvm = kvm,
+		.tcg_threads = opt.tcg_threads,
+		.icount = opt.icount,
+		.cpu_model = opt.qemu_cpu,
+		.cpus = opt.cpus,
+		.kernel = kernel,
+		.append = cmdline,
 	};
 	plan_pinning(&opt, &setup, &qmp, &s);
 	qemu_build_command(&setup, &cmd);
@@ -478,16 +500,24 @@ int cmd_run(int argc, char **argv)
 	s.opt = &opt;
 	s.expected_configs = run_options_config_count(&opt);
 	s.report = (struct report){
-		.format = opt.format, .output_path = opt.output_path, .accel = kvm ? "kvm" : "tcg",
+		.format = opt.format,
+		.output_path = opt.output_path,
+		.accel = kvm ? "kvm" : "tcg",
 		.accel_arg = cmd.accel,
-		.clock = kvm ? "hardware-tsc" : opt.icount ? "icount" : "emulated-tsc",
-		.machine = opt.machine, .qemu_cpu = qemu_cpu_model(&setup),
-		.cpus = opt.cpus, .expected_configs = s.expected_configs,
-		.pinned = s.pins.value, .pinned_header = s.pins.header,
+		.clock = kvm          ? "hardware-tsc"
+			 : opt.icount ? "icount"
+				      : "emulated-tsc",
+		.machine = opt.machine,
+		.qemu_cpu = qemu_cpu_model(&setup),
+		.cpus = opt.cpus,
+		.expected_configs = s.expected_configs,
+		.pinned = s.pins.value,
+		.pinned_header = s.pins.header,
 	};
 	collector_init(&s.collector, configuration_done, &s);
-	fprintf(stderr, "fpulab: booting %s on QEMU %s, accel %s (-accel %s), %u CPUs; "
-			"ticks are %s\nfpulab: kernel command line: %s\n",
+	fprintf(stderr,
+		"fpulab: booting %s on QEMU %s, accel %s (-accel %s), %u CPUs; "
+		"ticks are %s\nfpulab: kernel command line: %s\n",
 		kernel, opt.machine, s.report.accel, cmd.accel, opt.cpus,
 		clock_description(s.report.clock), cmdline);
 	if (opt.verbose) {

@@ -30,8 +30,8 @@ static const char *const placements[] = { "same-cpu", "cross-cpu", "migrating", 
 static const char *const fp_users[] = { "none", "one", "both", NULL };
 static const char *const regsets[] = { "x87", "sse", "avx", NULL };
 static const char *const prefetch_modes[] = { "conditional", "always", "off", NULL };
-static const char *const save_insns[] = { "auto", "fxsave", "xsave", "xsaveopt", "xsavec",
-					  "xsaves", NULL };
+static const char *const save_insns[] = { "auto",   "fxsave", "xsave", "xsaveopt",
+					  "xsavec", "xsaves", NULL };
 
 static const struct guest_option guest_options[GOPT_COUNT] = {
 	[GOPT_EXPERIMENT] = { "experiment", FPULAB_KEY_EXPERIMENT, VALUE_WORD, experiments, 0, 0,
@@ -39,21 +39,23 @@ static const struct guest_option guest_options[GOPT_COUNT] = {
 	[GOPT_POLICY] = { "policy", FPULAB_KEY_POLICIES, VALUE_LIST, NULL, 0, 0, "LIST|all",
 			  "FPU policies, e.g. eager,lazy (default and 'all': every policy the kernel has)" },
 	[GOPT_PLACEMENT] = { "placement", FPULAB_KEY_PLACEMENT, VALUE_LIST, placements, 0, 0,
-			     "LIST|all", "same-cpu,cross-cpu,migrating (default all; same-cpu with --cpus 1)" },
-	[GOPT_FP_USERS] = { "fp-users", FPULAB_KEY_FP_USERS, VALUE_LIST, fp_users, 0, 0,
-			    "LIST|all", "none,one,both (default all)" },
+			     "LIST|all",
+			     "same-cpu,cross-cpu,migrating (default all; same-cpu with --cpus 1)" },
+	[GOPT_FP_USERS] = { "fp-users", FPULAB_KEY_FP_USERS, VALUE_LIST, fp_users, 0, 0, "LIST|all",
+			    "none,one,both (default all)" },
 	[GOPT_REGSET] = { "regset", FPULAB_KEY_REGSET, VALUE_LIST, regsets, 0, 0, "LIST|all",
 			  "x87,sse,avx (default all)" },
 	[GOPT_ROUND_TRIPS] = { "round-trips", FPULAB_KEY_ROUND_TRIPS, VALUE_NUMBER, NULL, 1,
-			       1000000000, "R", "round trips per run (context-switch; default: the kernel's)" },
+			       1000000000, "R",
+			       "round trips per run (context-switch; default: the kernel's)" },
 	[GOPT_REPEAT] = { "repeat", FPULAB_KEY_REPEAT, VALUE_NUMBER, NULL, 1, 1000, "K",
 			  "runs per configuration and policy (default: the kernel's)" },
 	[GOPT_SEED] = { "seed", FPULAB_KEY_SEED, VALUE_NUMBER, NULL, 0, UINT64_MAX, "N",
 			"random seed (stress)" },
 	[GOPT_TASKS] = { "tasks", FPULAB_KEY_TASKS, VALUE_NUMBER, NULL, 1, RUN_MAX_TASKS, "N",
 			 "tasks, 1..62 (stress)" },
-	[GOPT_SWITCHES] = { "switches", FPULAB_KEY_SWITCHES, VALUE_NUMBER, NULL, 1, 1000000000,
-			    "N", "switches per run (stress)" },
+	[GOPT_SWITCHES] = { "switches", FPULAB_KEY_SWITCHES, VALUE_NUMBER, NULL, 1, 1000000000, "N",
+			    "switches per run (stress)" },
 	[GOPT_FPU_COUNTER] = { "fpu-counter", FPULAB_KEY_FPU_COUNTER, VALUE_NUMBER, NULL, 0, 255,
 			       "N", "fpu_counter threshold for the heuristic policies" },
 	[GOPT_PREFETCH] = { "prefetch", FPULAB_KEY_PREFETCH, VALUE_WORD, prefetch_modes, 0, 0,
@@ -69,9 +71,20 @@ static const struct guest_option guest_options[GOPT_COUNT] = {
 #define OPT_BASE 256 /* getopt_long values: OPT_BASE + option id */
 
 enum host_option_id {
-	HOPT_CPUS = GOPT_COUNT, HOPT_ACCEL, HOPT_QEMU_CPU, HOPT_TIMEOUT, HOPT_FORMAT,
-	HOPT_OUTPUT, HOPT_KERNEL, HOPT_ICOUNT, HOPT_TCG_THREADS, HOPT_MACHINE, HOPT_PIN, HOPT_VERBOSE,
-	HOPT_HELP, HOPT_END
+	HOPT_CPUS = GOPT_COUNT,
+	HOPT_ACCEL,
+	HOPT_QEMU_CPU,
+	HOPT_TIMEOUT,
+	HOPT_FORMAT,
+	HOPT_OUTPUT,
+	HOPT_KERNEL,
+	HOPT_ICOUNT,
+	HOPT_TCG_THREADS,
+	HOPT_MACHINE,
+	HOPT_PIN,
+	HOPT_VERBOSE,
+	HOPT_HELP,
+	HOPT_END
 };
 
 struct host_option {
@@ -84,10 +97,12 @@ static const struct host_option host_options[HOPT_END - GOPT_COUNT] = {
 	[HOPT_CPUS - GOPT_COUNT] = { "cpus", true, "N", "guest CPUs, 1..64 (default 2)" },
 	[HOPT_ACCEL - GOPT_COUNT] = { "accel", true, "auto|tcg|kvm",
 				      "auto: KVM only with vmx/svm and a usable /dev/kvm" },
-	[HOPT_QEMU_CPU - GOPT_COUNT] = { "qemu-cpu", true, "MODEL",
-					 "QEMU -cpu model (default max under TCG, host under KVM)" },
-	[HOPT_TIMEOUT - GOPT_COUNT] = { "timeout", true, "S",
-					"watchdog: seconds without a record before QEMU is killed (default 60)" },
+	[HOPT_QEMU_CPU -
+		GOPT_COUNT] = { "qemu-cpu", true, "MODEL",
+				"QEMU -cpu model (default max under TCG, host under KVM)" },
+	[HOPT_TIMEOUT -
+		GOPT_COUNT] = { "timeout", true, "S",
+				"watchdog: seconds without a record before QEMU is killed (default 60)" },
 	[HOPT_FORMAT - GOPT_COUNT] = { "format", true, "table|json|csv", "output format" },
 	[HOPT_OUTPUT - GOPT_COUNT] = { "output", true, "FILE", "write results to FILE" },
 	[HOPT_KERNEL - GOPT_COUNT] = { "kernel", true, "PATH",
@@ -95,13 +110,15 @@ static const struct host_option host_options[HOPT_END - GOPT_COUNT] = {
 	[HOPT_ICOUNT - GOPT_COUNT] = { "icount", false, NULL,
 				       "TCG -icount shift=0: deterministic, clock = instructions" },
 	[HOPT_TCG_THREADS - GOPT_COUNT] = { "tcg-threads", true, "single|multi",
-					    "TCG threading (default " QEMU_DEFAULT_TCG_THREADS ")" },
+					    "TCG threading (default " QEMU_DEFAULT_TCG_THREADS
+					    ")" },
 	[HOPT_MACHINE - GOPT_COUNT] = { "machine", true, "microvm|q35|pc",
 					"QEMU machine (default " QEMU_DEFAULT_MACHINE ")" },
 	[HOPT_PIN - GOPT_COUNT] = { "pin", true, "on|off",
 				    "pin each vCPU thread to a host CPU (default on; KVM and"
 				    " --tcg-threads multi only)" },
-	[HOPT_VERBOSE - GOPT_COUNT] = { "verbose", false, NULL, "echo the guest console to stderr" },
+	[HOPT_VERBOSE -
+		GOPT_COUNT] = { "verbose", false, NULL, "echo the guest console to stderr" },
 	[HOPT_HELP - GOPT_COUNT] = { "help", false, NULL, "this text" },
 };
 
@@ -149,7 +166,8 @@ static bool is_name(const char *s)
 	if (!*s)
 		return false;
 	for (; *s; s++)
-		if (!((*s >= 'a' && *s <= 'z') || (*s >= '0' && *s <= '9') || *s == '-' || *s == '_'))
+		if (!((*s >= 'a' && *s <= 'z') || (*s >= '0' && *s <= '9') || *s == '-' ||
+		      *s == '_'))
 			return false;
 	return true;
 }
@@ -186,11 +204,13 @@ static int parse_number(const char *opt, const char *text, uint64_t min, uint64_
 
 	snprintf(range, sizeof(range), "%" PRIu64 "..%" PRIu64, min, max);
 	if (!(*text >= '0' && *text <= '9'))
-		return usage_error("--%s: '%s' is not a non-negative integer (%s)", opt, text, range);
+		return usage_error("--%s: '%s' is not a non-negative integer (%s)", opt, text,
+				   range);
 	errno = 0;
 	*out = strtoull(text, &end, 10);
 	if (*end)
-		return usage_error("--%s: '%s' is not a non-negative integer (%s)", opt, text, range);
+		return usage_error("--%s: '%s' is not a non-negative integer (%s)", opt, text,
+				   range);
 	if (errno == ERANGE || *out < min || *out > max)
 		return usage_error("--%s: %s is out of range (%s)", opt, text, range);
 	return 0;
@@ -217,8 +237,8 @@ static int set_guest_option(struct run_options *o, int id, const char *text)
 	case VALUE_WORD:
 		if (g->choices ? !in_choices(g->choices, text, strlen(text)) : !is_name(text)) {
 			char *c = g->choices ? join_choices(g->choices) : strdup("[a-z0-9_-]+");
-			int rc = usage_error("--%s: unknown value '%s' (one of: %s)", g->option, text,
-					     c);
+			int rc = usage_error("--%s: unknown value '%s' (one of: %s)", g->option,
+					     text, c);
 			free(c);
 			return rc;
 		}
@@ -247,9 +267,11 @@ static int set_guest_option(struct run_options *o, int id, const char *text)
 			}
 		}
 		if (!ok) {
-			char *c = g->choices ? join_choices(g->choices) : strdup("names of [a-z0-9_-]");
-			int rc = usage_error("--%s: bad list '%s' (a comma-separated list of: %s; or all)",
-					     g->option, text, c);
+			char *c = g->choices ? join_choices(g->choices)
+					     : strdup("names of [a-z0-9_-]");
+			int rc = usage_error(
+				"--%s: bad list '%s' (a comma-separated list of: %s; or all)",
+				g->option, text, c);
 			free(c);
 			return rc;
 		}
@@ -262,8 +284,7 @@ static int set_guest_option(struct run_options *o, int id, const char *text)
 	return 0;
 }
 
-static int set_word(const char *opt, const char *text, const char *const *choices,
-		    const char **out)
+static int set_word(const char *opt, const char *text, const char *const *choices, const char **out)
 {
 	for (const char *const *c = choices; *c; c++) {
 		if (!strcmp(*c, text)) {
@@ -301,14 +322,16 @@ static int set_host_option(struct run_options *o, int id, const char *text)
 	case HOPT_ACCEL:
 		rc = set_word(opt, text, accel_names, &word);
 		if (!rc)
-			o->accel = !strcmp(word, "kvm") ? ACCEL_KVM
-				 : !strcmp(word, "tcg") ? ACCEL_TCG : ACCEL_AUTO;
+			o->accel = !strcmp(word, "kvm")   ? ACCEL_KVM
+				   : !strcmp(word, "tcg") ? ACCEL_TCG
+							  : ACCEL_AUTO;
 		break;
 	case HOPT_FORMAT:
 		rc = set_word(opt, text, format_names, &word);
 		if (!rc)
-			o->format = !strcmp(word, "json") ? FORMAT_JSON
-				  : !strcmp(word, "csv") ? FORMAT_CSV : FORMAT_TABLE;
+			o->format = !strcmp(word, "json")  ? FORMAT_JSON
+				    : !strcmp(word, "csv") ? FORMAT_CSV
+							   : FORMAT_TABLE;
 		break;
 	case HOPT_TCG_THREADS:
 		rc = set_word(opt, text, thread_names, &o->tcg_threads);
@@ -364,9 +387,12 @@ static const struct experiment_only {
 	enum guest_option_id option;
 	const char *experiment;
 } experiment_only[] = {
-	{ GOPT_PLACEMENT, "context-switch" }, { GOPT_FP_USERS, "context-switch" },
-	{ GOPT_REGSET, "context-switch" },    { GOPT_ROUND_TRIPS, "context-switch" },
-	{ GOPT_TASKS, "stress" },             { GOPT_SWITCHES, "stress" },
+	{ GOPT_PLACEMENT, "context-switch" },
+	{ GOPT_FP_USERS, "context-switch" },
+	{ GOPT_REGSET, "context-switch" },
+	{ GOPT_ROUND_TRIPS, "context-switch" },
+	{ GOPT_TASKS, "stress" },
+	{ GOPT_SWITCHES, "stress" },
 	{ GOPT_SEED, "stress" },
 };
 
@@ -389,7 +415,8 @@ static int finish_options(struct run_options *o)
 	/* Options the chosen experiment does not read are errors, not silently ignored. */
 	for (size_t i = 0; i < sizeof(experiment_only) / sizeof(experiment_only[0]); i++) {
 		const struct experiment_only *e = &experiment_only[i];
-		if (o->guest_value[e->option] && strcmp(o->guest_value[GOPT_EXPERIMENT], e->experiment))
+		if (o->guest_value[e->option] &&
+		    strcmp(o->guest_value[GOPT_EXPERIMENT], e->experiment))
 			return usage_error("--%s only applies to --experiment %s (this is %s)",
 					   guest_options[e->option].option, e->experiment,
 					   o->guest_value[GOPT_EXPERIMENT]);
@@ -405,8 +432,8 @@ static int finish_options(struct run_options *o)
 	if (!strcmp(o->guest_value[GOPT_EXPERIMENT], "context-switch")) {
 		/* The default matrix: every placement the CPUs allow, fp users, regsets. */
 		if (!o->guest_value[GOPT_PLACEMENT])
-			o->guest_value[GOPT_PLACEMENT] =
-				o->cpus < 2 ? strdup("same-cpu") : join_choices(placements);
+			o->guest_value[GOPT_PLACEMENT] = o->cpus < 2 ? strdup("same-cpu")
+								     : join_choices(placements);
 		if (!o->guest_value[GOPT_FP_USERS])
 			o->guest_value[GOPT_FP_USERS] = join_choices(fp_users);
 		if (!o->guest_value[GOPT_REGSET])
@@ -451,13 +478,15 @@ int run_options_parse(int argc, char **argv, struct run_options *o)
 	o->pin = true;
 	for (int i = 0; i < GOPT_COUNT; i++)
 		longopts[n++] = (struct option){ guest_options[i].option,
-						 guest_options[i].type == VALUE_FLAG ? no_argument
-										   : required_argument,
+						 guest_options[i].type == VALUE_FLAG
+							 ? no_argument
+							 : required_argument,
 						 NULL, OPT_BASE + i };
 	for (int i = GOPT_COUNT; i < HOPT_END; i++)
 		longopts[n++] = (struct option){ host_options[i - GOPT_COUNT].option,
 						 host_options[i - GOPT_COUNT].takes_value
-							 ? required_argument : no_argument,
+							 ? required_argument
+							 : no_argument,
 						 NULL, OPT_BASE + i };
 	longopts[n] = (struct option){ 0 };
 
@@ -476,7 +505,8 @@ int run_options_parse(int argc, char **argv, struct run_options *o)
 			return unknown_option(longopts, argv[optind - 1]);
 		}
 		c -= OPT_BASE;
-		rc = c < GOPT_COUNT ? set_guest_option(o, c, optarg) : set_host_option(o, c, optarg);
+		rc = c < GOPT_COUNT ? set_guest_option(o, c, optarg)
+				    : set_host_option(o, c, optarg);
 		if (rc)
 			return rc;
 	}
@@ -523,5 +553,6 @@ unsigned run_options_config_count(const struct run_options *o)
 	    !o->guest_value[GOPT_REGSET])
 		return 0;
 	return list_length(o->guest_value[GOPT_PLACEMENT]) *
-	       list_length(o->guest_value[GOPT_FP_USERS]) * list_length(o->guest_value[GOPT_REGSET]);
+	       list_length(o->guest_value[GOPT_FP_USERS]) *
+	       list_length(o->guest_value[GOPT_REGSET]);
 }

@@ -13,9 +13,21 @@ enum accel_choice { ACCEL_AUTO, ACCEL_TCG, ACCEL_KVM };
 
 /* Guest options, in the order their keys go on the kernel command line. */
 enum guest_option_id {
-	GOPT_EXPERIMENT, GOPT_POLICY, GOPT_PLACEMENT, GOPT_FP_USERS, GOPT_REGSET,
-	GOPT_ROUND_TRIPS, GOPT_REPEAT, GOPT_SEED, GOPT_TASKS, GOPT_SWITCHES,
-	GOPT_FPU_COUNTER, GOPT_PREFETCH, GOPT_INJECT, GOPT_INSN, GOPT_SCRUB,
+	GOPT_EXPERIMENT,
+	GOPT_POLICY,
+	GOPT_PLACEMENT,
+	GOPT_FP_USERS,
+	GOPT_REGSET,
+	GOPT_ROUND_TRIPS,
+	GOPT_REPEAT,
+	GOPT_SEED,
+	GOPT_TASKS,
+	GOPT_SWITCHES,
+	GOPT_FPU_COUNTER,
+	GOPT_PREFETCH,
+	GOPT_INJECT,
+	GOPT_INSN,
+	GOPT_SCRUB,
 	GOPT_COUNT
 };
 
@@ -30,8 +42,8 @@ struct run_options {
 	bool list_all[GOPT_COUNT]; /* the list was given as 'all' */
 	unsigned cpus;
 	enum accel_choice accel;
-	const char *qemu_cpu;    /* NULL: max under TCG, host under KVM */
-	unsigned timeout_s;      /* watchdog: seconds without a record */
+	const char *qemu_cpu; /* NULL: max under TCG, host under KVM */
+	unsigned timeout_s;   /* watchdog: seconds without a record */
 	enum output_format format;
 	const char *output_path; /* NULL: stdout */
 	const char *kernel_path; /* NULL: lab.elf next to the fpulab binary */

@@ -96,15 +96,18 @@ void vcpu_pin_threads(const struct vcpu_thread *t, int n, const int *allowed, in
 		cpu_set_t set;
 
 		if (t[i].tid < 0) {
-			fprintf(stderr, "fpulab: warning: QEMU gave no thread-id for vCPU %u; it runs "
-					"unpinned\n", t[i].cpu_index);
+			fprintf(stderr,
+				"fpulab: warning: QEMU gave no thread-id for vCPU %u; it runs "
+				"unpinned\n",
+				t[i].cpu_index);
 			continue;
 		}
 		CPU_ZERO(&set);
 		CPU_SET(cpu, &set);
 		if (sched_setaffinity((pid_t)t[i].tid, sizeof(set), &set) < 0) {
-			fprintf(stderr, "fpulab: warning: cannot pin vCPU %u (thread %ld) to host CPU "
-					"%d: %s; it runs unpinned\n",
+			fprintf(stderr,
+				"fpulab: warning: cannot pin vCPU %u (thread %ld) to host CPU "
+				"%d: %s; it runs unpinned\n",
 				t[i].cpu_index, t[i].tid, cpu, strerror(errno));
 			continue;
 		}
@@ -140,8 +143,10 @@ static int pin_vcpus(struct qmp *q, struct vcpu_pins *pins)
 	rc = qmp_execute(q, "query-cpus-fast", &reply, err, sizeof(err));
 	if (rc != QMP_OK) {
 		if (rc == QMP_FAILED)
-			fprintf(stderr, "fpulab: warning: cannot list the vCPU threads (%s); they run "
-					"unpinned\n", err);
+			fprintf(stderr,
+				"fpulab: warning: cannot list the vCPU threads (%s); they run "
+				"unpinned\n",
+				err);
 		return rc;
 	}
 	n = vcpu_threads_parse(reply, threads, PIN_MAX_VCPUS);
@@ -155,8 +160,8 @@ static int pin_vcpus(struct qmp *q, struct vcpu_pins *pins)
 	return QMP_OK;
 }
 
-static int talk(struct qmp *q, const char *qmp_path, pid_t qemu, struct vcpu_pins *pins,
-		char *err, size_t len)
+static int talk(struct qmp *q, const char *qmp_path, pid_t qemu, struct vcpu_pins *pins, char *err,
+		size_t len)
 {
 	const char *reply;
 	int rc = qmp_connect(q, qmp_path, qemu, err, len);

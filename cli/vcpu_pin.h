@@ -15,8 +15,8 @@ struct vcpu_pins {
 	unsigned n; /* vCPUs pinned */
 	unsigned vcpu[PIN_MAX_VCPUS];
 	int host_cpu[PIN_MAX_VCPUS];
-	char value[PIN_MAX_VCPUS * 8 + 8];     /* JSON/CSV: "0:0,1:1", or "no" */
-	char header[PIN_MAX_VCPUS * 12 + 96];  /* table: "0->cpu0 1->cpu1", or "no (why)" */
+	char value[PIN_MAX_VCPUS * 8 + 8];    /* JSON/CSV: "0:0,1:1", or "no" */
+	char header[PIN_MAX_VCPUS * 12 + 96]; /* table: "0->cpu0 1->cpu1", or "no (why)" */
 };
 
 /* Nothing pinned, and why (for the table header). */

@@ -23,11 +23,12 @@ enum { XS_ACCEPT = 0, XS_REJECT = 1, XS_ERROR = 2 };
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: fpulab xstate check FILE   validate a standard-format XSAVE image;\n"
-		   "                                  prints 'accept' (exit 0) or 'reject: REASON' (exit 1)\n"
-		   "       fpulab xstate dump FILE    print its header and components readably\n"
-		   "The enabled components are this host's (XGETBV(0) within x87|SSE|AVX|AVX-512).\n"
-		   "Exit status: 0 accepted, 1 rejected, 2 usage error or FILE missing/unreadable/a directory.\n");
+	fprintf(f,
+		"usage: fpulab xstate check FILE   validate a standard-format XSAVE image;\n"
+		"                                  prints 'accept' (exit 0) or 'reject: REASON' (exit 1)\n"
+		"       fpulab xstate dump FILE    print its header and components readably\n"
+		"The enabled components are this host's (XGETBV(0) within x87|SSE|AVX|AVX-512).\n"
+		"Exit status: 0 accepted, 1 rejected, 2 usage error or FILE missing/unreadable/a directory.\n");
 }
 
 /* Read the whole file; NULL and a message on error. */
@@ -72,7 +73,8 @@ static int host_init(void)
 	int err = xstate_init(&o);
 
 	if (err) {
-		fprintf(stderr, "fpulab xstate: cannot enumerate this CPU: %s\n", xstate_strerror(err));
+		fprintf(stderr, "fpulab xstate: cannot enumerate this CPU: %s\n",
+			xstate_strerror(err));
 		return XS_ERROR;
 	}
 	return 0;
@@ -133,10 +135,12 @@ static void dump_legacy(const uint8_t *img, uint64_t bv)
 	struct fxregs_state fx;
 
 	memcpy(&fx, img, sizeof(fx));
-	printf("x87%s\n", bv & XFEATURE_MASK(XFEATURE_X87) ? "" : " (init: XRSTOR ignores these bytes)");
+	printf("x87%s\n",
+	       bv & XFEATURE_MASK(XFEATURE_X87) ? "" : " (init: XRSTOR ignores these bytes)");
 	printf("  fcw   0x%04x\n  fsw   0x%04x (top %u)\n  ftw   0x%02x (abridged, 1 = valid)\n",
 	       fx.fcw, fx.fsw, (fx.fsw >> 11) & 7, fx.ftw);
-	printf("  fop   0x%04x\n  fip   0x%016" PRIx64 "\n  fdp   0x%016" PRIx64 "\n", fx.fop, fx.fip, fx.fdp);
+	printf("  fop   0x%04x\n  fip   0x%016" PRIx64 "\n  fdp   0x%016" PRIx64 "\n", fx.fop,
+	       fx.fip, fx.fdp);
 	for (unsigned int i = 0; i < 8; i++) {
 		const uint8_t *r = fx.st_space + 16 * i;
 		long double v;
@@ -146,11 +150,12 @@ static void dump_legacy(const uint8_t *img, uint64_t bv)
 		memcpy(&mant, r, 8);
 		memcpy(&se, r + 8, 2);
 		memcpy(&v, r, 10);
-		printf("  st%u   sign %u exp 0x%04x mant 0x%016" PRIx64 "  (%.*Lg)\n", i, se >> 15, se & 0x7fff,
-		       mant, 21, v);
+		printf("  st%u   sign %u exp 0x%04x mant 0x%016" PRIx64 "  (%.*Lg)\n", i, se >> 15,
+		       se & 0x7fff, mant, 21, v);
 	}
 	printf("sse%s\n", bv & XFEATURE_MASK(XFEATURE_SSE) ? "" : " (init: XRSTOR zeroes XMM)");
-	printf("  mxcsr      0x%08x\n  mxcsr_mask 0x%08x (not loaded by XRSTOR)\n", fx.mxcsr, fx.mxcsr_mask);
+	printf("  mxcsr      0x%08x\n  mxcsr_mask 0x%08x (not loaded by XRSTOR)\n", fx.mxcsr,
+	       fx.mxcsr_mask);
 	for (unsigned int i = 0; i < 16; i++) {
 		printf("  xmm%-2u ", i);
 		print_hex(fx.xmm_space + 16 * i, 16);
@@ -222,7 +227,8 @@ static int do_dump(const char *path)
 		print_mask("xcomp_bv", h.xcomp_bv);
 		for (unsigned int i = 0; i < 6; i++)
 			if (h.reserved[i])
-				printf("reserved[%u] 0x%016" PRIx64 " (must be 0)\n", i, h.reserved[i]);
+				printf("reserved[%u] 0x%016" PRIx64 " (must be 0)\n", i,
+				       h.reserved[i]);
 	} else {
 		printf("no XSAVE header (FXSAVE image only)\n");
 		h.xstate_bv = XFEATURE_MASK_FPSSE;
@@ -283,8 +289,10 @@ int cmd_xstate(int argc, char **argv)
 	if (argc == 2)
 		return usage_error("%s needs a FILE", argv[1]);
 	if (argc > 3) {
-		fprintf(stderr, "fpulab xstate: %s takes one FILE, got %d arguments\n"
-				"try 'fpulab xstate --help'\n", argv[1], argc - 2);
+		fprintf(stderr,
+			"fpulab xstate: %s takes one FILE, got %d arguments\n"
+			"try 'fpulab xstate --help'\n",
+			argv[1], argc - 2);
 		return XS_ERROR;
 	}
 	if (argv[2][0] == '-' && argv[2][1])

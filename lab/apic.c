@@ -72,7 +72,7 @@ void apic_init(void)
 	apic_write(REG_LVT_LINT0, LVT_MASKED);
 	apic_write(REG_LVT_LINT1, LVT_MASKED);
 	apic_write(REG_LVT_ERROR, LVT_MASKED);
-	apic_write(REG_TIMER_DIV, 0xb); /* divide by 1 */
+	apic_write(REG_TIMER_DIV, 0xb);       /* divide by 1 */
 	apic_write(REG_LVT_TIMER, VEC_TIMER); /* one-shot */
 	apic_write(REG_TIMER_INIT, 0);
 	apic_eoi();

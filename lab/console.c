@@ -88,10 +88,12 @@ static void format(struct out *o, const char *fmt, va_list ap)
 			break;
 		}
 		case 'u':
-			out_num(o, lng ? va_arg(ap, uint64_t) : va_arg(ap, unsigned), 10, false, width, pad);
+			out_num(o, lng ? va_arg(ap, uint64_t) : va_arg(ap, unsigned), 10, false,
+				width, pad);
 			break;
 		case 'x':
-			out_num(o, lng ? va_arg(ap, uint64_t) : va_arg(ap, unsigned), 16, false, width, pad);
+			out_num(o, lng ? va_arg(ap, uint64_t) : va_arg(ap, unsigned), 16, false,
+				width, pad);
 			break;
 		case 'p':
 			out_c(o, '0'), out_c(o, 'x');

@@ -20,9 +20,9 @@ struct tss {
 } __attribute__((packed));
 
 struct cpu {
-	struct cpu *self;     /* CPU_OFF_SELF */
-	uint64_t kstack_top;  /* CPU_OFF_KSTACK: the running task's kernel stack, for SYSCALL */
-	uint64_t user_rsp;    /* CPU_OFF_USER_RSP: scratch for SYSCALL */
+	struct cpu *self;    /* CPU_OFF_SELF */
+	uint64_t kstack_top; /* CPU_OFF_KSTACK: the running task's kernel stack, for SYSCALL */
+	uint64_t user_rsp;   /* CPU_OFF_USER_RSP: scratch for SYSCALL */
 	struct task *current;
 	unsigned int id;
 	unsigned int apic_id;
@@ -55,7 +55,10 @@ static inline struct cpu *this_cpu(void)
 	return c;
 }
 
-static inline struct task *current_task(void) { return this_cpu()->current; }
+static inline struct task *current_task(void)
+{
+	return this_cpu()->current;
+}
 
 /* NULL before this CPU's GS base is set (panic uses it). */
 struct cpu *cpu_maybe(void);

@@ -89,8 +89,8 @@ static void parse_config(void)
 	if (!cmdline_get(FPULAB_KEY_POLICIES, cfg.policy_buf, sizeof(cfg.policy_buf))) {
 		size_t n = 0;
 		for (const char *const *p = fpu_policy_names(); *p; p++)
-			n += (size_t)ksnprintf(cfg.policy_buf + n, sizeof(cfg.policy_buf) - n, "%s%s",
-					       n ? "," : "", *p);
+			n += (size_t)ksnprintf(cfg.policy_buf + n, sizeof(cfg.policy_buf) - n,
+					       "%s%s", n ? "," : "", *p);
 	}
 	for (char *w = cfg.policy_buf; *w && cfg.npolicies < MAX_POLICIES;) {
 		char *comma = strchr(w, ',');
@@ -158,8 +158,10 @@ void exp_integrity_error(const void *p)
 	if (__atomic_fetch_add(&run.reports, 1, __ATOMIC_RELAXED) < 5)
 		kprintf("integrity: cpu %u task %u %s reg %u: expected 0x%lx, got 0x%lx (%u registers wrong)\n",
 			this_cpu()->id, r.task,
-			r.regset < REGSET_NR ? regset_names[r.regset] : r.regset == REPORT_CSUM ? "checksum" : "?", r.reg,
-			(uint64_t)r.expected, (uint64_t)r.got, r.count);
+			r.regset < REGSET_NR      ? regset_names[r.regset]
+			: r.regset == REPORT_CSUM ? "checksum"
+						  : "?",
+			r.reg, (uint64_t)r.expected, (uint64_t)r.got, r.count);
 }
 
 void fill_counts(struct result *res)
@@ -193,7 +195,8 @@ void fill_counts(struct result *res)
 void print_result(const struct result *res)
 {
 	char line[1024];
-	size_t n = (size_t)ksnprintf(line, sizeof(line), "%s%s", FPULAB_RECORD_PREFIX, FPULAB_REC_RESULT);
+	size_t n = (size_t)ksnprintf(line, sizeof(line), "%s%s", FPULAB_RECORD_PREFIX,
+				     FPULAB_REC_RESULT);
 #define S(f) n += (size_t)ksnprintf(line + n, sizeof(line) - n, " " #f "=%s", res->f);
 #define U(f) n += (size_t)ksnprintf(line + n, sizeof(line) - n, " " #f "=%lu", res->f);
 	FPULAB_RESULT_FIELDS(S, U)

@@ -10,15 +10,15 @@ enum regset { REGSET_X87, REGSET_SSE, REGSET_AVX, REGSET_NR };
 /* migrating: cross-cpu, and both tasks move to the other CPU every round trip. */
 enum placement { PLACE_SAME_CPU, PLACE_CROSS_CPU, PLACE_MIGRATING, PLACE_NR };
 enum fp_users { FP_NONE, FP_ONE, FP_BOTH, FP_NR };
-#define REGSET_ALL REGSET_NR          /* stress: x87 + FCW, MXCSR, XMM or YMM at once */
-#define REPORT_CSUM (REGSET_NR + 1)   /* integrity_report.regset: a wrong kernel checksum */
+#define REGSET_ALL REGSET_NR        /* stress: x87 + FCW, MXCSR, XMM or YMM at once */
+#define REPORT_CSUM (REGSET_NR + 1) /* integrity_report.regset: a wrong kernel checksum */
 
 /* One side of the context-switch ping-pong. */
 struct pingpong_args {
-	unsigned int role;      /* 0: initiator, marks the window; 1: responder */
-	unsigned int task;      /* pattern id, unique per task */
-	bool fp;                /* keeps a pattern in its register set */
-	bool migrate;           /* moves to the other CPU after every round trip */
+	unsigned int role; /* 0: initiator, marks the window; 1: responder */
+	unsigned int task; /* pattern id, unique per task */
+	bool fp;           /* keeps a pattern in its register set */
+	bool migrate;      /* moves to the other CPU after every round trip */
 	enum regset regset;
 	unsigned int sem_mine, sem_other;
 	uint64_t warmup, round_trips;
@@ -42,7 +42,7 @@ struct stress_shared {
 struct stress_args {
 	unsigned int task, gen;
 	unsigned int ntasks, ncpus;
-	bool ymm;             /* XCR0 enables YMM: patterns in YMM, else XMM */
+	bool ymm; /* XCR0 enables YMM: patterns in YMM, else XMM */
 	uint64_t seed;
 	unsigned int sem_ready, sem_go; /* start barrier */
 	uint64_t spin_short, spin_long; /* TSC ticks: most spins, one in four */

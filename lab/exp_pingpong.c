@@ -9,7 +9,8 @@
 
 static struct pingpong_args pp_args[2];
 
-static void context_switch_run(struct result *res, enum placement pl, enum fp_users fp, enum regset rs)
+static void context_switch_run(struct result *res, enum placement pl, enum fp_users fp,
+			       enum regset rs)
 {
 	struct semaphore exited;
 	unsigned int cpu_b = pl == PLACE_SAME_CPU ? 0 : 1;
@@ -45,7 +46,8 @@ unsigned int context_switch_experiment(void)
 		if (!cfg.placement[pl])
 			continue;
 		if (pl != PLACE_SAME_CPU && ncpus < 2) {
-			kprintf("warning: context-switch: %s needs 2 CPUs, skipped\n", placement_names[pl]);
+			kprintf("warning: context-switch: %s needs 2 CPUs, skipped\n",
+				placement_names[pl]);
 			continue;
 		}
 		for (int fp = 0; fp < FP_NR; fp++) {
@@ -54,7 +56,8 @@ unsigned int context_switch_experiment(void)
 			for (int rs = 0; rs < REGSET_NR; rs++) {
 				if (!cfg.regset[rs])
 					continue;
-				if (rs == REGSET_AVX && !(xstate_cfg.xcr0 & XFEATURE_MASK(XFEATURE_YMM))) {
+				if (rs == REGSET_AVX &&
+				    !(xstate_cfg.xcr0 & XFEATURE_MASK(XFEATURE_YMM))) {
 					kprintf("warning: context-switch: this CPU has no AVX state, avx skipped\n");
 					continue;
 				}
@@ -80,4 +83,3 @@ unsigned int context_switch_experiment(void)
 	}
 	return runs;
 }
-

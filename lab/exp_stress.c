@@ -46,8 +46,15 @@ static void stress_poll(void)
 static void spawn(unsigned int task, unsigned int gen, bool ymm)
 {
 	args[task] = (struct stress_args){
-		.task = task, .gen = gen, .ntasks = ntasks, .ncpus = ncpus, .ymm = ymm, .seed = seed,
-		.sem_ready = SEM_READY, .sem_go = SEM_GO, .shared = &shared,
+		.task = task,
+		.gen = gen,
+		.ntasks = ntasks,
+		.ncpus = ncpus,
+		.ymm = ymm,
+		.seed = seed,
+		.sem_ready = SEM_READY,
+		.sem_go = SEM_GO,
+		.shared = &shared,
 		.spin_short = STRESS_TICK_NS / 4 * tsc_khz / 1000000 + 1,
 		.spin_long = 3 * STRESS_TICK_NS * tsc_khz / 1000000 + 1,
 		.spin_check = STRESS_TICK_NS / 2 * tsc_khz / 1000000 + 1,
@@ -75,8 +82,11 @@ static uint64_t stress_run(struct result *res)
 	timer_jitter(seed);
 	for (unsigned int c = 0; c < ncpus; c++) {
 		workers[c] = (struct kfpu_worker){
-			.stop = &workers_stop, .poll = stress_poll, .done = &workers_done,
-			.seed = seed * 31 + c + 1, .id = c,
+			.stop = &workers_stop,
+			.poll = stress_poll,
+			.done = &workers_done,
+			.seed = seed * 31 + c + 1,
+			.id = c,
 		};
 		task_create_kthread("kfpu", kfpu_worker_main, &workers[c], c);
 	}
@@ -148,7 +158,8 @@ unsigned int stress_experiment(void)
 			uint64_t preempts = timer_user_preempts();
 			uint64_t replaced = stress_run(&res);
 			kprintf("stress: %s: %lu switches, %lu timer preemptions of ring-3 tasks, %lu tasks replaced\n",
-				res.policy, res.switches, timer_user_preempts() - preempts, replaced);
+				res.policy, res.switches, timer_user_preempts() - preempts,
+				replaced);
 			print_result(&res);
 			runs++;
 		}

@@ -9,7 +9,7 @@
 #include <stdint.h>
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
-#define ALIGN_UP(x, a) (((x) + (a) - 1) & ~((uint64_t)(a) - 1))
+#define ALIGN_UP(x, a) (((x) + (a)-1) & ~((uint64_t)(a)-1))
 #define noreturn __attribute__((noreturn))
 #define READ_ONCE(x) (*(const volatile __typeof__(x) *)&(x))
 #define WRITE_ONCE(x, v) (*(volatile __typeof__(x) *)&(x) = (v))
@@ -47,6 +47,9 @@ static inline void spin_lock(struct spinlock *l)
 		while (READ_ONCE(l->locked))
 			__asm__ volatile("pause");
 }
-static inline void spin_unlock(struct spinlock *l) { __atomic_store_n(&l->locked, 0, __ATOMIC_RELEASE); }
+static inline void spin_unlock(struct spinlock *l)
+{
+	__atomic_store_n(&l->locked, 0, __ATOMIC_RELEASE);
+}
 
 #endif

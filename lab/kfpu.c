@@ -111,8 +111,12 @@ static void worker_section(struct kfpu_worker *w, uint64_t *rng)
 	uint64_t want = csum64_ref(buf, bytes), got = kfpu_csum(buf, bytes);
 	if (got != want) {
 		struct integrity_report r = {
-			.count = 1, .task = 0, .regset = REPORT_CSUM, .reg = w->id,
-			.expected = want, .got = got,
+			.count = 1,
+			.task = 0,
+			.regset = REPORT_CSUM,
+			.reg = w->id,
+			.expected = want,
+			.got = got,
 		};
 		exp_integrity_error(&r);
 	}

@@ -12,7 +12,7 @@ void lab_fpu_init(void);
 
 /* main.c */
 void timer_tick(void);
-void timer_jitter(uint64_t seed); /* non-zero: each tick 0.3..1.7 x tick_ns, seeded; 0: off */
+void timer_jitter(uint64_t seed);   /* non-zero: each tick 0.3..1.7 x tick_ns, seeded; 0: off */
 uint64_t timer_user_preempts(void); /* ticks that preempted a ring-3 task, all CPUs */
 extern uint32_t tick_ns;
 
@@ -50,11 +50,11 @@ extern const char *const fp_names[FP_NR];
 
 void experiment_main(void *unused);
 uint64_t parse_num(const char *key, uint64_t dflt, uint64_t max);
-void begin_run(const char *policy);  /* quiescent point, then switch policy */
-void exp_mark(unsigned int which);   /* SYS_MARK: open/close the measured window */
+void begin_run(const char *policy); /* quiescent point, then switch policy */
+void exp_mark(unsigned int which);  /* SYS_MARK: open/close the measured window */
 void exp_integrity_error(const void *report);
 void fill_counts(struct result *res); /* counters of the window just closed */
-uint64_t exp_window_switches(void);  /* switches since MARK_START, summed over CPUs */
+uint64_t exp_window_switches(void);   /* switches since MARK_START, summed over CPUs */
 void print_result(const struct result *res);
 
 /* The experiments. Each returns the number of runs it reported. */

@@ -324,7 +324,8 @@ noreturn void idle_loop(void)
 {
 	for (;;) {
 		cli();
-		__atomic_thread_fence(__ATOMIC_SEQ_CST); /* current == idle before the queue check */
+		__atomic_thread_fence(
+			__ATOMIC_SEQ_CST); /* current == idle before the queue check */
 		if (READ_ONCE(this_cpu()->rq.nr)) {
 			schedule();
 			continue;

@@ -7,26 +7,26 @@
 #include <fpu/fpu.h>
 
 enum task_state {
-	TASK_RUNNING,  /* on a CPU */
-	TASK_RUNNABLE, /* on a run queue */
-	TASK_BLOCKED,  /* on a wait queue */
+	TASK_RUNNING,   /* on a CPU */
+	TASK_RUNNABLE,  /* on a run queue */
+	TASK_BLOCKED,   /* on a wait queue */
 	TASK_MIGRATING, /* switched out for another CPU's queue, joins it in finish_switch() */
-	TASK_DEAD,     /* exited; its slot is freed once it is switched out */
+	TASK_DEAD,      /* exited; its slot is freed once it is switched out */
 };
 
 struct task {
 	uint64_t ksp; /* saved kernel RSP: switch_stacks() expects it first */
 	struct fpu fpu;
-	bool user;             /* runs in ring 3 and has FPU state */
-	volatile int state;    /* enum task_state */
-	volatile int on_cpu;   /* its kernel stack is still in use by a CPU */
-	volatile int cpu;      /* CPU whose run queue it belongs to */
-	struct task *next;     /* run queue or wait queue link */
+	bool user;           /* runs in ring 3 and has FPU state */
+	volatile int state;  /* enum task_state */
+	volatile int on_cpu; /* its kernel stack is still in use by a CPU */
+	volatile int cpu;    /* CPU whose run queue it belongs to */
+	struct task *next;   /* run queue or wait queue link */
 	unsigned int id;
 	char name[16];
 	uint64_t kstack_top;
 	uint64_t ustack_top;
-	void (*kfn)(void *);   /* kernel threads */
+	void (*kfn)(void *); /* kernel threads */
 	void *arg;
 	struct semaphore *exit_sem; /* upped when the task exits */
 	unsigned int slot;

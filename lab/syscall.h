@@ -6,13 +6,13 @@
 
 #define SYS_EXIT 0
 #define SYS_YIELD 1
-#define SYS_SEM_DOWN 2     /* (sem index) */
-#define SYS_SEM_UP 3       /* (sem index) */
+#define SYS_SEM_DOWN 2 /* (sem index) */
+#define SYS_SEM_UP 3   /* (sem index) */
 #define SYS_GETCPU 4
-#define SYS_MIGRATE 5      /* (cpu) */
-#define SYS_MARK 6         /* (MARK_START | MARK_END): measured window */
-#define SYS_INTEGRITY 7    /* (struct integrity_report *) */
-#define SYS_KERNEL_CSUM 8  /* (buffer, bytes) -> checksum, in a kernel-mode FPU section */
+#define SYS_MIGRATE 5     /* (cpu) */
+#define SYS_MARK 6        /* (MARK_START | MARK_END): measured window */
+#define SYS_INTEGRITY 7   /* (struct integrity_report *) */
+#define SYS_KERNEL_CSUM 8 /* (buffer, bytes) -> checksum, in a kernel-mode FPU section */
 #define SYS_NR 9
 
 #define MARK_START 0

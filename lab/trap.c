@@ -8,12 +8,28 @@
 #include "smp.h"
 
 static const char *const exception_names[32] = {
-	"#DE divide error", "#DB debug", "NMI", "#BP breakpoint", "#OF overflow",
-	"#BR bound", "#UD invalid opcode", "#NM device not available", "#DF double fault",
-	"coprocessor overrun", "#TS invalid TSS", "#NP segment not present",
-	"#SS stack fault", "#GP general protection", "#PF page fault", "reserved",
-	"#MF x87 error", "#AC alignment check", "#MC machine check", "#XM SIMD exception",
-	"#VE virtualization", "#CP control protection",
+	"#DE divide error",
+	"#DB debug",
+	"NMI",
+	"#BP breakpoint",
+	"#OF overflow",
+	"#BR bound",
+	"#UD invalid opcode",
+	"#NM device not available",
+	"#DF double fault",
+	"coprocessor overrun",
+	"#TS invalid TSS",
+	"#NP segment not present",
+	"#SS stack fault",
+	"#GP general protection",
+	"#PF page fault",
+	"reserved",
+	"#MF x87 error",
+	"#AC alignment check",
+	"#MC machine check",
+	"#XM SIMD exception",
+	"#VE virtualization",
+	"#CP control protection",
 };
 
 static noreturn void exception(struct trap_frame *f)

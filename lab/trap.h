@@ -12,7 +12,10 @@ struct trap_frame {
 	uint64_t rip, cs, rflags, rsp, ss; /* pushed by the CPU */
 };
 
-static inline int from_user(const struct trap_frame *f) { return (f->cs & 3) == 3; }
+static inline int from_user(const struct trap_frame *f)
+{
+	return (f->cs & 3) == 3;
+}
 
 void trap_dispatch(struct trap_frame *f);
 void syscall_dispatch(struct trap_frame *f);

@@ -68,7 +68,7 @@ static void smp_lazy_flush_ipi(struct fpu_cpu *c, unsigned int cpu)
 	struct fpu *f = c->owner;
 
 	if (!f || !c->live || __atomic_load_n(&f->holder, __ATOMIC_ACQUIRE) != (int)cpu)
-		return; /* already given up, or the task came back here */
+		return;  /* already given up, or the task came back here */
 	bool ts = c->ts; /* the interrupted task may be running with TS set */
 	if (FPU_FAULT(FPU_FAULT_SKIP_SAVE_ON_MIGRATE)) {
 		c->live = false;

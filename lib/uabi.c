@@ -69,7 +69,8 @@ int xstate_export_std(void *dst, size_t dst_len, const struct xregs_state *kbuf)
 		from = compacted ? xstate_offset(i, true, xcomp) : c->std_offset;
 		if (compacted && !(xcomp & XFEATURE_MASK(i)))
 			continue; /* XRSTOR would #GP on such a buffer; export init */
-		__builtin_memcpy((uint8_t *)dst + c->std_offset, (const uint8_t *)kbuf + from, c->size);
+		__builtin_memcpy((uint8_t *)dst + c->std_offset, (const uint8_t *)kbuf + from,
+				 c->size);
 	}
 	/* Keep XSTATE_BV exact: a component we could not copy is reported as init. */
 	if (compacted)
@@ -125,7 +126,8 @@ int xstate_import_std(struct xregs_state *kbuf, const void *src, size_t src_len)
 
 	/* Valid: convert. */
 	__builtin_memcpy(&kbuf->legacy, s, LEGACY_USED);
-	__builtin_memset((uint8_t *)&kbuf->legacy + LEGACY_USED, 0, XSTATE_LEGACY_SIZE - LEGACY_USED);
+	__builtin_memset((uint8_t *)&kbuf->legacy + LEGACY_USED, 0,
+			 XSTATE_LEGACY_SIZE - LEGACY_USED);
 	kbuf->legacy.mxcsr_mask = cfg->caps.mxcsr_mask;
 	if (!(hdr.xstate_bv & XFEATURE_MASK(XFEATURE_X87)))
 		x87_init(&kbuf->legacy);
@@ -139,13 +141,15 @@ int xstate_import_std(struct xregs_state *kbuf, const void *src, size_t src_len)
 		uint64_t bv = hdr.xstate_bv | (kbuf->header.xstate_bv & cfg->xss);
 
 		if (mxcsr != MXCSR_DEFAULT)
-			bv |= XFEATURE_MASK(XFEATURE_SSE); /* XMM were zeroed above if it was clear */
+			bv |= XFEATURE_MASK(
+				XFEATURE_SSE); /* XMM were zeroed above if it was clear */
 		for (unsigned int i = 2; i < 63; i++) {
 			if (!(cfg->xcr0 & XFEATURE_MASK(i)))
 				continue;
 			uint8_t *to = (uint8_t *)kbuf + xstate_offset(i, true, xcomp);
 			if (hdr.xstate_bv & XFEATURE_MASK(i))
-				__builtin_memcpy(to, s + cfg->comp[i].std_offset, cfg->comp[i].size);
+				__builtin_memcpy(to, s + cfg->comp[i].std_offset,
+						 cfg->comp[i].size);
 			else
 				__builtin_memset(to, 0, cfg->comp[i].size);
 		}
@@ -158,7 +162,8 @@ int xstate_import_std(struct xregs_state *kbuf, const void *src, size_t src_len)
 				continue;
 			uint8_t *to = (uint8_t *)kbuf + cfg->comp[i].std_offset;
 			if (hdr.xstate_bv & XFEATURE_MASK(i))
-				__builtin_memcpy(to, s + cfg->comp[i].std_offset, cfg->comp[i].size);
+				__builtin_memcpy(to, s + cfg->comp[i].std_offset,
+						 cfg->comp[i].size);
 			else
 				__builtin_memset(to, 0, cfg->comp[i].size);
 		}

@@ -8,14 +8,14 @@
  */
 #include <fpu/xstate.h>
 
-#define XOP_SAVE(insn, buf, mask)                                                       \
-	__asm__ volatile(insn " %0"                                                     \
-			 : "+m"(*(buf))                                                 \
-			 : "a"((uint32_t)(mask)), "d"((uint32_t)((mask) >> 32))         \
+#define XOP_SAVE(insn, buf, mask)                                               \
+	__asm__ volatile(insn " %0"                                             \
+			 : "+m"(*(buf))                                         \
+			 : "a"((uint32_t)(mask)), "d"((uint32_t)((mask) >> 32)) \
 			 : "memory")
-#define XOP_RESTORE(insn, buf, mask)                                                    \
-	__asm__ volatile(insn " %0"                                                     \
-			 :                                                              \
+#define XOP_RESTORE(insn, buf, mask)                                                         \
+	__asm__ volatile(insn " %0"                                                          \
+			 :                                                                   \
 			 : "m"(*(buf)), "a"((uint32_t)(mask)), "d"((uint32_t)((mask) >> 32)) \
 			 : "memory")
 
@@ -130,7 +130,7 @@ uint64_t xstate_xinuse(void)
 const char *fpu_insn_name(enum fpu_save_insn insn)
 {
 	static const char *const names[FPU_INSN_NR] = {
-		[FPU_INSN_FXSAVE] = "fxsave", [FPU_INSN_XSAVE] = "xsave",
+		[FPU_INSN_FXSAVE] = "fxsave",     [FPU_INSN_XSAVE] = "xsave",
 		[FPU_INSN_XSAVEOPT] = "xsaveopt", [FPU_INSN_XSAVEC] = "xsavec",
 		[FPU_INSN_XSAVES] = "xsaves",
 	};
@@ -144,15 +144,24 @@ const char *fpu_insn_name(enum fpu_save_insn insn)
 const char *xstate_name(unsigned int feature)
 {
 	static const char *const names[] = {
-		[XFEATURE_X87] = "x87",         [XFEATURE_SSE] = "sse",
-		[XFEATURE_YMM] = "ymm",         [XFEATURE_BNDREGS] = "bndregs",
-		[XFEATURE_BNDCSR] = "bndcsr",   [XFEATURE_OPMASK] = "opmask",
-		[XFEATURE_ZMM_HI256] = "zmm_hi256", [XFEATURE_HI16_ZMM] = "hi16_zmm",
-		[XFEATURE_PT] = "pt",           [XFEATURE_PKRU] = "pkru",
-		[XFEATURE_PASID] = "pasid",     [XFEATURE_CET_U] = "cet_u",
-		[XFEATURE_CET_S] = "cet_s",     [XFEATURE_HDC] = "hdc",
-		[XFEATURE_UINTR] = "uintr",     [XFEATURE_LBR] = "lbr",
-		[XFEATURE_HWP] = "hwp",         [XFEATURE_XTILE_CFG] = "xtile_cfg",
+		[XFEATURE_X87] = "x87",
+		[XFEATURE_SSE] = "sse",
+		[XFEATURE_YMM] = "ymm",
+		[XFEATURE_BNDREGS] = "bndregs",
+		[XFEATURE_BNDCSR] = "bndcsr",
+		[XFEATURE_OPMASK] = "opmask",
+		[XFEATURE_ZMM_HI256] = "zmm_hi256",
+		[XFEATURE_HI16_ZMM] = "hi16_zmm",
+		[XFEATURE_PT] = "pt",
+		[XFEATURE_PKRU] = "pkru",
+		[XFEATURE_PASID] = "pasid",
+		[XFEATURE_CET_U] = "cet_u",
+		[XFEATURE_CET_S] = "cet_s",
+		[XFEATURE_HDC] = "hdc",
+		[XFEATURE_UINTR] = "uintr",
+		[XFEATURE_LBR] = "lbr",
+		[XFEATURE_HWP] = "hwp",
+		[XFEATURE_XTILE_CFG] = "xtile_cfg",
 		[XFEATURE_XTILE_DATA] = "xtile_data",
 	};
 	if (feature < sizeof(names) / sizeof(names[0]) && names[feature])

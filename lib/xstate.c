@@ -71,7 +71,8 @@ static uint64_t xcr0_fixup(uint64_t m)
 {
 	if (!(m & XFEATURE_MASK(XFEATURE_SSE)))
 		m &= ~XFEATURE_MASK(XFEATURE_YMM);
-	if (!(m & XFEATURE_MASK(XFEATURE_YMM)) || (m & XFEATURE_MASK_AVX512) != XFEATURE_MASK_AVX512)
+	if (!(m & XFEATURE_MASK(XFEATURE_YMM)) ||
+	    (m & XFEATURE_MASK_AVX512) != XFEATURE_MASK_AVX512)
 		m &= ~XFEATURE_MASK_AVX512;
 	if ((m & (XFEATURE_MASK(XFEATURE_BNDREGS) | XFEATURE_MASK(XFEATURE_BNDCSR))) !=
 	    (XFEATURE_MASK(XFEATURE_BNDREGS) | XFEATURE_MASK(XFEATURE_BNDCSR)))
@@ -222,9 +223,11 @@ int xstate_init(const struct xstate_init_opts *opts)
 
 	/* Requested bounds. */
 	max_xcr0 = opts->max_xcr0 ? opts->max_xcr0
-				  : XFEATURE_MASK_FPSSE | XFEATURE_MASK(XFEATURE_YMM) | XFEATURE_MASK_AVX512;
+				  : XFEATURE_MASK_FPSSE | XFEATURE_MASK(XFEATURE_YMM) |
+					    XFEATURE_MASK_AVX512;
 	max_xss = opts->max_xss;
-	if ((max_xcr0 & XFEATURE_MASK_FPSSE) != XFEATURE_MASK_FPSSE || (max_xcr0 & XCOMP_BV_COMPACTED) ||
+	if ((max_xcr0 & XFEATURE_MASK_FPSSE) != XFEATURE_MASK_FPSSE ||
+	    (max_xcr0 & XCOMP_BV_COMPACTED) ||
 	    (max_xss & (XCOMP_BV_COMPACTED | XFEATURE_MASK_FPSSE)))
 		return XSTATE_E_MASK;
 	if (opts->mode == XSTATE_MODE_USER && max_xss)
@@ -269,8 +272,9 @@ int xstate_init(const struct xstate_init_opts *opts)
 
 	/* The save instruction: best first, or the one forced. */
 	if (opts->insn == FPU_INSN_AUTO) {
-		static const enum fpu_save_insn order[] = { FPU_INSN_XSAVES, FPU_INSN_XSAVEC, FPU_INSN_XSAVEOPT,
-							    FPU_INSN_XSAVE, FPU_INSN_FXSAVE };
+		static const enum fpu_save_insn order[] = { FPU_INSN_XSAVES, FPU_INSN_XSAVEC,
+							    FPU_INSN_XSAVEOPT, FPU_INSN_XSAVE,
+							    FPU_INSN_FXSAVE };
 		cfg->save_insn = FPU_INSN_FXSAVE;
 		for (unsigned int k = 0; k < sizeof(order) / sizeof(order[0]); k++) {
 			if (insn_supported(order[k], caps, os_xsave, opts->mode)) {
@@ -349,11 +353,16 @@ void xstate_cpu_enable(void)
 	if (cfg->caps.xsave) {
 		/* With FXSAVE forced, XCR0 = x87|SSE: AVX then #UDs instead of leaking. */
 		uint64_t x = cfg->xcr0;
-		__asm__ volatile("xsetbv" : : "c"(0), "a"((uint32_t)x), "d"((uint32_t)(x >> 32)) : "memory");
+		__asm__ volatile("xsetbv"
+				 :
+				 : "c"(0), "a"((uint32_t)x), "d"((uint32_t)(x >> 32))
+				 : "memory");
 	}
 	if (cfg->caps.xsaves) {
 		uint64_t x = cfg->xss;
-		__asm__ volatile("wrmsr" : : "c"(MSR_IA32_XSS), "a"((uint32_t)x), "d"((uint32_t)(x >> 32)));
+		__asm__ volatile("wrmsr"
+				 :
+				 : "c"(MSR_IA32_XSS), "a"((uint32_t)x), "d"((uint32_t)(x >> 32)));
 	}
 	/* Same value on every CPU; benign if CPUs race here. */
 	xstate_cfg.caps.mxcsr_mask = read_mxcsr_mask();

@@ -41,21 +41,21 @@ struct fpu {
 	int last_cpu;              /* CPU whose registers last held this state; -1: none */
 	unsigned int flags;        /* FPU_F_* */
 	unsigned int fpu_counter;  /* lazy-counter: consecutive FPU-using slices, wraps at 256 */
-	int holder;                /* smp-lazy: CPU holding its unsaved state while it is switched out; -1 */
-	unsigned int id;           /* for messages only */
+	int holder;      /* smp-lazy: CPU holding its unsaved state while it is switched out; -1 */
+	unsigned int id; /* for messages only */
 };
 
 /* Event counters, per CPU. Exact: tests assert them. */
 struct fpu_stats {
-	uint64_t switches;             /* fpu_switch() calls */
-	uint64_t nm_traps;             /* #NM handled */
-	uint64_t saves[FPU_INSN_NR];   /* state saves, by instruction */
-	uint64_t restores;             /* state loads from memory (incl. init state) */
-	uint64_t restores_skipped;     /* registers already held the state */
-	uint64_t flush_ipis;           /* flush IPIs sent */
-	uint64_t prefetches;           /* save areas prefetched at switch */
-	uint64_t kernel_fpu_sections;  /* kernel_fpu_begin() calls */
-	uint64_t scrubs;               /* AMD FIP/FDP/FOP scrubs before a load */
+	uint64_t switches;            /* fpu_switch() calls */
+	uint64_t nm_traps;            /* #NM handled */
+	uint64_t saves[FPU_INSN_NR];  /* state saves, by instruction */
+	uint64_t restores;            /* state loads from memory (incl. init state) */
+	uint64_t restores_skipped;    /* registers already held the state */
+	uint64_t flush_ipis;          /* flush IPIs sent */
+	uint64_t prefetches;          /* save areas prefetched at switch */
+	uint64_t kernel_fpu_sections; /* kernel_fpu_begin() calls */
+	uint64_t scrubs;              /* AMD FIP/FDP/FOP scrubs before a load */
 };
 
 /* Services the embedding kernel provides. Only cpu_id and panic are mandatory. */
@@ -67,9 +67,9 @@ struct fpu_arch_ops {
 	void (*send_flush_ipi)(unsigned int cpu); /* deliver an IPI that calls fpu_flush_ipi() */
 	void (*preempt_disable)(void);
 	void (*preempt_enable)(void);
-	bool (*in_interrupt)(void);               /* true in hard/soft interrupt context */
-	struct fpu *(*current_fpu)(void);         /* the running task's fpu; NULL for kernel threads */
-	void (*wait_relax)(void);                 /* one spin of a wait loop, interrupts enabled */
+	bool (*in_interrupt)(void);       /* true in hard/soft interrupt context */
+	struct fpu *(*current_fpu)(void); /* the running task's fpu; NULL for kernel threads */
+	void (*wait_relax)(void);         /* one spin of a wait loop, interrupts enabled */
 };
 
 /* Prefetch of the save area at switch (lazy-counter; seed 000). */
@@ -80,8 +80,9 @@ enum fpu_prefetch {
 };
 
 struct fpu_tunables {
-	unsigned int fpu_counter_threshold; /* lazy-counter: slices before eager restore (default 5) */
-	enum fpu_prefetch prefetch;         /* default FPU_PREFETCH_CONDITIONAL */
+	unsigned int
+		fpu_counter_threshold; /* lazy-counter: slices before eager restore (default 5) */
+	enum fpu_prefetch prefetch;    /* default FPU_PREFETCH_CONDITIONAL */
 };
 
 /* Fault injection for test builds (FPU_TESTING): each breaks one invariant. */

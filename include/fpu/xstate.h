@@ -41,8 +41,8 @@ enum xfeature {
 
 #define XFEATURE_MASK(f) (1ULL << (f))
 #define XFEATURE_MASK_FPSSE (XFEATURE_MASK(XFEATURE_X87) | XFEATURE_MASK(XFEATURE_SSE))
-#define XFEATURE_MASK_AVX512                                                    \
-	(XFEATURE_MASK(XFEATURE_OPMASK) | XFEATURE_MASK(XFEATURE_ZMM_HI256) |   \
+#define XFEATURE_MASK_AVX512                                                  \
+	(XFEATURE_MASK(XFEATURE_OPMASK) | XFEATURE_MASK(XFEATURE_ZMM_HI256) | \
 	 XFEATURE_MASK(XFEATURE_HI16_ZMM))
 #define XCOMP_BV_COMPACTED (1ULL << 63)
 
@@ -82,7 +82,7 @@ struct fxregs_state {
 	uint64_t fdp;
 	uint32_t mxcsr;
 	uint32_t mxcsr_mask;
-	uint8_t st_space[128]; /* 8 x 16 bytes, 10 used */
+	uint8_t st_space[128];  /* 8 x 16 bytes, 10 used */
 	uint8_t xmm_space[256]; /* 16 x 16 bytes */
 	uint8_t reserved2[48];
 	uint8_t available[48]; /* software-available, ignored by the CPU */
@@ -114,8 +114,8 @@ struct xstate_component {
 struct xstate_cpu_caps {
 	bool fxsr, xsave, xsaveopt, xsavec, xsaves, xgetbv1;
 	bool avx, avx512f;
-	bool xsaveerptr;   /* CPUID 0x80000008 EBX[2]: FXSAVE stores FIP/FDP/FOP always */
-	bool amd;          /* AuthenticAMD */
+	bool xsaveerptr;         /* CPUID 0x80000008 EBX[2]: FXSAVE stores FIP/FDP/FOP always */
+	bool amd;                /* AuthenticAMD */
 	uint64_t xcr0_supported; /* CPUID.(0DH,0):EDX:EAX */
 	uint64_t xss_supported;  /* CPUID.(0DH,1):EDX:ECX */
 	uint32_t mxcsr_mask;     /* from FXSAVE, MXCSR_MASK_DEFAULT if it stored 0 */
@@ -131,23 +131,23 @@ enum xstate_mode {
 struct xstate_config {
 	struct xstate_cpu_caps caps;
 	struct xstate_component comp[64];
-	uint64_t xcr0;        /* enabled user components */
-	uint64_t xss;         /* enabled supervisor components */
-	uint64_t kernel_mask; /* xcr0 | xss: what the kernel buffer holds */
+	uint64_t xcr0;                /* enabled user components */
+	uint64_t xss;                 /* enabled supervisor components */
+	uint64_t kernel_mask;         /* xcr0 | xss: what the kernel buffer holds */
 	enum fpu_save_insn save_insn; /* what xstate_save() executes */
-	bool compacted;       /* kernel buffer is in the compacted format */
-	uint32_t kernel_size; /* bytes of a kernel buffer (format of save_insn) */
-	uint32_t user_size;   /* bytes of the standard format for xcr0 */
-	bool force_fxsave_scrub; /* scrub FIP/FDP/FOP even when the CPU does not leak */
-	enum xstate_mode mode; /* as passed to xstate_init() */
+	bool compacted;               /* kernel buffer is in the compacted format */
+	uint32_t kernel_size;         /* bytes of a kernel buffer (format of save_insn) */
+	uint32_t user_size;           /* bytes of the standard format for xcr0 */
+	bool force_fxsave_scrub;      /* scrub FIP/FDP/FOP even when the CPU does not leak */
+	enum xstate_mode mode;        /* as passed to xstate_init() */
 };
 
 extern struct xstate_config xstate_cfg;
 
 struct xstate_init_opts {
 	enum xstate_mode mode;
-	uint64_t max_xcr0;  /* enable at most these user components; 0 = x87|SSE|AVX|AVX-512 */
-	uint64_t max_xss;   /* enable at most these supervisor components; 0 = none */
+	uint64_t max_xcr0;       /* enable at most these user components; 0 = x87|SSE|AVX|AVX-512 */
+	uint64_t max_xss;        /* enable at most these supervisor components; 0 = none */
 	enum fpu_save_insn insn; /* FPU_INSN_AUTO, or force one (must be supported) */
 	bool force_fxsave_scrub;
 };
@@ -155,16 +155,16 @@ struct xstate_init_opts {
 /* Error codes: negative returns of xstate_* functions. */
 enum xstate_err {
 	XSTATE_OK = 0,
-	XSTATE_E_NOXSAVE = -1,     /* no FXSR at all, or a requested XSAVE insn is absent */
-	XSTATE_E_MASK = -2,        /* requested mask not offered by CPUID */
-	XSTATE_E_SHORT = -3,       /* buffer shorter than required */
-	XSTATE_E_XSTATE_BV = -4,   /* XSTATE_BV has bits outside the enabled mask */
-	XSTATE_E_RESERVED = -5,    /* reserved header bytes non-zero */
-	XSTATE_E_XCOMP_BV = -6,    /* XCOMP_BV non-zero in standard format */
-	XSTATE_E_MXCSR = -7,       /* MXCSR has bits outside MXCSR_MASK */
-	XSTATE_E_ALIGN = -8,       /* buffer not 64-byte aligned where required */
-	XSTATE_E_INVAL = -9,       /* other invalid argument */
-	XSTATE_E_COMPONENT = -10,  /* component data XRSTOR would refuse (e.g. AMX TILECFG) */
+	XSTATE_E_NOXSAVE = -1,    /* no FXSR at all, or a requested XSAVE insn is absent */
+	XSTATE_E_MASK = -2,       /* requested mask not offered by CPUID */
+	XSTATE_E_SHORT = -3,      /* buffer shorter than required */
+	XSTATE_E_XSTATE_BV = -4,  /* XSTATE_BV has bits outside the enabled mask */
+	XSTATE_E_RESERVED = -5,   /* reserved header bytes non-zero */
+	XSTATE_E_XCOMP_BV = -6,   /* XCOMP_BV non-zero in standard format */
+	XSTATE_E_MXCSR = -7,      /* MXCSR has bits outside MXCSR_MASK */
+	XSTATE_E_ALIGN = -8,      /* buffer not 64-byte aligned where required */
+	XSTATE_E_INVAL = -9,      /* other invalid argument */
+	XSTATE_E_COMPONENT = -10, /* component data XRSTOR would refuse (e.g. AMX TILECFG) */
 };
 
 /**

@@ -40,13 +40,14 @@
 #define FPULAB_KEY_REPEAT "repeat"       /* runs per configuration and policy */
 #define FPULAB_KEY_SEED "seed"
 #define FPULAB_KEY_TASKS "tasks"
-#define FPULAB_KEY_SWITCHES "switches"   /* stress: switches per run (approximate target) */
+#define FPULAB_KEY_SWITCHES "switches" /* stress: switches per run (approximate target) */
 #define FPULAB_KEY_FPU_COUNTER "fpu_counter"
-#define FPULAB_KEY_PREFETCH "prefetch"   /* conditional | always | off */
-#define FPULAB_KEY_INJECT "inject"       /* fault name */
-#define FPULAB_KEY_INSN "insn"           /* auto | fxsave | xsave | xsaveopt | xsavec | xsaves */
-#define FPULAB_KEY_SCRUB "scrub"         /* 1: force the AMD FIP/FDP/FOP scrub */
+#define FPULAB_KEY_PREFETCH "prefetch" /* conditional | always | off */
+#define FPULAB_KEY_INJECT "inject"     /* fault name */
+#define FPULAB_KEY_INSN "insn"         /* auto | fxsave | xsave | xsaveopt | xsavec | xsaves */
+#define FPULAB_KEY_SCRUB "scrub"       /* 1: force the AMD FIP/FDP/FOP scrub */
 
+/* clang-format off */
 /* hello record. */
 #define FPULAB_HELLO_FIELDS(S, U)                                             \
 	S(apic)        /* xapic | x2apic */                                      \
@@ -81,5 +82,7 @@
 	U(migrations)                                                             \
 	U(integrity_errors)                                                       \
 	U(ticks)             /* TSC ticks of the measured window */
+
+/* clang-format on */
 
 #endif

@@ -129,7 +129,8 @@ void regs_write_all(unsigned int task, uint64_t seq, bool ymm)
 
 unsigned int regs_check_all(unsigned int task, uint64_t seq, bool ymm)
 {
-	return regs_check(REGSET_X87, task, seq) + regs_check(ymm ? REGSET_AVX : REGSET_SSE, task, seq);
+	return regs_check(REGSET_X87, task, seq) +
+	       regs_check(ymm ? REGSET_AVX : REGSET_SSE, task, seq);
 }
 
 static void report_init(struct integrity_report *r, uint64_t want, uint64_t got)
@@ -153,8 +154,12 @@ unsigned int regs_check_init(unsigned int task, bool ymm)
 	} env; /* FNSTENV, 32-bit format */
 	uint64_t v[16 * 4];
 	uint32_t mxcsr;
-	struct integrity_report x87 = { .task = task, .regset = REGSET_X87, .reg = REPORT_REG_INIT };
-	struct integrity_report vec = { .task = task, .regset = ymm ? REGSET_AVX : REGSET_SSE, .reg = REPORT_REG_INIT };
+	struct integrity_report x87 = { .task = task,
+					.regset = REGSET_X87,
+					.reg = REPORT_REG_INIT };
+	struct integrity_report vec = { .task = task,
+					.regset = ymm ? REGSET_AVX : REGSET_SSE,
+					.reg = REPORT_REG_INIT };
 
 	__asm__ volatile("fnstenv %0" : "=m"(env));
 	__asm__ volatile("fldcw %0" : : "m"(env.fcw)); /* FNSTENV masked every exception */

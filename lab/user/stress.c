@@ -26,7 +26,7 @@
 #include "../exp.h"
 #include "ulib.h"
 
-#define CSUM_WORDS 66    /* checksum buffers: up to 8 * 65 bytes at offsets 0..7 */
+#define CSUM_WORDS 66   /* checksum buffers: up to 8 * 65 bytes at offsets 0..7 */
 #define EXIT_CHANCE 256 /* a task exits after one step in this many */
 
 struct stress_task {
@@ -62,7 +62,12 @@ static void verify(struct stress_task *t)
 static void report_csum(struct stress_task *t, unsigned int what, uint64_t want, uint64_t got)
 {
 	struct integrity_report r = {
-		.count = 1, .task = t->id, .regset = REPORT_CSUM, .reg = what, .expected = want, .got = got,
+		.count = 1,
+		.task = t->id,
+		.regset = REPORT_CSUM,
+		.reg = what,
+		.expected = want,
+		.got = got,
 	};
 	sys_integrity(&r);
 }

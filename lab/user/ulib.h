@@ -10,21 +10,43 @@
 static inline long syscall2(long nr, long a, long b)
 {
 	long ret;
-	__asm__ volatile("syscall"
-			 : "=a"(ret)
-			 : "a"(nr), "D"(a), "S"(b)
-			 : "rcx", "r11", "memory");
+	__asm__ volatile("syscall" : "=a"(ret) : "a"(nr), "D"(a), "S"(b) : "rcx", "r11", "memory");
 	return ret;
 }
 
-static inline void sys_exit(void) { syscall2(SYS_EXIT, 0, 0); __builtin_unreachable(); }
-static inline void sys_yield(void) { syscall2(SYS_YIELD, 0, 0); }
-static inline void sys_sem_down(unsigned int s) { syscall2(SYS_SEM_DOWN, s, 0); }
-static inline void sys_sem_up(unsigned int s) { syscall2(SYS_SEM_UP, s, 0); }
-static inline long sys_getcpu(void) { return syscall2(SYS_GETCPU, 0, 0); }
-static inline long sys_migrate(unsigned int cpu) { return syscall2(SYS_MIGRATE, cpu, 0); }
-static inline void sys_mark(unsigned int which) { syscall2(SYS_MARK, which, 0); }
-static inline void sys_integrity(const struct integrity_report *r) { syscall2(SYS_INTEGRITY, (long)r, 0); }
+static inline void sys_exit(void)
+{
+	syscall2(SYS_EXIT, 0, 0);
+	__builtin_unreachable();
+}
+static inline void sys_yield(void)
+{
+	syscall2(SYS_YIELD, 0, 0);
+}
+static inline void sys_sem_down(unsigned int s)
+{
+	syscall2(SYS_SEM_DOWN, s, 0);
+}
+static inline void sys_sem_up(unsigned int s)
+{
+	syscall2(SYS_SEM_UP, s, 0);
+}
+static inline long sys_getcpu(void)
+{
+	return syscall2(SYS_GETCPU, 0, 0);
+}
+static inline long sys_migrate(unsigned int cpu)
+{
+	return syscall2(SYS_MIGRATE, cpu, 0);
+}
+static inline void sys_mark(unsigned int which)
+{
+	syscall2(SYS_MARK, which, 0);
+}
+static inline void sys_integrity(const struct integrity_report *r)
+{
+	syscall2(SYS_INTEGRITY, (long)r, 0);
+}
 static inline uint64_t sys_kernel_csum(const void *buf, uint64_t bytes)
 {
 	return (uint64_t)syscall2(SYS_KERNEL_CSUM, (long)buf, (long)bytes);

@@ -102,7 +102,8 @@ static void test_qmp_error_reply_and_closed_socket(void **state)
 	struct qmp *q = malloc(sizeof(*q));
 	const char *reply;
 	char err[256];
-	int peer = fake_peer(q, "{\"error\": {\"class\": \"GenericError\", \"desc\": \"no way\"}}\n");
+	int peer = fake_peer(q,
+			     "{\"error\": {\"class\": \"GenericError\", \"desc\": \"no way\"}}\n");
 
 	assert_int_equal(qmp_execute(q, "cont", &reply, err, sizeof(err)), QMP_FAILED);
 	assert_string_equal(err, "QMP cont: no way");

@@ -31,12 +31,13 @@ static void test_parse_result(void **state)
 	char err[160];
 	int unknown = 0;
 
-	assert_int_equal(parse_result_record("@fpulab result experiment=context-switch policy=lazy "
-					     "placement=same-cpu fp_users=one regset=avx repeat=2 "
-					     "round_trips=1000 nm_traps=0x3e8 ticks=18446744073709551615 "
-					     "brand_new_counter=5",
-					     &r, &unknown, err, sizeof(err)),
-			 0);
+	assert_int_equal(
+		parse_result_record("@fpulab result experiment=context-switch policy=lazy "
+				    "placement=same-cpu fp_users=one regset=avx repeat=2 "
+				    "round_trips=1000 nm_traps=0x3e8 ticks=18446744073709551615 "
+				    "brand_new_counter=5",
+				    &r, &unknown, err, sizeof(err)),
+		0);
 	assert_string_equal(r.experiment, "context-switch");
 	assert_string_equal(r.policy, "lazy");
 	assert_string_equal(r.regset, "avx");
@@ -57,19 +58,25 @@ static void test_parse_result_rejects(void **state)
 	char err[160];
 
 	assert_int_equal(parse_result_record("@fpulab result experiment=e policy=p saves=-1", &r,
-					     NULL, err, sizeof(err)), -1);
+					     NULL, err, sizeof(err)),
+			 -1);
 	assert_non_null(strstr(err, "saves"));
 	assert_int_equal(parse_result_record("@fpulab result experiment=e policy=p saves=12k", &r,
-					     NULL, err, sizeof(err)), -1);
+					     NULL, err, sizeof(err)),
+			 -1);
 	assert_int_equal(parse_result_record("@fpulab result experiment=e policy=p saves=", &r,
-					     NULL, err, sizeof(err)), -1);
+					     NULL, err, sizeof(err)),
+			 -1);
 	assert_int_equal(parse_result_record("@fpulab result experiment=e policy=p "
-					     "ticks=99999999999999999999", &r, NULL, err,
-					     sizeof(err)), -1);
+					     "ticks=99999999999999999999",
+					     &r, NULL, err, sizeof(err)),
+			 -1);
 	assert_int_equal(parse_result_record("@fpulab result experiment=e policy=p junk", &r, NULL,
-					     err, sizeof(err)), -1);
+					     err, sizeof(err)),
+			 -1);
 	assert_int_equal(parse_result_record("@fpulab result experiment=e saves=1", &r, NULL, err,
-					     sizeof(err)), -1);
+					     sizeof(err)),
+			 -1);
 	assert_non_null(strstr(err, "policy"));
 	char longword[RECORD_WORD_MAX + 40];
 	snprintf(longword, sizeof(longword), "@fpulab result experiment=e policy=%0*d",
@@ -85,7 +92,8 @@ static void test_parse_hello_and_done(void **state)
 
 	assert_int_equal(parse_hello_record("@fpulab hello version=1 cpus=4 apic=x2apic xcr0=0x207 "
 					    "insn=xsaveopt policies=eager,lazy",
-					    &h, NULL, err, sizeof(err)), 0);
+					    &h, NULL, err, sizeof(err)),
+			 0);
 	assert_int_equal(h.cpus, 4);
 	assert_int_equal(h.xcr0, 0x207);
 	assert_string_equal(h.policies, "eager,lazy");
@@ -96,8 +104,8 @@ static void test_parse_hello_and_done(void **state)
 	assert_false(d.has_runs);
 }
 
-static struct guest_result run(const char *policy, const char *placement, uint64_t rt,
-			       uint64_t nm, uint64_t ticks, uint64_t integrity)
+static struct guest_result run(const char *policy, const char *placement, uint64_t rt, uint64_t nm,
+			       uint64_t ticks, uint64_t integrity)
 {
 	struct guest_result r;
 	char line[512], err[160];
@@ -124,7 +132,7 @@ static void test_summary_odd_repeats(void **state)
 	summarise_runs(runs, 3, &row);
 	assert_int_equal(row.repeats, 3);
 	assert_int_equal(row.median.nm_traps, 1000);
-	assert_int_equal(row.median.integrity_errors, 2); /* the median run's own... */
+	assert_int_equal(row.median.integrity_errors, 2);   /* the median run's own... */
 	assert_int_equal(row.integrity_errors_all_runs, 2); /* ...and the sum over all runs */
 	assert_false(row.counts_identical);
 	assert_string_equal(row.ticks_per, "round_trip");
@@ -162,13 +170,15 @@ static void test_summary_counts_come_from_one_run(void **state)
 static void test_summary_even_repeats_take_lower_middle(void **state)
 {
 	struct guest_result runs[4] = {
-		run("eager", "same-cpu", 100, 0, 900, 0), run("eager", "same-cpu", 100, 0, 300, 0),
-		run("eager", "same-cpu", 100, 0, 500, 0), run("eager", "same-cpu", 100, 0, 700, 0),
+		run("eager", "same-cpu", 100, 0, 900, 0),
+		run("eager", "same-cpu", 100, 0, 300, 0),
+		run("eager", "same-cpu", 100, 0, 500, 0),
+		run("eager", "same-cpu", 100, 0, 700, 0),
 	};
 	struct result_row row;
 
 	summarise_runs(runs, 4, &row);
-	assert_true(row.ticks_median == 5.0); /* measured, not the mean of 5 and 7 */
+	assert_true(row.ticks_median == 5.0);    /* measured, not the mean of 5 and 7 */
 	assert_int_equal(row.median.ticks, 500); /* the lower middle run */
 	assert_true(row.ticks_min == 3.0);
 	assert_true(row.ticks_max == 9.0);
@@ -213,8 +223,8 @@ static void test_collector_groups_interleaved_policies(void **state)
 	struct emitted e = { 0 };
 	struct result_collector c;
 	struct guest_result runs[] = {
-		run("eager", "same-cpu", 10, 0, 100, 0), run("lazy", "same-cpu", 10, 10, 50, 0),
-		run("eager", "same-cpu", 10, 0, 100, 0), run("lazy", "same-cpu", 10, 10, 50, 0),
+		run("eager", "same-cpu", 10, 0, 100, 0),  run("lazy", "same-cpu", 10, 10, 50, 0),
+		run("eager", "same-cpu", 10, 0, 100, 0),  run("lazy", "same-cpu", 10, 10, 50, 0),
 		run("lazy", "cross-cpu", 10, 10, 300, 0), run("eager", "cross-cpu", 10, 0, 200, 0),
 	};
 

@@ -32,7 +32,10 @@ static void on_fault(int sig)
 
 __attribute__((noinline)) static int expected(const char *name, const unsigned char *d, size_t len)
 {
-	static const struct { const char *prefix; int err; } classes[] = {
+	static const struct {
+		const char *prefix;
+		int err;
+	} classes[] = {
 		{ "ok-", XSTATE_OK },
 		{ "bad-short-", XSTATE_E_SHORT },
 		{ "bad-xstate_bv-", XSTATE_E_XSTATE_BV },
@@ -99,18 +102,20 @@ int main(int argc, char **argv)
 		want = expected(name, buf, len);
 		sig = sigsetjmp(fault_jmp, 1);
 		if (sig) {
-			printf("not ok %d - %s (signal %d: %s)\n", i + 1, name, sig, strsignal(sig));
+			printf("not ok %d - %s (signal %d: %s)\n", i + 1, name, sig,
+			       strsignal(sig));
 			failed++;
 			continue;
 		}
 		err = fuzz_import_one(buf, len);
 		if (want != ANY && err != want) {
-			printf("not ok %d - %s (got \"%s\", want \"%s\")\n", i + 1, name, xstate_strerror(err),
-			       xstate_strerror(want));
+			printf("not ok %d - %s (got \"%s\", want \"%s\")\n", i + 1, name,
+			       xstate_strerror(err), xstate_strerror(want));
 			failed++;
 			continue;
 		}
-		printf("ok %d - %s%s%s\n", i + 1, name, err ? " # rejected: " : "", err ? xstate_strerror(err) : "");
+		printf("ok %d - %s%s%s\n", i + 1, name, err ? " # rejected: " : "",
+		       err ? xstate_strerror(err) : "");
 	}
 	for (int i = 0; i < n; i++)
 		free(list[i]);

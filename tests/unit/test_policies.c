@@ -23,15 +23,36 @@
 static bool fake_ts;
 static unsigned int preempt_count;
 
-static unsigned int cpu_id(void) { return 0; }
-static void set_ts(void) { fake_ts = true; }
-static void clear_ts(void) { fake_ts = false; }
-static void preempt_disable(void) { preempt_count++; }
-static void preempt_enable(void) { preempt_count--; }
+static unsigned int cpu_id(void)
+{
+	return 0;
+}
+static void set_ts(void)
+{
+	fake_ts = true;
+}
+static void clear_ts(void)
+{
+	fake_ts = false;
+}
+static void preempt_disable(void)
+{
+	preempt_count++;
+}
+static void preempt_enable(void)
+{
+	preempt_count--;
+}
 static struct fpu *current;
-static struct fpu *current_fpu(void) { return current; }
+static struct fpu *current_fpu(void)
+{
+	return current;
+}
 static bool in_irq;
-static bool in_interrupt(void) { return in_irq; }
+static bool in_interrupt(void)
+{
+	return in_irq;
+}
 
 /* A panic fails the test, unless the test waits for one (expect_panic). */
 static jmp_buf panic_jump;
@@ -68,8 +89,14 @@ static uint64_t value(const struct task *t, unsigned int reg)
 	return (1ull << 62) | ((uint64_t)t->id << 40) | (t->seq << 8) | reg;
 }
 
-static uint16_t fcw_of(const struct task *t) { return (uint16_t)(0x037f | ((t->id & 3) << 10)); }
-static uint32_t mxcsr_of(const struct task *t) { return 0x1f80u | ((uint32_t)(t->id & 3) << 13); }
+static uint16_t fcw_of(const struct task *t)
+{
+	return (uint16_t)(0x037f | ((t->id & 3) << 10));
+}
+static uint32_t mxcsr_of(const struct task *t)
+{
+	return 0x1f80u | ((uint32_t)(t->id & 3) << 13);
+}
 
 /* The task's FPU work for one slice: check what it left, write the next. */
 static void task_uses_fpu(struct task *t, bool check)
@@ -101,7 +128,8 @@ static void task_uses_fpu(struct task *t, bool check)
 	__asm__ volatile("fldcw %0" : : "m"(fcw));
 	__asm__ volatile("ldmxcsr %0" : : "m"(mxcsr));
 	__asm__ volatile("fildq %0\n\tfildq %1\n\tfildq %2\n\tfildq %3"
-			 : : "m"(v[0]), "m"(v[1]), "m"(v[2]), "m"(v[3]));
+			 :
+			 : "m"(v[0]), "m"(v[1]), "m"(v[2]), "m"(v[3]));
 }
 
 static struct task *new_task(int id)
@@ -148,7 +176,8 @@ static void start_policy(const char *name)
 }
 
 /* Two FP tasks ping-pong on one CPU: each finds its own registers every time. */
-static void both_tasks_keep_their_state(const char *policy, uint64_t want_nm, uint64_t want_restores)
+static void both_tasks_keep_their_state(const char *policy, uint64_t want_nm,
+					uint64_t want_restores)
 {
 	struct task *a = new_task(1), *b = new_task(2);
 	const int rounds = 8;
@@ -173,12 +202,30 @@ static void both_tasks_keep_their_state(const char *policy, uint64_t want_nm, ui
 	free_task(b);
 }
 
-static void test_eager_both(void **state) { both_tasks_keep_their_state("eager", 0, 16); }
-static void test_lazy_both(void **state) { both_tasks_keep_their_state("lazy", 16, 16); }
-static void test_lazy_counter_both(void **state) { both_tasks_keep_their_state("lazy-counter", 8, 16); }
-static void test_owner_both(void **state) { both_tasks_keep_their_state("owner", 0, 16); }
-static void test_deferred_both(void **state) { both_tasks_keep_their_state("deferred", 0, 16); }
-static void test_smp_lazy_both(void **state) { both_tasks_keep_their_state("smp-lazy", 16, 16); }
+static void test_eager_both(void **state)
+{
+	both_tasks_keep_their_state("eager", 0, 16);
+}
+static void test_lazy_both(void **state)
+{
+	both_tasks_keep_their_state("lazy", 16, 16);
+}
+static void test_lazy_counter_both(void **state)
+{
+	both_tasks_keep_their_state("lazy-counter", 8, 16);
+}
+static void test_owner_both(void **state)
+{
+	both_tasks_keep_their_state("owner", 0, 16);
+}
+static void test_deferred_both(void **state)
+{
+	both_tasks_keep_their_state("deferred", 0, 16);
+}
+static void test_smp_lazy_both(void **state)
+{
+	both_tasks_keep_their_state("smp-lazy", 16, 16);
+}
 
 /* One FP task and one that never touches the FPU: owner tracking skips every reload. */
 static void one_fp_task(const char *policy, uint64_t want_restores, uint64_t want_skipped)
@@ -201,10 +248,22 @@ static void one_fp_task(const char *policy, uint64_t want_restores, uint64_t wan
 	free_task(b);
 }
 
-static void test_eager_one(void **state) { one_fp_task("eager", 16, 0); }
-static void test_lazy_one(void **state) { one_fp_task("lazy", 0, 8); }
-static void test_owner_one(void **state) { one_fp_task("owner", 0, 8); }
-static void test_smp_lazy_one(void **state) { one_fp_task("smp-lazy", 0, 8); }
+static void test_eager_one(void **state)
+{
+	one_fp_task("eager", 16, 0);
+}
+static void test_lazy_one(void **state)
+{
+	one_fp_task("lazy", 0, 8);
+}
+static void test_owner_one(void **state)
+{
+	one_fp_task("owner", 0, 8);
+}
+static void test_smp_lazy_one(void **state)
+{
+	one_fp_task("smp-lazy", 0, 8);
+}
 
 /* A kernel-mode FPU section in a task's syscall clobbers the registers; the
  * task still finds its own state when it next uses the FPU, under every policy. */

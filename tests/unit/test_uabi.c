@@ -63,10 +63,19 @@ static bool hw_xrstor_faults(const void *img, size_t len)
 	memcpy(area, img, len < sizeof(area) ? len : sizeof(area));
 	sigaction(SIGSEGV, &sa, &old);
 	faulted = 0;
-	__asm__ volatile("xsave64 %0" : "+m"(save) : "a"((uint32_t)m), "d"((uint32_t)(m >> 32)) : "memory");
+	__asm__ volatile("xsave64 %0"
+			 : "+m"(save)
+			 : "a"((uint32_t)m), "d"((uint32_t)(m >> 32))
+			 : "memory");
 	if (!sigsetjmp(fault_jmp, 1))
-		__asm__ volatile("xrstor64 %0" : : "m"(area), "a"((uint32_t)m), "d"((uint32_t)(m >> 32)) : "memory");
-	__asm__ volatile("xrstor64 %0" : : "m"(save), "a"((uint32_t)m), "d"((uint32_t)(m >> 32)) : "memory");
+		__asm__ volatile("xrstor64 %0"
+				 :
+				 : "m"(area), "a"((uint32_t)m), "d"((uint32_t)(m >> 32))
+				 : "memory");
+	__asm__ volatile("xrstor64 %0"
+			 :
+			 : "m"(save), "a"((uint32_t)m), "d"((uint32_t)(m >> 32))
+			 : "memory");
 	sigaction(SIGSEGV, &old, NULL);
 	return faulted;
 }
@@ -79,9 +88,20 @@ static void make_std_image(uint8_t *img)
 	xstate_save_insn(FPU_INSN_XSAVE, (struct xregs_state *)img, xstate_cfg.xcr0);
 }
 
-static void put64(uint8_t *p, uint64_t v) { memcpy(p, &v, 8); }
-static uint64_t get64(const uint8_t *p) { uint64_t v; memcpy(&v, p, 8); return v; }
-static void put32(uint8_t *p, uint32_t v) { memcpy(p, &v, 4); }
+static void put64(uint8_t *p, uint64_t v)
+{
+	memcpy(p, &v, 8);
+}
+static uint64_t get64(const uint8_t *p)
+{
+	uint64_t v;
+	memcpy(&v, p, 8);
+	return v;
+}
+static void put32(uint8_t *p, uint32_t v)
+{
+	memcpy(p, &v, 4);
+}
 
 /* export(kernel buffer of @insn) equals the CPU's own standard image; import brings the registers back. */
 static void convert(enum fpu_save_insn insn)
@@ -101,25 +121,28 @@ static void convert(enum fpu_save_insn insn)
 	memset(ubuf, 0xcc, XSTATE_MAX_SIZE);
 	assert_int_equal(xstate_export_std(ubuf, us, kbuf), (int)us);
 	assert_int_equal(ubuf[us], 0xcc);
-	assert_int_equal(get64(ubuf + 512), insn == FPU_INSN_FXSAVE ? XFEATURE_MASK_FPSSE : get64(ubuf2 + 512));
+	assert_int_equal(get64(ubuf + 512),
+			 insn == FPU_INSN_FXSAVE ? XFEATURE_MASK_FPSSE : get64(ubuf2 + 512));
 	for (unsigned i = 520; i < 576; i++)
 		assert_int_equal(ubuf[i], 0);
 	for (unsigned i = 464; i < 512; i++)
 		assert_int_equal(ubuf[i], 0);
-	assert_memory_equal(ubuf, ubuf2, 24);             /* FCW..FDP */
+	assert_memory_equal(ubuf, ubuf2, 24); /* FCW..FDP */
 	assert_int_equal(get64(ubuf + 24) & 0xffffffff, A.mxcsr);
 	assert_memory_equal(ubuf + 32, ubuf2 + 32, 464 - 32); /* ST, XMM */
 	for (unsigned i = 2; i < 63; i++)
 		if (mask & XFEATURE_MASK(i))
 			assert_memory_equal(ubuf + xstate_cfg.comp[i].std_offset,
-					    ubuf2 + xstate_cfg.comp[i].std_offset, xstate_cfg.comp[i].size);
+					    ubuf2 + xstate_cfg.comp[i].std_offset,
+					    xstate_cfg.comp[i].size);
 	assert_false(hw_xrstor_faults(ubuf, us));
 
 	/* Import into a fresh kernel buffer and restore: A's registers come back. */
 	xstate_init_buffer(kbuf2);
 	assert_int_equal(xstate_import_std(kbuf2, ubuf, us), XSTATE_OK);
 	if (insn != FPU_INSN_FXSAVE)
-		assert_int_equal(kbuf2->header.xcomp_bv, xstate_cfg.compacted ? (mask | XCOMP_BV_COMPACTED) : 0);
+		assert_int_equal(kbuf2->header.xcomp_bv,
+				 xstate_cfg.compacted ? (mask | XCOMP_BV_COMPACTED) : 0);
 	xstate_load_init();
 	xstate_restore(kbuf2, mask);
 	xregs_read(&got, mask);
@@ -131,10 +154,22 @@ static void convert(enum fpu_save_insn insn)
 		assert_memory_equal(got.zmm[i], refA.zmm[i], w);
 }
 
-static void test_convert_fxsave(void **state) { convert(FPU_INSN_FXSAVE); }
-static void test_convert_xsave(void **state) { convert(FPU_INSN_XSAVE); }
-static void test_convert_xsaveopt(void **state) { convert(FPU_INSN_XSAVEOPT); }
-static void test_convert_xsavec(void **state) { convert(FPU_INSN_XSAVEC); }
+static void test_convert_fxsave(void **state)
+{
+	convert(FPU_INSN_FXSAVE);
+}
+static void test_convert_xsave(void **state)
+{
+	convert(FPU_INSN_XSAVE);
+}
+static void test_convert_xsaveopt(void **state)
+{
+	convert(FPU_INSN_XSAVEOPT);
+}
+static void test_convert_xsavec(void **state)
+{
+	convert(FPU_INSN_XSAVEC);
+}
 
 /* Init components are exported with init values and XSTATE_BV says so. */
 static void test_export_init(void **state)
@@ -148,7 +183,8 @@ static void test_export_init(void **state)
 	assert_int_equal(xstate_export_std(ubuf, us, kbuf), (int)us);
 	assert_int_equal(get64(ubuf + 512), 0);
 	assert_int_equal(ubuf[0] | ubuf[1] << 8, FCW_DEFAULT);
-	assert_int_equal(get64(ubuf + 24), MXCSR_DEFAULT | (uint64_t)xstate_cfg.caps.mxcsr_mask << 32);
+	assert_int_equal(get64(ubuf + 24),
+			 MXCSR_DEFAULT | (uint64_t)xstate_cfg.caps.mxcsr_mask << 32);
 	for (unsigned i = 2; i < us; i++)
 		if (i < 24 || i >= 32)
 			assert_int_equal(ubuf[i], 0);
@@ -207,7 +243,8 @@ static void test_reject_short(void **state)
 		uint64_t bv = XFEATURE_MASK_FPSSE | XFEATURE_MASK(XFEATURE_YMM);
 		put64(ubuf + 512, bv);
 		expect_reject(ubuf, xstate_size_standard(bv) - 1, XSTATE_E_SHORT, false);
-		assert_int_equal(xstate_import_std(kbuf, ubuf, xstate_size_standard(bv)), XSTATE_OK);
+		assert_int_equal(xstate_import_std(kbuf, ubuf, xstate_size_standard(bv)),
+				 XSTATE_OK);
 	}
 }
 
@@ -221,7 +258,8 @@ static void test_reject_xstate_bv(void **state)
 		make_std_image(ubuf);
 		put64(ubuf + 512, get64(ubuf + 512) | XFEATURE_MASK(i));
 		/* The CPU itself #GPs on bits outside XCR0 (here: outside what CPUID offers). */
-		expect_reject(ubuf, XSTATE_MAX_SIZE, XSTATE_E_XSTATE_BV, !(os & XFEATURE_MASK(i)) && i != 63);
+		expect_reject(ubuf, XSTATE_MAX_SIZE, XSTATE_E_XSTATE_BV,
+			      !(os & XFEATURE_MASK(i)) && i != 63);
 	}
 	/* Bit 63 in XSTATE_BV. */
 	make_std_image(ubuf);
@@ -236,7 +274,8 @@ static void test_reject_xcomp_bv(void **state)
 	for (unsigned k = 0; k < sizeof(vals) / sizeof(vals[0]); k++) {
 		make_std_image(ubuf);
 		put64(ubuf + 520, vals[k]);
-		expect_reject(ubuf, XSTATE_MAX_SIZE, XSTATE_E_XCOMP_BV, true); /* bytes 23:8 must be 0 */
+		expect_reject(ubuf, XSTATE_MAX_SIZE, XSTATE_E_XCOMP_BV,
+			      true); /* bytes 23:8 must be 0 */
 	}
 	/* A compacted image offered as standard. */
 	make_std_image(ubuf);
@@ -307,7 +346,8 @@ static void test_reject_tilecfg(void **state)
 	struct xstate_config saved = xstate_cfg;
 	uint64_t bv = XFEATURE_MASK_FPSSE | XFEATURE_MASK(XFEATURE_XTILE_CFG);
 
-	xstate_cfg.comp[XFEATURE_XTILE_CFG] = (struct xstate_component){ .size = 64, .std_offset = 2752 };
+	xstate_cfg.comp[XFEATURE_XTILE_CFG] = (struct xstate_component){ .size = 64,
+									 .std_offset = 2752 };
 	xstate_cfg.xcr0 |= XFEATURE_MASK(XFEATURE_XTILE_CFG);
 	memset(ubuf, 0, XSTATE_MAX_SIZE);
 	ubuf[0] = 0x7f, ubuf[1] = 0x03;
@@ -329,9 +369,10 @@ static void test_reject_tilecfg(void **state)
 
 static void test_strerror(void **state)
 {
-	static const int errs[] = { XSTATE_OK, XSTATE_E_NOXSAVE, XSTATE_E_MASK, XSTATE_E_SHORT,
-				    XSTATE_E_XSTATE_BV, XSTATE_E_RESERVED, XSTATE_E_XCOMP_BV,
-				    XSTATE_E_MXCSR, XSTATE_E_ALIGN, XSTATE_E_INVAL, XSTATE_E_COMPONENT };
+	static const int errs[] = { XSTATE_OK,         XSTATE_E_NOXSAVE,   XSTATE_E_MASK,
+				    XSTATE_E_SHORT,    XSTATE_E_XSTATE_BV, XSTATE_E_RESERVED,
+				    XSTATE_E_XCOMP_BV, XSTATE_E_MXCSR,     XSTATE_E_ALIGN,
+				    XSTATE_E_INVAL,    XSTATE_E_COMPONENT };
 	const unsigned n = sizeof(errs) / sizeof(errs[0]);
 	for (unsigned i = 0; i < n; i++) {
 		assert_string_not_equal(xstate_strerror(errs[i]), "unknown error");
@@ -339,7 +380,8 @@ static void test_strerror(void **state)
 			assert_string_not_equal(xstate_strerror(errs[i]), xstate_strerror(errs[j]));
 	}
 	assert_string_equal(xstate_strerror(-100), "unknown error");
-	assert_string_equal(xstate_strerror(XSTATE_E_MXCSR), "MXCSR has reserved bits set (outside MXCSR_MASK)");
+	assert_string_equal(xstate_strerror(XSTATE_E_MXCSR),
+			    "MXCSR has reserved bits set (outside MXCSR_MASK)");
 }
 
 int main(void)

@@ -83,7 +83,8 @@ static void round_trip(enum fpu_save_insn insn)
 				 xstate_cfg.compacted ? (mask | XCOMP_BV_COMPACTED) : 0);
 		assert_int_equal(buf->header.xstate_bv & XFEATURE_MASK_FPSSE, XFEATURE_MASK_FPSSE);
 		if (mask & XFEATURE_MASK(XFEATURE_YMM)) {
-			uint32_t off = xstate_offset(XFEATURE_YMM, xstate_cfg.compacted, buf->header.xcomp_bv);
+			uint32_t off = xstate_offset(XFEATURE_YMM, xstate_cfg.compacted,
+						     buf->header.xcomp_bv);
 			assert_memory_equal((uint8_t *)buf + off + 16 * 3, A.zmm[3] + 16, 16);
 		}
 	}
@@ -97,10 +98,22 @@ static void round_trip(enum fpu_save_insn insn)
 	assert_regs_equal(&got, &refB, mask);
 }
 
-static void test_round_trip_fxsave(void **state) { round_trip(FPU_INSN_FXSAVE); }
-static void test_round_trip_xsave(void **state) { round_trip(FPU_INSN_XSAVE); }
-static void test_round_trip_xsaveopt(void **state) { round_trip(FPU_INSN_XSAVEOPT); }
-static void test_round_trip_xsavec(void **state) { round_trip(FPU_INSN_XSAVEC); }
+static void test_round_trip_fxsave(void **state)
+{
+	round_trip(FPU_INSN_FXSAVE);
+}
+static void test_round_trip_xsave(void **state)
+{
+	round_trip(FPU_INSN_XSAVE);
+}
+static void test_round_trip_xsaveopt(void **state)
+{
+	round_trip(FPU_INSN_XSAVEOPT);
+}
+static void test_round_trip_xsavec(void **state)
+{
+	round_trip(FPU_INSN_XSAVEC);
+}
 
 /* XSAVEOPT right after XRSTOR from the same buffer, with registers modified in
  * between: the modified optimization must still store the new values. */
@@ -161,8 +174,8 @@ static void check_init_regs(uint64_t mask)
 	xregs_read(&got, mask);
 	xregs_shape(mask, &n, &w);
 	assert_int_equal(got.fsave[0] | got.fsave[1] << 8, FCW_DEFAULT);
-	assert_int_equal(got.fsave[4] | got.fsave[5] << 8, 0);        /* FSW */
-	assert_int_equal(got.fsave[8] | got.fsave[9] << 8, 0xffff);   /* FTW: all empty */
+	assert_int_equal(got.fsave[4] | got.fsave[5] << 8, 0);      /* FSW */
+	assert_int_equal(got.fsave[8] | got.fsave[9] << 8, 0xffff); /* FTW: all empty */
 	for (int i = 0; i < 80; i++)
 		assert_int_equal(got.fsave[28 + i], 0);
 	assert_int_equal(got.mxcsr, MXCSR_DEFAULT);
@@ -190,7 +203,8 @@ static void init_state(enum fpu_save_insn insn)
 	assert_int_equal(buf->legacy.mxcsr, MXCSR_DEFAULT);
 	if (insn != FPU_INSN_FXSAVE) {
 		assert_int_equal(buf->header.xstate_bv, 0);
-		assert_int_equal(buf->header.xcomp_bv, xstate_cfg.compacted ? (mask | XCOMP_BV_COMPACTED) : 0);
+		assert_int_equal(buf->header.xcomp_bv,
+				 xstate_cfg.compacted ? (mask | XCOMP_BV_COMPACTED) : 0);
 	}
 	for (uint32_t i = 576; i < xstate_cfg.kernel_size; i++)
 		assert_int_equal(((uint8_t *)buf)[i], 0);
@@ -206,10 +220,22 @@ static void init_state(enum fpu_save_insn insn)
 	assert_memory_equal(got.zmm[1], A.zmm[1], 16);
 }
 
-static void test_init_fxsave(void **state) { init_state(FPU_INSN_FXSAVE); }
-static void test_init_xsave(void **state) { init_state(FPU_INSN_XSAVE); }
-static void test_init_xsaveopt(void **state) { init_state(FPU_INSN_XSAVEOPT); }
-static void test_init_xsavec(void **state) { init_state(FPU_INSN_XSAVEC); }
+static void test_init_fxsave(void **state)
+{
+	init_state(FPU_INSN_FXSAVE);
+}
+static void test_init_xsave(void **state)
+{
+	init_state(FPU_INSN_XSAVE);
+}
+static void test_init_xsaveopt(void **state)
+{
+	init_state(FPU_INSN_XSAVEOPT);
+}
+static void test_init_xsavec(void **state)
+{
+	init_state(FPU_INSN_XSAVEC);
+}
 
 static void test_xinuse(void **state)
 {
@@ -250,9 +276,12 @@ static void test_scrub(void **state)
 
 	assert_true(user_init(FPU_INSN_AUTO));
 	/* This CPU's own answer: AMD without XSaveErPtr leaks. */
-	assert_int_equal(xstate_scrub_fxsave_leak(), xstate_cfg.caps.amd && !xstate_cfg.caps.xsaveerptr);
+	assert_int_equal(xstate_scrub_fxsave_leak(),
+			 xstate_cfg.caps.amd && !xstate_cfg.caps.xsaveerptr);
 
-	struct xstate_init_opts o = { .mode = XSTATE_MODE_USER, .insn = FPU_INSN_AUTO, .force_fxsave_scrub = true };
+	struct xstate_init_opts o = { .mode = XSTATE_MODE_USER,
+				      .insn = FPU_INSN_AUTO,
+				      .force_fxsave_scrub = true };
 	assert_int_equal(xstate_init(&o), XSTATE_OK);
 	uint32_t fip_x, fdp_x, fip1, fdp1, fip2, fdp2;
 	__asm__ volatile("fninit\n\tfldl %0" : : "m"(x));

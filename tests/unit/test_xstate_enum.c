@@ -21,7 +21,9 @@ static uint64_t xgetbv0(void)
 
 static int user_init(enum fpu_save_insn insn, uint64_t max_xcr0)
 {
-	struct xstate_init_opts o = { .mode = XSTATE_MODE_USER, .insn = insn, .max_xcr0 = max_xcr0 };
+	struct xstate_init_opts o = { .mode = XSTATE_MODE_USER,
+				      .insn = insn,
+				      .max_xcr0 = max_xcr0 };
 	return xstate_init(&o);
 }
 
@@ -74,7 +76,8 @@ static void test_components_match_cpuid(void **state)
 		assert_int_equal(k->supervisor, c & 1);
 		assert_int_equal(k->align64, !!(c & 2));
 		assert_int_equal(k->std_offset, (c & 1) ? 0 : b);
-		assert_int_equal(k->supervisor, !!(xstate_cfg.caps.xss_supported & XFEATURE_MASK(i)));
+		assert_int_equal(k->supervisor,
+				 !!(xstate_cfg.caps.xss_supported & XFEATURE_MASK(i)));
 		seen++;
 	}
 	assert_true(seen >= 1); /* every XSAVE CPU with AVX lists YMM */
@@ -85,7 +88,8 @@ static void test_components_match_cpuid(void **state)
 static void test_user_masks(void **state)
 {
 	assert_int_equal(user_init(FPU_INSN_AUTO, 0), XSTATE_OK);
-	uint64_t want = xgetbv0() & (XFEATURE_MASK_FPSSE | XFEATURE_MASK(XFEATURE_YMM) | XFEATURE_MASK_AVX512);
+	uint64_t want = xgetbv0() &
+			(XFEATURE_MASK_FPSSE | XFEATURE_MASK(XFEATURE_YMM) | XFEATURE_MASK_AVX512);
 	if (!xstate_cfg.caps.avx512f)
 		want &= ~XFEATURE_MASK_AVX512;
 	if (!xstate_cfg.caps.avx)
@@ -101,11 +105,14 @@ static void test_user_masks(void **state)
 	assert_int_equal(xstate_cfg.xcr0, XFEATURE_MASK_FPSSE);
 	assert_int_equal(xstate_cfg.user_size, 576);
 	/* AVX-512 without YMM is not a valid XCR0: dropped. */
-	assert_int_equal(user_init(FPU_INSN_AUTO, XFEATURE_MASK_FPSSE | XFEATURE_MASK_AVX512), XSTATE_OK);
+	assert_int_equal(user_init(FPU_INSN_AUTO, XFEATURE_MASK_FPSSE | XFEATURE_MASK_AVX512),
+			 XSTATE_OK);
 	assert_int_equal(xstate_cfg.xcr0, XFEATURE_MASK_FPSSE);
 	/* Part of AVX-512 only: dropped. */
-	assert_int_equal(user_init(FPU_INSN_AUTO, XFEATURE_MASK_FPSSE | XFEATURE_MASK(XFEATURE_YMM) |
-							  XFEATURE_MASK(XFEATURE_OPMASK)), XSTATE_OK);
+	assert_int_equal(user_init(FPU_INSN_AUTO, XFEATURE_MASK_FPSSE |
+							  XFEATURE_MASK(XFEATURE_YMM) |
+							  XFEATURE_MASK(XFEATURE_OPMASK)),
+			 XSTATE_OK);
 	assert_int_equal(xstate_cfg.xcr0 & XFEATURE_MASK_AVX512, 0);
 }
 
@@ -114,13 +121,15 @@ static void test_bad_options(void **state)
 	struct xstate_init_opts o = { .mode = XSTATE_MODE_USER, .insn = FPU_INSN_AUTO };
 
 	assert_int_equal(user_init(FPU_INSN_AUTO, XFEATURE_MASK(XFEATURE_SSE)), XSTATE_E_MASK);
-	assert_int_equal(user_init(FPU_INSN_AUTO, XFEATURE_MASK_FPSSE | XCOMP_BV_COMPACTED), XSTATE_E_MASK);
+	assert_int_equal(user_init(FPU_INSN_AUTO, XFEATURE_MASK_FPSSE | XCOMP_BV_COMPACTED),
+			 XSTATE_E_MASK);
 	o.max_xss = XFEATURE_MASK(XFEATURE_CET_U);
 	assert_int_equal(xstate_init(&o), XSTATE_E_MASK); /* no supervisor state in user mode */
 	assert_int_equal(user_init(FPU_INSN_XSAVES, 0), XSTATE_E_NOXSAVE); /* ring 0 only */
 	assert_int_equal(user_init((enum fpu_save_insn)17, 0), XSTATE_E_NOXSAVE);
 	if (xstate_cfg.caps.xss_supported & XFEATURE_MASK(XFEATURE_CET_U))
-		assert_int_equal(user_init(FPU_INSN_AUTO, XFEATURE_MASK_FPSSE | XFEATURE_MASK(XFEATURE_CET_U)),
+		assert_int_equal(user_init(FPU_INSN_AUTO,
+					   XFEATURE_MASK_FPSSE | XFEATURE_MASK(XFEATURE_CET_U)),
 				 XSTATE_E_MASK);
 	/* A failed init leaves the next good one working. */
 	assert_int_equal(user_init(FPU_INSN_AUTO, 0), XSTATE_OK);
@@ -130,12 +139,15 @@ static void test_insn_choice(void **state)
 {
 	unsigned a, b, c, d;
 	__cpuid_count(0xd, 1, a, b, c, d);
-	enum fpu_save_insn best = (a & 2) ? FPU_INSN_XSAVEC : (a & 1) ? FPU_INSN_XSAVEOPT : FPU_INSN_XSAVE;
+	enum fpu_save_insn best = (a & 2)   ? FPU_INSN_XSAVEC
+				  : (a & 1) ? FPU_INSN_XSAVEOPT
+					    : FPU_INSN_XSAVE;
 
 	assert_int_equal(user_init(FPU_INSN_AUTO, 0), XSTATE_OK);
 	assert_int_equal(xstate_cfg.save_insn, best);
 	for (int i = FPU_INSN_FXSAVE; i <= FPU_INSN_XSAVEC; i++) {
-		bool have = i == FPU_INSN_FXSAVE || i == FPU_INSN_XSAVE || (i == FPU_INSN_XSAVEOPT && (a & 1)) ||
+		bool have = i == FPU_INSN_FXSAVE || i == FPU_INSN_XSAVE ||
+			    (i == FPU_INSN_XSAVEOPT && (a & 1)) ||
 			    (i == FPU_INSN_XSAVEC && (a & 2));
 		int r = user_init(i, 0);
 		if (!have) {
@@ -149,9 +161,11 @@ static void test_insn_choice(void **state)
 			assert_int_equal(xstate_cfg.xcr0, XFEATURE_MASK_FPSSE);
 			assert_int_equal(xstate_cfg.kernel_size, 512);
 		} else if (i == FPU_INSN_XSAVEC) {
-			assert_int_equal(xstate_cfg.kernel_size, xstate_size_compacted(xstate_cfg.kernel_mask));
+			assert_int_equal(xstate_cfg.kernel_size,
+					 xstate_size_compacted(xstate_cfg.kernel_mask));
 		} else {
-			assert_int_equal(xstate_cfg.kernel_size, xstate_size_standard(xstate_cfg.kernel_mask));
+			assert_int_equal(xstate_cfg.kernel_size,
+					 xstate_size_standard(xstate_cfg.kernel_mask));
 		}
 	}
 }
@@ -232,26 +246,41 @@ static void test_layout_vs_hardware(void **state)
 			memset(buf + 512, 0, 64);
 			xregs_load(&r, xstate_cfg.xcr0);
 			if (compact)
-				__asm__ volatile("xsavec64 %0" : "+m"(*buf) : "a"((uint32_t)rfbm), "d"(0) : "memory");
+				__asm__ volatile("xsavec64 %0"
+						 : "+m"(*buf)
+						 : "a"((uint32_t)rfbm), "d"(0)
+						 : "memory");
 			else
-				__asm__ volatile("xsave64 %0" : "+m"(*buf) : "a"((uint32_t)rfbm), "d"(0) : "memory");
+				__asm__ volatile("xsave64 %0"
+						 : "+m"(*buf)
+						 : "a"((uint32_t)rfbm), "d"(0)
+						 : "memory");
 			uint64_t xcomp;
 			memcpy(&xcomp, buf + 520, 8);
 			assert_int_equal(xcomp, compact ? (rfbm | XCOMP_BV_COMPACTED) : 0);
-			uint32_t size = compact ? xstate_size_compacted(rfbm) : xstate_size_standard(rfbm);
+			uint32_t size = compact ? xstate_size_compacted(rfbm)
+						: xstate_size_standard(rfbm);
 			/* Nothing written past the computed size. */
 			for (uint32_t i = size; i < size + 256; i++)
 				assert_int_equal(buf[i], 0xa5);
 			/* XMM0 at 160; YMM0 high half at the YMM offset; ZMM0 bits 511:256 at ZMM_Hi256. */
 			assert_memory_equal(buf + 160, r.zmm[0], 16);
 			if (rfbm & XFEATURE_MASK(XFEATURE_YMM))
-				assert_memory_equal(buf + xstate_offset(XFEATURE_YMM, compact, rfbm), r.zmm[0] + 16, 16);
+				assert_memory_equal(
+					buf + xstate_offset(XFEATURE_YMM, compact, rfbm),
+					r.zmm[0] + 16, 16);
 			if (rfbm & XFEATURE_MASK(XFEATURE_OPMASK))
-				assert_memory_equal(buf + xstate_offset(XFEATURE_OPMASK, compact, rfbm), r.k, 64);
+				assert_memory_equal(
+					buf + xstate_offset(XFEATURE_OPMASK, compact, rfbm), r.k,
+					64);
 			if (rfbm & XFEATURE_MASK(XFEATURE_ZMM_HI256))
-				assert_memory_equal(buf + xstate_offset(XFEATURE_ZMM_HI256, compact, rfbm), r.zmm[0] + 32, 32);
+				assert_memory_equal(
+					buf + xstate_offset(XFEATURE_ZMM_HI256, compact, rfbm),
+					r.zmm[0] + 32, 32);
 			if (rfbm & XFEATURE_MASK(XFEATURE_HI16_ZMM))
-				assert_memory_equal(buf + xstate_offset(XFEATURE_HI16_ZMM, compact, rfbm), r.zmm[16], 64);
+				assert_memory_equal(
+					buf + xstate_offset(XFEATURE_HI16_ZMM, compact, rfbm),
+					r.zmm[16], 64);
 		}
 		if (!m)
 			break;

@@ -18,8 +18,8 @@ struct xregs {
 	uint8_t zmm[32][64]; /* XMM = bytes 0..15, YMM = 0..31 */
 	uint64_t k[8];
 	uint32_t mxcsr;
-	uint8_t fsave[108];  /* FNSAVE image: FCW at 0, FSW at 4, FTW at 8, ST0..7 at 28 */
-	double st[3];        /* values pushed by xregs_load(): ST0 = st[0] */
+	uint8_t fsave[108]; /* FNSAVE image: FCW at 0, FSW at 4, FTW at 8, ST0..7 at 28 */
+	double st[3];       /* values pushed by xregs_load(): ST0 = st[0] */
 	uint16_t fcw;
 } __attribute__((aligned(64)));
 
@@ -52,6 +52,7 @@ static inline int xregs_width(uint64_t mask)
 	return 16;
 }
 
+/* clang-format off */
 #define XR_CLOBBERS "memory", "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6", "xmm7", \
 	"xmm8", "xmm9", "xmm10", "xmm11", "xmm12", "xmm13", "xmm14", "xmm15"
 
@@ -251,5 +252,7 @@ static inline int xregs_x87_cmp(const struct xregs *a, const struct xregs *b)
 		return 1;
 	return memcmp(a->fsave + 28, b->fsave + 28, 80);
 }
+
+/* clang-format on */
 
 #endif
