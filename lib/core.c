@@ -329,13 +329,31 @@ int fpu_export_std(struct fpu *fpu, void *dst, size_t dst_len)
 	return xstate_export_std(dst, dst_len, fpu->state);
 }
 
-int fpu_import_std(struct fpu *fpu, const void *src, size_t src_len)
+int fpu_import(struct fpu *fpu, const void *src, size_t src_len, uint64_t rfbm)
 {
 	sync_area(fpu); /* its supervisor state is kept from the area */
-	int err = xstate_import_std(fpu->state, src, src_len);
+	int err = xstate_import_std_masked(fpu->state, src, src_len, rfbm);
 	if (err == XSTATE_OK)
 		fpu_invalidate(fpu);
 	return err;
+}
+
+int fpu_import_std(struct fpu *fpu, const void *src, size_t src_len)
+{
+	return fpu_import(fpu, src, src_len, ~0ULL);
+}
+
+void fpu_task_reset(struct fpu *fpu)
+{
+	/* The init state in the standard format: FCW and MXCSR at their defaults, XSTATE_BV 0. */
+	static const struct {
+		struct fxregs_state legacy;
+		struct xstate_header header;
+	} __attribute__((aligned(64)))
+	init = { .legacy = { .fcw = FCW_DEFAULT, .mxcsr = MXCSR_DEFAULT } };
+
+	if (fpu_import(fpu, &init, sizeof(init), ~0ULL) != XSTATE_OK)
+		fpu_bug("fpu_task_reset: the init image was refused");
 }
 
 /* ---- kernel-mode FPU ---- */

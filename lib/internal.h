@@ -83,6 +83,9 @@ void fpu_kernel_end_trap(struct fpu_cpu *c, unsigned int cpu, struct fpu *cur);
 /* Prefetch @f's save area (counted). */
 void fpu_prefetch(struct fpu_cpu *c, const struct fpu *f);
 
+/* fpu_import_std() with components outside @rfbm taken as init (sigreturn). */
+int fpu_import(struct fpu *fpu, const void *src, size_t src_len, uint64_t rfbm);
+
 __attribute__((noreturn)) void fpu_bug(const char *msg);
 
 #endif

@@ -95,82 +95,101 @@ static bool tilecfg_ok(const uint8_t *cfg)
 	return true;
 }
 
-int xstate_import_std(struct xregs_state *kbuf, const void *src, size_t src_len)
+/*
+ * The header checks, first, as Linux's validate_user_xstate_header(): what
+ * XRSTOR would #GP on (SDM Vol. 1 §13.8.1), and the image's length.
+ */
+static int validate_header(const uint8_t *s, size_t len, struct xstate_header *hdr)
+{
+	if (len < XSTATE_EXT_OFFSET)
+		return XSTATE_E_SHORT;
+	__builtin_memcpy(hdr, s + XSTATE_HEADER_OFFSET, sizeof(*hdr));
+	if (hdr->xstate_bv & ~xstate_cfg.xcr0)
+		return XSTATE_E_XSTATE_BV;
+	if (len < xstate_size_standard(hdr->xstate_bv))
+		return XSTATE_E_SHORT;
+	if (hdr->xcomp_bv)
+		return XSTATE_E_XCOMP_BV;
+	for (unsigned int i = 0; i < 6; i++)
+		if (hdr->reserved[i])
+			return XSTATE_E_RESERVED;
+	return XSTATE_OK;
+}
+
+/* Then the component data XRSTOR would refuse. */
+static int validate_components(const uint8_t *s, uint64_t bv, uint64_t rfbm)
+{
+	uint32_t mxcsr;
+
+	/* Standard XRSTOR loads MXCSR when RFBM[1] or RFBM[2], whatever XSTATE_BV says. */
+	__builtin_memcpy(&mxcsr, s + 24, sizeof(mxcsr));
+	if ((rfbm & (XFEATURE_MASK(XFEATURE_SSE) | XFEATURE_MASK(XFEATURE_YMM))) &&
+	    (mxcsr & ~xstate_cfg.caps.mxcsr_mask))
+		return XSTATE_E_MXCSR;
+	if ((bv & rfbm & XFEATURE_MASK(XFEATURE_XTILE_CFG)) &&
+	    !tilecfg_ok(s + xstate_cfg.comp[XFEATURE_XTILE_CFG].std_offset))
+		return XSTATE_E_COMPONENT;
+	return XSTATE_OK;
+}
+
+int xstate_import_std_masked(struct xregs_state *kbuf, const void *src, size_t src_len,
+			     uint64_t rfbm)
 {
 	const struct xstate_config *cfg = &xstate_cfg;
 	const uint8_t *s = src;
 	struct xstate_header hdr;
-	uint32_t mxcsr;
+	uint64_t bv, xcomp, keep;
+	int err;
 
 	if (!kbuf || !src)
 		return XSTATE_E_INVAL;
-	if (src_len < XSTATE_EXT_OFFSET)
-		return XSTATE_E_SHORT;
-	__builtin_memcpy(&hdr, s + XSTATE_HEADER_OFFSET, sizeof(hdr));
-	__builtin_memcpy(&mxcsr, s + 24, sizeof(mxcsr));
+	err = validate_header(s, src_len, &hdr);
+	if (err == XSTATE_OK)
+		err = validate_components(s, hdr.xstate_bv, rfbm);
+	if (err != XSTATE_OK)
+		return err;
 
-	if (hdr.xstate_bv & ~cfg->xcr0)
-		return XSTATE_E_XSTATE_BV;
-	if (src_len < xstate_size_standard(hdr.xstate_bv))
-		return XSTATE_E_SHORT;
-	if (hdr.xcomp_bv)
-		return XSTATE_E_XCOMP_BV;
-	for (unsigned int i = 0; i < 6; i++)
-		if (hdr.reserved[i])
-			return XSTATE_E_RESERVED;
-	if (mxcsr & ~cfg->caps.mxcsr_mask)
-		return XSTATE_E_MXCSR;
-	if ((hdr.xstate_bv & XFEATURE_MASK(XFEATURE_XTILE_CFG)) &&
-	    !tilecfg_ok(s + cfg->comp[XFEATURE_XTILE_CFG].std_offset))
-		return XSTATE_E_COMPONENT;
-
-	/* Valid: convert. */
+	/* Valid: the legacy region, then one loop over the extended components. */
+	bv = hdr.xstate_bv & rfbm;
 	__builtin_memcpy(&kbuf->legacy, s, LEGACY_USED);
 	__builtin_memset((uint8_t *)&kbuf->legacy + LEGACY_USED, 0,
 			 XSTATE_LEGACY_SIZE - LEGACY_USED);
 	kbuf->legacy.mxcsr_mask = cfg->caps.mxcsr_mask;
-	if (!(hdr.xstate_bv & XFEATURE_MASK(XFEATURE_X87)))
+	if (!(rfbm & XFEATURE_MASK(XFEATURE_SSE)))
+		kbuf->legacy.mxcsr = MXCSR_DEFAULT;
+	if (!(bv & XFEATURE_MASK(XFEATURE_X87)))
 		x87_init(&kbuf->legacy);
-	if (!(hdr.xstate_bv & XFEATURE_MASK(XFEATURE_SSE)))
+	if (!(bv & XFEATURE_MASK(XFEATURE_SSE)))
 		__builtin_memset(kbuf->legacy.xmm_space, 0, XMM_SIZE);
 	if (kbuf_is_fxsave())
 		return XSTATE_OK;
 
-	if (cfg->compacted) {
-		uint64_t xcomp = cfg->kernel_mask | XCOMP_BV_COMPACTED;
-		uint64_t bv = hdr.xstate_bv | (kbuf->header.xstate_bv & cfg->xss);
+	xcomp = cfg->compacted ? cfg->kernel_mask | XCOMP_BV_COMPACTED : 0;
+	for (unsigned int i = 2; i < 63; i++) {
+		const struct xstate_component *c = &cfg->comp[i];
+		uint8_t *to;
 
-		if (mxcsr != MXCSR_DEFAULT)
-			bv |= XFEATURE_MASK(
-				XFEATURE_SSE); /* XMM were zeroed above if it was clear */
-		for (unsigned int i = 2; i < 63; i++) {
-			if (!(cfg->xcr0 & XFEATURE_MASK(i)))
-				continue;
-			uint8_t *to = (uint8_t *)kbuf + xstate_offset(i, true, xcomp);
-			if (hdr.xstate_bv & XFEATURE_MASK(i))
-				__builtin_memcpy(to, s + cfg->comp[i].std_offset,
-						 cfg->comp[i].size);
-			else
-				__builtin_memset(to, 0, cfg->comp[i].size);
-		}
-		__builtin_memset(&kbuf->header, 0, sizeof(kbuf->header));
-		kbuf->header.xstate_bv = bv;
-		kbuf->header.xcomp_bv = xcomp;
-	} else {
-		for (unsigned int i = 2; i < 63; i++) {
-			if (!(cfg->xcr0 & XFEATURE_MASK(i)))
-				continue;
-			uint8_t *to = (uint8_t *)kbuf + cfg->comp[i].std_offset;
-			if (hdr.xstate_bv & XFEATURE_MASK(i))
-				__builtin_memcpy(to, s + cfg->comp[i].std_offset,
-						 cfg->comp[i].size);
-			else
-				__builtin_memset(to, 0, cfg->comp[i].size);
-		}
-		__builtin_memset(&kbuf->header, 0, sizeof(kbuf->header));
-		kbuf->header.xstate_bv = hdr.xstate_bv;
+		if (!(cfg->xcr0 & XFEATURE_MASK(i)))
+			continue;
+		to = (uint8_t *)kbuf + xstate_offset(i, cfg->compacted, xcomp);
+		if (bv & XFEATURE_MASK(i))
+			__builtin_memcpy(to, s + c->std_offset, c->size);
+		else
+			__builtin_memset(to, 0, c->size);
 	}
+	/* Compacted XRSTOR loads MXCSR only with XSTATE_BV[1] (XMM were zeroed if it was clear). */
+	if (cfg->compacted && kbuf->legacy.mxcsr != MXCSR_DEFAULT)
+		bv |= XFEATURE_MASK(XFEATURE_SSE);
+	keep = cfg->compacted ? kbuf->header.xstate_bv & cfg->xss : 0; /* supervisor state */
+	__builtin_memset(&kbuf->header, 0, sizeof(kbuf->header));
+	kbuf->header.xstate_bv = bv | keep;
+	kbuf->header.xcomp_bv = xcomp;
 	return XSTATE_OK;
+}
+
+int xstate_import_std(struct xregs_state *kbuf, const void *src, size_t src_len)
+{
+	return xstate_import_std_masked(kbuf, src, src_len, ~0ULL);
 }
 
 const char *xstate_strerror(int err)

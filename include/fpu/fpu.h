@@ -209,6 +209,15 @@ int fpu_export_std(struct fpu *fpu, void *dst, size_t dst_len);
 int fpu_import_std(struct fpu *fpu, const void *src, size_t src_len);
 
 /**
+ * fpu_task_reset - the task's state becomes the architectural init state
+ * (FCW 0x37F, MXCSR 0x1F80, every register zero; a signal handler starts
+ * with it), supervisor state kept. Same callers and the same guarantees as
+ * fpu_import_std(): for the running task, the next return to ring 3 runs
+ * with the init state.
+ */
+void fpu_task_reset(struct fpu *fpu);
+
+/**
  * kernel_fpu_begin / kernel_fpu_end - a kernel-mode FPU section, from a
  * syscall or a kernel thread. Begin disables preemption, saves live task
  * state, invalidates this CPU's registers, clears CR0.TS and sets FCW and

@@ -344,6 +344,16 @@ int xstate_export_std(void *dst, size_t dst_len, const struct xregs_state *kbuf)
  */
 int xstate_import_std(struct xregs_state *kbuf, const void *src, size_t src_len);
 
+/**
+ * xstate_import_std_masked - xstate_import_std(), as an XRSTOR with RFBM =
+ * @rfbm would load the image (Linux's sigreturn restores with RFBM = the
+ * frame's xfeatures): the header is validated whole, but components outside
+ * @rfbm are put in init state (MXCSR = 0x1F80 when @rfbm lacks SSE), and
+ * MXCSR is checked only when @rfbm has SSE or AVX. @rfbm = ~0: xstate_import_std().
+ */
+int xstate_import_std_masked(struct xregs_state *kbuf, const void *src, size_t src_len,
+			     uint64_t rfbm);
+
 /** xstate_strerror - one-line reason for an xstate_err ("unknown error" otherwise). */
 const char *xstate_strerror(int err);
 
