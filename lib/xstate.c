@@ -164,87 +164,99 @@ static uint32_t read_mxcsr_mask(void)
 	return fx.mxcsr_mask ? fx.mxcsr_mask : MXCSR_MASK_DEFAULT;
 }
 
-int xstate_init(const struct xstate_init_opts *opts)
+/* Step 1: what the CPU has: vendor, feature flags, and every component of leaf 0xD. */
+static int probe_cpu(struct xstate_config *cfg, struct cpuid_feats *f)
 {
-	static const struct xstate_init_opts kdefault = { .mode = XSTATE_MODE_KERNEL,
-							  .insn = FPU_INSN_AUTO };
-	struct xstate_config *cfg = &xstate_cfg;
 	struct xstate_cpu_caps *caps = &cfg->caps;
-	struct cpuid_feats f = { 0 };
 	uint32_t a, b, c, d, max_leaf, max_ext;
-	uint64_t max_xcr0, max_xss, xcr0, xss;
-	bool os_xsave;
-
-	if (!opts)
-		opts = &kdefault;
-	__builtin_memset(cfg, 0, sizeof(*cfg));
 
 	cpuid(0, 0, &max_leaf, &b, &c, &d);
 	caps->amd = b == 0x68747541 && d == 0x69746e65 && c == 0x444d4163; /* AuthenticAMD */
 	if (max_leaf >= 1)
-		cpuid(1, 0, &a, &b, &f.l1_ecx, &f.l1_edx);
+		cpuid(1, 0, &a, &b, &f->l1_ecx, &f->l1_edx);
 	if (max_leaf >= 7)
-		cpuid(7, 0, &a, &f.l7_ebx, &f.l7_ecx, &f.l7_edx);
+		cpuid(7, 0, &a, &f->l7_ebx, &f->l7_ecx, &f->l7_edx);
 	cpuid(0x80000000, 0, &max_ext, &b, &c, &d);
 	if (max_ext >= 0x80000008) {
 		cpuid(0x80000008, 0, &a, &b, &c, &d);
 		caps->xsaveerptr = b & (1u << 2);
 	}
-	caps->fxsr = f.l1_edx & (1u << 24);
-	caps->xsave = (f.l1_ecx & (1u << 26)) && max_leaf >= 0xd;
-	caps->avx = f.l1_ecx & (1u << 28);
-	caps->avx512f = f.l7_ebx & (1u << 16);
+	caps->fxsr = f->l1_edx & (1u << 24);
+	caps->xsave = (f->l1_ecx & (1u << 26)) && max_leaf >= 0xd;
+	caps->avx = f->l1_ecx & (1u << 28);
+	caps->avx512f = f->l7_ebx & (1u << 16);
+	caps->pku = f->l7_ecx & (1u << 3);
 	if (!caps->fxsr)
 		return XSTATE_E_NOXSAVE;
 
 	/* Legacy-region components: fixed layout (SDM Vol. 1 §13.4.1). */
 	cfg->comp[XFEATURE_X87] = (struct xstate_component){ .size = 160, .std_offset = 0 };
 	cfg->comp[XFEATURE_SSE] = (struct xstate_component){ .size = 256, .std_offset = 160 };
+	if (!caps->xsave)
+		return XSTATE_OK;
 
-	if (caps->xsave) {
-		cpuid(0xd, 0, &a, &b, &c, &d);
-		caps->xcr0_supported = ((uint64_t)d << 32) | a;
-		cpuid(0xd, 1, &a, &b, &c, &d);
-		caps->xsaveopt = a & (1u << 0);
-		caps->xsavec = a & (1u << 1);
-		caps->xgetbv1 = a & (1u << 2);
-		caps->xsaves = a & (1u << 3);
-		caps->xss_supported = ((uint64_t)d << 32) | c;
-		for (unsigned int i = 2; i < 63; i++) {
-			if (!((caps->xcr0_supported | caps->xss_supported) & XFEATURE_MASK(i)))
-				continue;
-			cpuid(0xd, i, &a, &b, &c, &d);
-			cfg->comp[i].size = a;
-			cfg->comp[i].std_offset = (c & 1) ? 0 : b;
-			cfg->comp[i].supervisor = c & 1;
-			cfg->comp[i].align64 = c & 2;
-		}
+	cpuid(0xd, 0, &a, &b, &c, &d);
+	caps->xcr0_supported = ((uint64_t)d << 32) | a;
+	cpuid(0xd, 1, &a, &b, &c, &d);
+	caps->xsaveopt = a & (1u << 0);
+	caps->xsavec = a & (1u << 1);
+	caps->xgetbv1 = a & (1u << 2);
+	caps->xsaves = a & (1u << 3);
+	caps->xss_supported = ((uint64_t)d << 32) | c;
+	for (unsigned int i = 2; i < 63; i++) {
+		if (!((caps->xcr0_supported | caps->xss_supported) & XFEATURE_MASK(i)))
+			continue;
+		cpuid(0xd, i, &a, &b, &c, &d);
+		cfg->comp[i].size = a;
+		cfg->comp[i].std_offset = (c & 1) ? 0 : b;
+		cfg->comp[i].supervisor = c & 1;
+		cfg->comp[i].align64 = c & 2;
 	}
+	return XSTATE_OK;
+}
 
-	/* Requested bounds. */
-	max_xcr0 = opts->max_xcr0 ? opts->max_xcr0
-				  : XFEATURE_MASK_FPSSE | XFEATURE_MASK(XFEATURE_YMM) |
-					    XFEATURE_MASK_AVX512;
-	max_xss = opts->max_xss;
-	if ((max_xcr0 & XFEATURE_MASK_FPSSE) != XFEATURE_MASK_FPSSE ||
-	    (max_xcr0 & XCOMP_BV_COMPACTED) ||
-	    (max_xss & (XCOMP_BV_COMPACTED | XFEATURE_MASK_FPSSE)))
+/* Step 2: the caller's upper bounds, refused when they cannot make sense. */
+static int check_requested(const struct xstate_config *cfg, const struct xstate_init_opts *opts,
+			   uint64_t *max_xcr0, uint64_t *max_xss)
+{
+	*max_xcr0 = opts->max_xcr0 ? opts->max_xcr0
+				   : XFEATURE_MASK_FPSSE | XFEATURE_MASK(XFEATURE_YMM) |
+					     XFEATURE_MASK_AVX512;
+	*max_xss = opts->max_xss;
+	/* PKRU only when asked for: WRPKRU/RDPKRU need CR4.PKE, which is the kernel's to set. */
+	if (opts->pkru)
+		*max_xcr0 |= XFEATURE_MASK(XFEATURE_PKRU);
+	else
+		*max_xcr0 &= ~XFEATURE_MASK(XFEATURE_PKRU);
+	if ((*max_xcr0 & XFEATURE_MASK_FPSSE) != XFEATURE_MASK_FPSSE ||
+	    (*max_xcr0 & XCOMP_BV_COMPACTED) ||
+	    (*max_xss & (XCOMP_BV_COMPACTED | XFEATURE_MASK_FPSSE)))
 		return XSTATE_E_MASK;
-	if (opts->mode == XSTATE_MODE_USER && max_xss)
+	if (opts->mode == XSTATE_MODE_USER && *max_xss)
 		return XSTATE_E_MASK;
 	for (unsigned int i = 2; i < 63; i++) {
 		/* A user component asked in max_xss, or a supervisor one in max_xcr0. */
-		if ((max_xcr0 & XFEATURE_MASK(i)) && cfg->comp[i].supervisor)
+		if ((*max_xcr0 & XFEATURE_MASK(i)) && cfg->comp[i].supervisor)
 			return XSTATE_E_MASK;
-		if ((max_xss & XFEATURE_MASK(i)) && cfg->comp[i].size && !cfg->comp[i].supervisor)
+		if ((*max_xss & XFEATURE_MASK(i)) && cfg->comp[i].size && !cfg->comp[i].supervisor)
 			return XSTATE_E_MASK;
 	}
+	return XSTATE_OK;
+}
 
-	/* What CPUID offers and whose instructions exist. */
-	xcr0 = XFEATURE_MASK_FPSSE;
-	xss = 0;
+/*
+ * Step 3: the masks: what CPUID offers, whose instructions exist, within the
+ * bounds, within the OS's XCR0 in user mode, kept valid (xcr0_fixup).
+ * *os_xsave: XSAVE* may be used (kernel: the CPU has it; user: CR4.OSXSAVE).
+ */
+static int choose_masks(struct xstate_config *cfg, const struct cpuid_feats *f,
+			enum xstate_mode mode, uint64_t max_xcr0, uint64_t max_xss, bool *os_xsave)
+{
+	struct xstate_cpu_caps *caps = &cfg->caps;
+	uint64_t xcr0 = XFEATURE_MASK_FPSSE, xss = 0;
+
 	for (unsigned int i = 2; i < 63; i++) {
-		if (!component_usable(i, &f))
+		if (!component_usable(i, f))
 			continue;
 		if ((caps->xcr0_supported & max_xcr0 & XFEATURE_MASK(i)))
 			xcr0 |= XFEATURE_MASK(i);
@@ -254,9 +266,9 @@ int xstate_init(const struct xstate_init_opts *opts)
 	if ((xss & CET_MASK) && (xss & CET_MASK) != CET_MASK)
 		xss &= ~CET_MASK; /* CET_U and CET_S go together, as Linux enables them */
 
-	if (opts->mode == XSTATE_MODE_USER) {
-		os_xsave = caps->xsave && (f.l1_ecx & (1u << 27)); /* OSXSAVE */
-		if (os_xsave) {
+	if (mode == XSTATE_MODE_USER) {
+		*os_xsave = caps->xsave && (f->l1_ecx & (1u << 27)); /* OSXSAVE */
+		if (*os_xsave) {
 			uint64_t os = xgetbv(0);
 			if (os & ~caps->xcr0_supported)
 				return XSTATE_E_MASK;
@@ -264,58 +276,98 @@ int xstate_init(const struct xstate_init_opts *opts)
 		} else {
 			xcr0 = XFEATURE_MASK_FPSSE;
 		}
-		caps->xgetbv1 = caps->xgetbv1 && os_xsave;
+		caps->xgetbv1 = caps->xgetbv1 && *os_xsave;
 	} else {
-		os_xsave = caps->xsave;
+		*os_xsave = caps->xsave;
 	}
-	xcr0 = xcr0_fixup(xcr0);
+	cfg->xcr0 = xcr0_fixup(xcr0);
+	cfg->xss = xss;
+	return XSTATE_OK;
+}
 
-	/* The save instruction: best first, or the one forced. */
+/* Step 4: the save instruction, best first or the one forced; it may narrow the masks. */
+static int choose_insn(struct xstate_config *cfg, const struct xstate_init_opts *opts,
+		       bool os_xsave)
+{
+	static const enum fpu_save_insn order[] = { FPU_INSN_XSAVES, FPU_INSN_XSAVEC,
+						    FPU_INSN_XSAVEOPT, FPU_INSN_XSAVE,
+						    FPU_INSN_FXSAVE };
+
 	if (opts->insn == FPU_INSN_AUTO) {
-		static const enum fpu_save_insn order[] = { FPU_INSN_XSAVES, FPU_INSN_XSAVEC,
-							    FPU_INSN_XSAVEOPT, FPU_INSN_XSAVE,
-							    FPU_INSN_FXSAVE };
 		cfg->save_insn = FPU_INSN_FXSAVE;
 		for (unsigned int k = 0; k < sizeof(order) / sizeof(order[0]); k++) {
-			if (insn_supported(order[k], caps, os_xsave, opts->mode)) {
+			if (insn_supported(order[k], &cfg->caps, os_xsave, opts->mode)) {
 				cfg->save_insn = order[k];
 				break;
 			}
 		}
 	} else {
 		if (opts->insn < 0 || opts->insn >= FPU_INSN_NR ||
-		    !insn_supported(opts->insn, caps, os_xsave, opts->mode))
+		    !insn_supported(opts->insn, &cfg->caps, os_xsave, opts->mode))
 			return XSTATE_E_NOXSAVE;
 		cfg->save_insn = opts->insn;
 	}
 
 	/* Only XSAVES saves supervisor state; FXSAVE saves only x87 and SSE. */
 	if (cfg->save_insn != FPU_INSN_XSAVES) {
-		if (xss && opts->insn != FPU_INSN_AUTO)
+		if (cfg->xss && opts->insn != FPU_INSN_AUTO)
 			return XSTATE_E_MASK;
-		xss = 0;
+		cfg->xss = 0;
 	}
 	if (cfg->save_insn == FPU_INSN_FXSAVE)
-		xcr0 = XFEATURE_MASK_FPSSE;
-
-	cfg->xcr0 = xcr0;
-	cfg->xss = xss;
-	cfg->kernel_mask = xcr0 | xss;
+		cfg->xcr0 = XFEATURE_MASK_FPSSE;
+	cfg->kernel_mask = cfg->xcr0 | cfg->xss;
 	cfg->compacted = cfg->save_insn == FPU_INSN_XSAVEC || cfg->save_insn == FPU_INSN_XSAVES;
+	return XSTATE_OK;
+}
+
+/* Step 5: the sizes of the kernel buffer (the instruction's format) and of the user image. */
+static int set_sizes(struct xstate_config *cfg)
+{
 	if (cfg->save_insn == FPU_INSN_FXSAVE)
 		cfg->kernel_size = FXSAVE_SIZE;
 	else if (cfg->compacted)
 		cfg->kernel_size = xstate_size_compacted(cfg->kernel_mask);
 	else
 		cfg->kernel_size = xstate_size_standard(cfg->kernel_mask);
-	cfg->user_size = xstate_size_standard(xcr0);
+	cfg->user_size = xstate_size_standard(cfg->xcr0);
 	if (cfg->kernel_size > XSTATE_MAX_SIZE || cfg->user_size > XSTATE_MAX_SIZE)
 		return XSTATE_E_MASK;
+	return XSTATE_OK;
+}
+
+/* The steps of Linux's fpu__init_system_xstate(), in its order. */
+int xstate_init(const struct xstate_init_opts *opts)
+{
+	static const struct xstate_init_opts kdefault = { .mode = XSTATE_MODE_KERNEL,
+							  .insn = FPU_INSN_AUTO };
+	struct xstate_config *cfg = &xstate_cfg;
+	struct cpuid_feats f = { 0 };
+	uint64_t max_xcr0, max_xss;
+	bool os_xsave;
+	int err;
+
+	if (!opts)
+		opts = &kdefault;
+	__builtin_memset(cfg, 0, sizeof(*cfg));
+
+	err = probe_cpu(cfg, &f);
+	if (!err)
+		err = check_requested(cfg, opts, &max_xcr0, &max_xss);
+	if (!err)
+		err = choose_masks(cfg, &f, opts->mode, max_xcr0, max_xss, &os_xsave);
+	if (!err)
+		err = choose_insn(cfg, opts, os_xsave);
+	if (!err)
+		err = set_sizes(cfg);
+	if (err)
+		return err;
+
 	cfg->force_fxsave_scrub = opts->force_fxsave_scrub;
 	/* FXSAVE needs CR0.EM/TS clear: in kernel mode xstate_cpu_enable() reads it. */
-	caps->mxcsr_mask = opts->mode == XSTATE_MODE_USER ? read_mxcsr_mask() : MXCSR_MASK_DEFAULT;
+	cfg->caps.mxcsr_mask = opts->mode == XSTATE_MODE_USER ? read_mxcsr_mask()
+							      : MXCSR_MASK_DEFAULT;
 	cfg->mode = opts->mode;
-
 	xstate_init_buffer((struct xregs_state *)init_area);
 	return XSTATE_OK;
 }

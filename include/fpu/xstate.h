@@ -44,6 +44,7 @@ enum xfeature {
 #define XFEATURE_MASK_AVX512                                                  \
 	(XFEATURE_MASK(XFEATURE_OPMASK) | XFEATURE_MASK(XFEATURE_ZMM_HI256) | \
 	 XFEATURE_MASK(XFEATURE_HI16_ZMM))
+#define XFEATURE_MASK_PKRU XFEATURE_MASK(XFEATURE_PKRU)
 #define XCOMP_BV_COMPACTED (1ULL << 63)
 
 /* Legacy region (512 bytes) + XSAVE header (64 bytes): SDM Vol. 1 §13.4. */
@@ -114,6 +115,7 @@ struct xstate_component {
 struct xstate_cpu_caps {
 	bool fxsr, xsave, xsaveopt, xsavec, xsaves, xgetbv1;
 	bool avx, avx512f;
+	bool pku;                /* CPUID.(7,0):ECX[3]: protection keys (PKRU, RDPKRU/WRPKRU) */
 	bool xsaveerptr;         /* CPUID 0x80000008 EBX[2]: FXSAVE stores FIP/FDP/FOP always */
 	bool amd;                /* AuthenticAMD */
 	uint64_t xcr0_supported; /* CPUID.(0DH,0):EDX:EAX */
@@ -150,6 +152,13 @@ struct xstate_init_opts {
 	uint64_t max_xss;        /* enable at most these supervisor components; 0 = none */
 	enum fpu_save_insn insn; /* FPU_INSN_AUTO, or force one (must be supported) */
 	bool force_fxsave_scrub;
+	/*
+	 * Enable PKRU (XCR0 bit 9) where CPUID offers PKU (and, in user mode,
+	 * the OS's XCR0 has it). Kernel mode: the kernel sets CR4.PKE on every
+	 * CPU before fpu_cpu_init(), since libfpu runs RDPKRU/WRPKRU at every
+	 * switch (fpu.h). Without it PKRU is never enabled, whatever max_xcr0 says.
+	 */
+	bool pkru;
 };
 
 /* Error codes: negative returns of xstate_* functions. */
@@ -179,7 +188,7 @@ enum xstate_err {
  * Masks: @max_xcr0/@max_xss are upper bounds, intersected with what CPUID
  * offers and, in user mode, with XGETBV(0). A component is enabled only when
  * the CPUID flag of its instructions is set too (AVX: CPUID.1:ECX.AVX;
- * AVX-512: CPUID.7:EBX.AVX512F; PKRU: PKU; MPX; CET: CET_SS|IBT; AMX-TILE;
+ * AVX-512: CPUID.7:EBX.AVX512F; PKRU: PKU and @pkru; MPX; CET: CET_SS|IBT; AMX-TILE;
  * PT; ENQCMD; UINTR); components libfpu cannot check (HDC, HWP, LBR) never
  * are. XCR0 rules are kept (AVX needs SSE, AVX-512 needs AVX and all three
  * of its components). Supervisor state is enabled only with XSAVES.
@@ -188,6 +197,9 @@ enum xstate_err {
  * XSAVEC > XSAVEOPT > XSAVE > FXSAVE (XSAVE* only when CPUID.1:ECX.OSXSAVE).
  * With FXSAVE, xcr0 = x87|SSE (XCR0 is programmed to 3 so AVX #UDs rather
  * than leaks between tasks). The kernel buffer is compacted for XSAVEC/XSAVES.
+ *
+ * Steps, as Linux's fpu__init_system_xstate(): probe the CPU, check the
+ * requested masks, choose the masks, choose the instruction, set the sizes.
  *
  * caps.mxcsr_mask: in user mode read here with FXSAVE; in kernel mode
  * MXCSR_MASK_DEFAULT until xstate_cpu_enable() reads it (CR0.EM/TS may be set
