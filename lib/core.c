@@ -2,17 +2,13 @@
 /*
  * libfpu core: the hooks a kernel calls, dispatched to the active policy,
  * and what every policy shares (CR0.TS, save, load, ownership, counters,
- * kernel-mode FPU sections).
+ * kernel-mode FPU sections, export and import).
  *
  * Invariants kept here:
  * - fpu_cpus[cpu].ts mirrors CR0.TS of that CPU.
  * - TS is clear before libfpu executes any save or restore instruction
  *   (hardware raises #NM there when it is set; QEMU TCG does not).
- * - The registers of a CPU hold task f's state iff owner == f && f->last_cpu
- *   == cpu. Writing f's area breaks the second half (fpu_invalidate(f));
- *   clobbering the registers breaks the first (fpu_invalidate(NULL)).
- * - While live, the registers are the only up-to-date copy of the owner's
- *   state: nothing may clobber them before fpu_save_live().
+ * - Ownership: see fpregs_hold() in internal.h, the one statement of it.
  */
 #include "internal.h"
 
@@ -148,6 +144,9 @@ void fpu_ts_clear(struct fpu_cpu *c)
 
 void fpu_save_regs(struct fpu_cpu *c, unsigned int cpu, struct fpu *f)
 {
+	/* State on @f's behalf lands only in @f's area: the registers must hold @f. */
+	if (!fpregs_hold(c, cpu, f) && !FPU_ANY_FAULT())
+		fpu_bug("saving registers that do not hold the task's state");
 	fpu_ts_clear(c);
 	if (FPU_FAULT(FPU_FAULT_SKIP_SAVE_ON_MIGRATE) && (f->flags & FPU_F_MIGRATING))
 		; /* injected: the registers never reach the save area */
@@ -156,9 +155,8 @@ void fpu_save_regs(struct fpu_cpu *c, unsigned int cpu, struct fpu *f)
 	c->stats.saves[xstate_cfg.save_insn]++;
 	if (c->owner == f)
 		c->live = false;
-	/* smp-lazy: the state is in memory now; a CPU waiting for it may go on. */
-	if (f->holder == (int)cpu)
-		__atomic_store_n(&f->holder, -1, __ATOMIC_RELEASE);
+	if (policy->saved)
+		policy->saved(c, cpu, f);
 }
 
 void fpu_save_live(struct fpu_cpu *c, unsigned int cpu)
@@ -193,7 +191,7 @@ void fpu_activate(struct fpu_cpu *c, unsigned int cpu, struct fpu *f)
 	}
 }
 
-void fpu_kernel_end_trap(struct fpu_cpu *c, unsigned int cpu, struct fpu *cur)
+void fpu_reload_trap(struct fpu_cpu *c, unsigned int cpu, struct fpu *cur)
 {
 	fpu_ts_set(c);
 }
@@ -215,6 +213,7 @@ void fpu_switch(struct fpu *prev, struct fpu *next)
 
 	c->stats.switches++;
 	policy->switch_to(c, cpu, prev, next);
+	c->cur = next;
 #ifdef FPU_TESTING
 	if (prev)
 		prev->flags &= ~FPU_F_MIGRATING; /* only skip-save-on-migrate reads it */
@@ -281,9 +280,11 @@ void fpu_task_exit(struct fpu *fpu)
 
 	if (FPU_FAULT(FPU_FAULT_STALE_OWNER_AFTER_EXIT))
 		return;
-	if (policy->task_exit)
-		policy->task_exit(c, cpu, fpu);
+	if (policy->fetch)
+		policy->fetch(c, cpu, fpu); /* no CPU may save into the area once it is freed */
 	fpu_invalidate(fpu);
+	if (c->cur == fpu)
+		c->cur = NULL;
 }
 
 /* No policy needs to know: last_cpu already tells a CPU whether it holds the state. */
@@ -307,34 +308,62 @@ void fpu_cpu_quiesce(void)
 /* ---- user-visible state ---- */
 
 /*
- * Bring @fpu's save area up to date if this CPU holds it live. Under
- * smp-lazy that may be a switched-out task while the running one has TS
- * set: keep TS as it was.
+ * Bring @f's save area up to date wherever its latest state is: this CPU's
+ * registers (saved here, TS kept as it was: under smp-lazy @f may be a
+ * switched-out task while the running one has TS set), or another CPU's
+ * (the policy's fetch: smp-lazy sends the flush IPI and waits). After it no
+ * CPU holds @f's state live, so no later save or flush can overwrite what
+ * the caller then writes into the area.
  */
-static void sync_area(struct fpu *fpu)
+static void fetch_state(struct fpu_cpu *c, unsigned int cpu, struct fpu *f)
 {
-	unsigned int cpu;
-	struct fpu_cpu *c = this_fpu_cpu(&cpu);
 	bool ts = c->ts;
 
-	if (c->live && c->owner == fpu)
-		fpu_save_regs(c, cpu, fpu);
+	if (c->live && c->owner == f)
+		fpu_save_regs(c, cpu, f);
+	else if (policy->fetch)
+		policy->fetch(c, cpu, f);
 	if (ts)
 		fpu_ts_set(c);
 }
 
 int fpu_export_std(struct fpu *fpu, void *dst, size_t dst_len)
 {
-	sync_area(fpu);
+	unsigned int cpu;
+	struct fpu_cpu *c = this_fpu_cpu(&cpu);
+
+	fetch_state(c, cpu, fpu);
 	return xstate_export_std(dst, dst_len, fpu->state);
+}
+
+/*
+ * @f's area was rewritten: no CPU's registers may be trusted for it any more
+ * (fpu_invalidate), and if @f is the task running here, its policy gives it
+ * the new state before ring 3 uses the FPU (reload).
+ */
+static void state_replaced(struct fpu_cpu *c, unsigned int cpu, struct fpu *f, bool was_live)
+{
+	if (FPU_FAULT(FPU_FAULT_IMPORT_STALE_REGS)) {
+		c->live = c->live || (was_live && c->owner == f); /* injected: stale and trusted */
+		return;
+	}
+	fpu_invalidate(f);
+	if (f == c->cur && policy->reload)
+		policy->reload(c, cpu, f);
 }
 
 int fpu_import(struct fpu *fpu, const void *src, size_t src_len, uint64_t rfbm)
 {
-	sync_area(fpu); /* its supervisor state is kept from the area */
+	unsigned int cpu;
+	struct fpu_cpu *c = this_fpu_cpu(&cpu);
+	bool was_live = c->live && c->owner == fpu;
+
+	if (c->in_kernel_fpu)
+		fpu_bug("import inside a kernel-mode FPU section");
+	fetch_state(c, cpu, fpu); /* supervisor state is kept from the area */
 	int err = xstate_import_std_masked(fpu->state, src, src_len, rfbm);
 	if (err == XSTATE_OK)
-		fpu_invalidate(fpu);
+		state_replaced(c, cpu, fpu, was_live);
 	return err;
 }
 
@@ -392,8 +421,8 @@ void kernel_fpu_end(void)
 	if (!c->in_kernel_fpu)
 		fpu_bug("kernel_fpu_end() without kernel_fpu_begin()");
 	c->in_kernel_fpu = false;
-	if (cur && policy->kernel_fpu_end)
-		policy->kernel_fpu_end(c, cpu, cur);
+	if (cur && policy->reload)
+		policy->reload(c, cpu, cur);
 	if (fpu_ops->preempt_enable)
 		fpu_ops->preempt_enable();
 }
@@ -420,6 +449,7 @@ static const char *const fault_names[FPU_FAULT_NR] = {
 	[FPU_FAULT_NO_INVALIDATE_ON_KERNEL_FPU] = "no-invalidate-on-kernel-fpu",
 	[FPU_FAULT_SKIP_CLTS_BEFORE_RESTORE] = "skip-clts-before-restore",
 	[FPU_FAULT_STALE_OWNER_AFTER_EXIT] = "stale-owner-after-exit",
+	[FPU_FAULT_IMPORT_STALE_REGS] = "import-stale-regs",
 };
 
 #ifdef FPU_TESTING

@@ -5,18 +5,24 @@
 
 #include <fpu/fpu.h>
 
+/* struct fpu.flags private to libfpu (public ones in fpu.h). */
+#define FPU_F_MIGRATING (1u << 2) /* test builds: fpu_task_migrated() until switched out */
+
 /*
  * Per-CPU state, owned by libfpu.
  *
- * owner: whose state the registers hold (fpregs owner), or NULL. They hold
- *        it for real only while owner->last_cpu == this CPU (fpregs_hold()).
+ * owner: whose state the registers hold (fpregs owner), or NULL; trusted
+ *        only as fpregs_hold() says.
  * live:  the registers may be newer than owner's save area: the owner ran
  *        with FPU access since its state was loaded or last saved. Whoever
  *        clobbers the registers must save them first (fpu_save_live()).
  * ts:    mirrors CR0.TS; only fpu_ts_set/clear change either.
+ * cur:   the task fpu_switch() last switched in here (NULL: a kernel thread
+ *        or idle): the one whose registers a return to ring 3 uses.
  */
 struct fpu_cpu {
 	struct fpu *owner;
+	struct fpu *cur;
 	bool live;
 	bool ts;
 	bool in_kernel_fpu;
@@ -26,7 +32,8 @@ struct fpu_cpu {
 /*
  * A policy is a table of operations; core.c calls them with the calling
  * CPU's fpu_cpu and number, interrupts off. NULL members do nothing, except
- * handle_nm (NULL: the policy never sets TS, an #NM is a bug).
+ * handle_nm (NULL: the policy never sets TS, an #NM is a bug). State a
+ * policy needs beyond struct fpu_cpu (smp-lazy's holder) is its own.
  */
 struct fpu_policy {
 	const char *name;
@@ -34,9 +41,20 @@ struct fpu_policy {
 	void (*handle_nm)(struct fpu_cpu *c, unsigned int cpu, struct fpu *cur);
 	void (*return_to_user)(struct fpu_cpu *c, unsigned int cpu, struct fpu *cur);
 	void (*flush_ipi)(struct fpu_cpu *c, unsigned int cpu);
-	void (*task_exit)(struct fpu_cpu *c, unsigned int cpu, struct fpu *f);
-	/* After a kernel-mode FPU section left no owner: how @cur gets its state back. */
-	void (*kernel_fpu_end)(struct fpu_cpu *c, unsigned int cpu, struct fpu *cur);
+	/*
+	 * @f's latest state may be live in another CPU's registers: have that
+	 * CPU give it up into @f's area (may wait, through ops->wait_relax).
+	 * Before an export, an import, a reset and an exit.
+	 */
+	void (*fetch)(struct fpu_cpu *c, unsigned int cpu, struct fpu *f);
+	/* @f's registers were just saved into its area. */
+	void (*saved)(struct fpu_cpu *c, unsigned int cpu, struct fpu *f);
+	/*
+	 * The running task @cur's registers no longer hold its state (after a
+	 * kernel-mode FPU section, an import or a reset): how it gets the state
+	 * of its area back before ring 3 next uses the FPU.
+	 */
+	void (*reload)(struct fpu_cpu *c, unsigned int cpu, struct fpu *cur);
 };
 
 extern const struct fpu_arch_ops *fpu_ops;
@@ -49,13 +67,22 @@ extern const struct fpu_policy fpu_policy_eager, fpu_policy_lazy, fpu_policy_laz
 extern const struct fpu_policy fpu_policy_broken_lazy;
 extern enum fpu_fault fpu_fault_armed;
 #define FPU_FAULT(f) (fpu_fault_armed == (f))
+#define FPU_ANY_FAULT() (fpu_fault_armed != FPU_FAULT_NONE)
 /* Deliberately wrong, for broken policies and faults: give @f the registers as they are. */
 void fpu_trust_regs(struct fpu_cpu *c, unsigned int cpu, struct fpu *f);
 #else
 #define FPU_FAULT(f) false
+#define FPU_ANY_FAULT() false
 #endif
 
-/* The registers of @cpu hold @f's state. */
+/*
+ * The ownership invariant: the registers of @cpu hold task @f's state iff
+ * @cpu's owner is @f and @f's last_cpu is @cpu. Every decision to trust the
+ * registers goes through here; fpu_invalidate() is the one way to break it
+ * (writing @f's area forgets its last_cpu; clobbering the registers drops
+ * the owner), and fpu_save_regs() refuses to save registers that do not
+ * hold the task it saves for.
+ */
 static inline bool fpregs_hold(const struct fpu_cpu *c, unsigned int cpu, const struct fpu *f)
 {
 	return c->owner == f && f->last_cpu == (int)cpu;
@@ -76,9 +103,9 @@ void fpu_load_regs(struct fpu_cpu *c, unsigned int cpu, struct fpu *f);
 /* Give the running task @f its registers: load them unless they already hold it. */
 void fpu_activate(struct fpu_cpu *c, unsigned int cpu, struct fpu *f);
 
-/* kernel_fpu_end for the TS-based policies: the section left no owner, so
- * the task's next FPU instruction traps and its state is loaded then. */
-void fpu_kernel_end_trap(struct fpu_cpu *c, unsigned int cpu, struct fpu *cur);
+/* reload for the TS-based policies: set TS, so that the task's next FPU
+ * instruction traps and its state is loaded then. */
+void fpu_reload_trap(struct fpu_cpu *c, unsigned int cpu, struct fpu *cur);
 
 /* Prefetch @f's save area (counted). */
 void fpu_prefetch(struct fpu_cpu *c, const struct fpu *f);

@@ -23,7 +23,7 @@ static void deferred_return_to_user(struct fpu_cpu *c, unsigned int cpu, struct 
 	fpu_activate(c, cpu, cur);
 }
 
-static void deferred_kernel_fpu_end(struct fpu_cpu *c, unsigned int cpu, struct fpu *cur)
+static void deferred_reload(struct fpu_cpu *c, unsigned int cpu, struct fpu *cur)
 {
 	cur->flags |= FPU_F_NEED_LOAD;
 }
@@ -32,5 +32,5 @@ const struct fpu_policy fpu_policy_deferred = {
 	.name = "deferred",
 	.switch_to = deferred_switch,
 	.return_to_user = deferred_return_to_user,
-	.kernel_fpu_end = deferred_kernel_fpu_end,
+	.reload = deferred_reload,
 };

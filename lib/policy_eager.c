@@ -13,8 +13,8 @@ static void eager_switch(struct fpu_cpu *c, unsigned int cpu, struct fpu *prev, 
 		fpu_load_regs(c, cpu, next);
 }
 
-/* The registers must hold the task's state whenever it runs in ring 3. */
-static void eager_kernel_fpu_end(struct fpu_cpu *c, unsigned int cpu, struct fpu *cur)
+/* The registers must hold the task's state whenever it runs in ring 3: load it now. */
+static void eager_reload(struct fpu_cpu *c, unsigned int cpu, struct fpu *cur)
 {
 	fpu_load_regs(c, cpu, cur);
 }
@@ -22,5 +22,5 @@ static void eager_kernel_fpu_end(struct fpu_cpu *c, unsigned int cpu, struct fpu
 const struct fpu_policy fpu_policy_eager = {
 	.name = "eager",
 	.switch_to = eager_switch,
-	.kernel_fpu_end = eager_kernel_fpu_end,
+	.reload = eager_reload,
 };

@@ -23,7 +23,7 @@ const struct fpu_policy fpu_policy_lazy = {
 	.name = "lazy",
 	.switch_to = lazy_switch,
 	.handle_nm = lazy_handle_nm,
-	.kernel_fpu_end = fpu_kernel_end_trap,
+	.reload = fpu_reload_trap,
 };
 
 #ifdef FPU_TESTING
@@ -40,6 +40,6 @@ const struct fpu_policy fpu_policy_broken_lazy = {
 	.name = "broken-lazy",
 	.switch_to = lazy_switch,
 	.handle_nm = broken_lazy_handle_nm,
-	.kernel_fpu_end = fpu_kernel_end_trap,
+	.reload = fpu_reload_trap,
 };
 #endif

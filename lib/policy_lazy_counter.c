@@ -53,5 +53,5 @@ const struct fpu_policy fpu_policy_lazy_counter = {
 	.name = "lazy-counter",
 	.switch_to = counter_switch,
 	.handle_nm = counter_handle_nm,
-	.kernel_fpu_end = fpu_kernel_end_trap,
+	.reload = fpu_reload_trap,
 };

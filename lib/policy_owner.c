@@ -31,5 +31,5 @@ const struct fpu_policy fpu_policy_owner = {
 	.name = "owner",
 	.switch_to = owner_switch,
 	.handle_nm = owner_handle_nm,
-	.kernel_fpu_end = fpu_kernel_end_trap,
+	.reload = fpu_reload_trap,
 };

@@ -14,7 +14,10 @@
  *
  * Invariant: f->holder == cpu (>= 0) only while f is switched out, its state
  * is live in that CPU's registers, and that CPU's owner is f. The holder
- * clears it (release) right after saving; others read it with acquire.
+ * clears it (release) right after saving (smp_lazy_saved); others read it
+ * with acquire. Export, import, reset and exit first get a held state
+ * flushed (smp_lazy_fetch), so nothing written into the area afterwards can
+ * be overwritten by a late flush.
  */
 #include "internal.h"
 
@@ -80,15 +83,22 @@ static void smp_lazy_flush_ipi(struct fpu_cpu *c, unsigned int cpu)
 		fpu_ts_set(c);
 }
 
-/* The state may be held elsewhere: get it given up before the area goes. */
-static void smp_lazy_task_exit(struct fpu_cpu *c, unsigned int cpu, struct fpu *f)
+/* The state may be held by another CPU: get it flushed into the area, and wait. */
+static void smp_lazy_fetch(struct fpu_cpu *c, unsigned int cpu, struct fpu *f)
 {
 	int holder = __atomic_load_n(&f->holder, __ATOMIC_ACQUIRE);
-	if (holder < 0)
-		return;
+	if (holder < 0 || holder == (int)cpu)
+		return; /* in memory, or in our registers (the core saves those) */
 	c->stats.flush_ipis++;
 	fpu_ops->send_flush_ipi((unsigned int)holder);
 	wait_for_flush(f);
+}
+
+/* The state is in memory now: a CPU waiting for it may go on. */
+static void smp_lazy_saved(struct fpu_cpu *c, unsigned int cpu, struct fpu *f)
+{
+	if (f->holder == (int)cpu)
+		__atomic_store_n(&f->holder, -1, __ATOMIC_RELEASE);
 }
 
 const struct fpu_policy fpu_policy_smp_lazy = {
@@ -96,6 +106,7 @@ const struct fpu_policy fpu_policy_smp_lazy = {
 	.switch_to = smp_lazy_switch,
 	.handle_nm = smp_lazy_handle_nm,
 	.flush_ipi = smp_lazy_flush_ipi,
-	.task_exit = smp_lazy_task_exit,
-	.kernel_fpu_end = fpu_kernel_end_trap,
+	.fetch = smp_lazy_fetch,
+	.saved = smp_lazy_saved,
+	.reload = fpu_reload_trap,
 };

@@ -12,6 +12,18 @@ $(BUILD)/tests/test_%: tests/unit/test_%.c $(BUILD)/libfpu.a
 	@mkdir -p $(dir $@)
 	$(CC) $(HCFLAGS) -MMD -o $@ $< $(BUILD)/libfpu.a -lcmocka $(HLDLIBS)
 
+# libfpu with FPU_TESTING (fault injection) for the unit tests that show a
+# fault is caught: test_guarantees.
+HOSTLIB_TEST_OBJS := $(patsubst %,$(BUILD)/host-test/%.o,$(LIB_SRCS))
+$(BUILD)/host-test/%.c.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(HCFLAGS) -DFPU_TESTING -MMD -c $< -o $@
+$(BUILD)/libfpu-test.a: $(HOSTLIB_TEST_OBJS)
+	rm -f $@ && ar rcs $@ $^
+$(BUILD)/tests/test_guarantees: tests/unit/test_guarantees.c $(BUILD)/libfpu-test.a
+	@mkdir -p $(dir $@)
+	$(CC) $(HCFLAGS) -MMD -o $@ $< $(BUILD)/libfpu-test.a -lcmocka $(HLDLIBS)
+
 # The fpulab command: unit tests of its parts (cmocka), and `fpulab run`
 # against a fake QEMU (TAP shell script; uses $(BUILD)/fpulab).
 CLI_UNIT_OBJS := $(filter-out $(BUILD)/host/cli/main.c.o,$(CLI_OBJS))

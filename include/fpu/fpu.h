@@ -33,7 +33,6 @@
 /* struct fpu.flags */
 #define FPU_F_USED (1u << 0)      /* task has used the FPU (Linux's used_math) */
 #define FPU_F_NEED_LOAD (1u << 1) /* deferred: load registers before returning to ring 3 */
-#define FPU_F_MIGRATING (1u << 2) /* test builds: fpu_task_migrated() until switched out */
 
 /* Per-task FPU context. Embedded in the kernel's task; initialise with fpu_task_init(). */
 struct fpu {
@@ -93,6 +92,7 @@ enum fpu_fault {
 	FPU_FAULT_NO_INVALIDATE_ON_KERNEL_FPU,
 	FPU_FAULT_SKIP_CLTS_BEFORE_RESTORE,
 	FPU_FAULT_STALE_OWNER_AFTER_EXIT,
+	FPU_FAULT_IMPORT_STALE_REGS, /* import leaves the task's old registers live and trusted */
 	FPU_FAULT_NR,
 };
 
