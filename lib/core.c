@@ -64,6 +64,9 @@ void fpu_cpu_init(void)
 
 	xstate_cpu_enable(); /* also clears CR0.TS and loads the init state */
 	c->owner = NULL;
+	c->cur = NULL;
+	if (xstate_cfg.pkru)
+		fpu_pkru_read(c);
 	c->live = false;
 	c->ts = false;
 }
@@ -129,6 +132,7 @@ void fpu_ts_set(struct fpu_cpu *c)
 		__asm__ volatile("mov %0, %%cr0" : : "r"(cr0 | 8ul) : "memory");
 	}
 	c->ts = true;
+	c->stats.ts_writes++;
 }
 
 void fpu_ts_clear(struct fpu_cpu *c)
@@ -140,6 +144,7 @@ void fpu_ts_clear(struct fpu_cpu *c)
 	else
 		__asm__ volatile("clts" ::: "memory");
 	c->ts = false;
+	c->stats.ts_writes++;
 }
 
 void fpu_save_regs(struct fpu_cpu *c, unsigned int cpu, struct fpu *f)
@@ -152,6 +157,12 @@ void fpu_save_regs(struct fpu_cpu *c, unsigned int cpu, struct fpu *f)
 		; /* injected: the registers never reach the save area */
 	else
 		xstate_save(f->state, xstate_cfg.kernel_mask);
+	if (xstate_cfg.pkru_offset) {
+		/* The register is @f's PKRU only while @f runs here (pkru.c). */
+		if (xstate_cfg.pkru && f == c->cur)
+			f->pkru = fpu_pkru_read(c);
+		fpu_pkru_stamp(f->state, f->pkru);
+	}
 	c->stats.saves[xstate_cfg.save_insn]++;
 	if (c->owner == f)
 		c->live = false;
@@ -171,7 +182,7 @@ void fpu_load_regs(struct fpu_cpu *c, unsigned int cpu, struct fpu *f)
 		fpu_ts_clear(c);
 	if (!fpregs_hold(c, cpu, f) && xstate_scrub_fxsave_leak())
 		c->stats.scrubs++;
-	xstate_restore(f->state, xstate_cfg.kernel_mask);
+	xstate_restore(f->state, xstate_cfg.kernel_mask & ~XFEATURE_MASK_PKRU); /* pkru.c */
 	c->stats.restores++;
 	c->owner = f;
 	c->live = true;
@@ -212,7 +223,15 @@ void fpu_switch(struct fpu *prev, struct fpu *next)
 	struct fpu_cpu *c = this_fpu_cpu(&cpu);
 
 	c->stats.switches++;
+	if (xstate_cfg.pkru && prev)
+		prev->pkru = fpu_pkru_read(c); /* it may have run WRPKRU */
+	c->cur = NULL;
 	policy->switch_to(c, cpu, prev, next);
+	if (xstate_cfg.pkru && next && next->pkru != c->pkru) {
+		fpu_pkru_write(c,
+			       next->pkru); /* TS or not: PKRU is enforced in ring 3 regardless */
+		c->stats.pkru_writes++;
+	}
 	c->cur = next;
 #ifdef FPU_TESTING
 	if (prev)
@@ -269,6 +288,7 @@ void fpu_task_init(struct fpu *fpu, struct xregs_state *buf, unsigned int id)
 	fpu->flags = 0;
 	fpu->fpu_counter = 0;
 	fpu->holder = -1;
+	fpu->pkru = 0; /* architectural init; fpu_set_pkru() gives another */
 	fpu->id = id;
 	xstate_init_buffer(buf);
 }
@@ -333,7 +353,11 @@ int fpu_export_std(struct fpu *fpu, void *dst, size_t dst_len)
 	struct fpu_cpu *c = this_fpu_cpu(&cpu);
 
 	fetch_state(c, cpu, fpu);
-	return xstate_export_std(dst, dst_len, fpu->state);
+	int n = xstate_export_std(dst, dst_len, fpu->state);
+	if (n > 0)
+		fpu_pkru_export(dst,
+				xstate_cfg.pkru && fpu == c->cur ? fpu_pkru_read(c) : fpu->pkru);
+	return n;
 }
 
 /*
@@ -362,9 +386,14 @@ int fpu_import(struct fpu *fpu, const void *src, size_t src_len, uint64_t rfbm)
 		fpu_bug("import inside a kernel-mode FPU section");
 	fetch_state(c, cpu, fpu); /* supervisor state is kept from the area */
 	int err = xstate_import_std_masked(fpu->state, src, src_len, rfbm);
-	if (err == XSTATE_OK)
-		state_replaced(c, cpu, fpu, was_live);
-	return err;
+	if (err != XSTATE_OK)
+		return err;
+	fpu->pkru = fpu_pkru_import(src, rfbm, fpu->pkru);
+	fpu_pkru_stamp(fpu->state, fpu->pkru);
+	if (xstate_cfg.pkru && fpu == c->cur)
+		fpu_pkru_write(c, fpu->pkru);
+	state_replaced(c, cpu, fpu, was_live);
+	return XSTATE_OK;
 }
 
 int fpu_import_std(struct fpu *fpu, const void *src, size_t src_len)

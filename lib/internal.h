@@ -18,7 +18,8 @@
  *        clobbers the registers must save them first (fpu_save_live()).
  * ts:    mirrors CR0.TS; only fpu_ts_set/clear change either.
  * cur:   the task fpu_switch() last switched in here (NULL: a kernel thread
- *        or idle): the one whose registers a return to ring 3 uses.
+ *        or idle): the one whose registers a return to ring 3 uses, and
+ *        whose PKRU the register holds.
  */
 struct fpu_cpu {
 	struct fpu *owner;
@@ -26,6 +27,7 @@ struct fpu_cpu {
 	bool live;
 	bool ts;
 	bool in_kernel_fpu;
+	uint32_t pkru; /* the PKRU register, as libfpu last read or wrote it */
 	struct fpu_stats stats;
 } __attribute__((aligned(64)));
 
@@ -112,6 +114,14 @@ void fpu_prefetch(struct fpu_cpu *c, const struct fpu *f);
 
 /* fpu_import_std() with components outside @rfbm taken as init (sigreturn). */
 int fpu_import(struct fpu *fpu, const void *src, size_t src_len, uint64_t rfbm);
+
+/* PKRU (pkru.c): read/write the register (c->pkru caches it), switch it, and
+ * keep a buffer's or an image's copy right. */
+uint32_t fpu_pkru_read(struct fpu_cpu *c);
+void fpu_pkru_write(struct fpu_cpu *c, uint32_t v);
+void fpu_pkru_stamp(struct xregs_state *buf, uint32_t pkru);
+void fpu_pkru_export(void *img, uint32_t pkru);
+uint32_t fpu_pkru_import(const void *img, uint64_t rfbm, uint32_t old);
 
 __attribute__((noreturn)) void fpu_bug(const char *msg);
 

@@ -363,6 +363,13 @@ int xstate_init(const struct xstate_init_opts *opts)
 	if (err)
 		return err;
 
+	/* PKRU is switched per task where asked for and usable (user mode: CR4.PKE, seen as OSPKE). */
+	cfg->pkru = opts->pkru && cfg->caps.pku &&
+		    (opts->mode == XSTATE_MODE_KERNEL || (f.l7_ecx & (1u << 4)));
+	cfg->pkru_offset = (cfg->kernel_mask & XFEATURE_MASK_PKRU)
+				   ? xstate_offset(XFEATURE_PKRU, cfg->compacted,
+						   cfg->kernel_mask | XCOMP_BV_COMPACTED)
+				   : 0;
 	cfg->force_fxsave_scrub = opts->force_fxsave_scrub;
 	/* FXSAVE needs CR0.EM/TS clear: in kernel mode xstate_cpu_enable() reads it. */
 	cfg->caps.mxcsr_mask = opts->mode == XSTATE_MODE_USER ? read_mxcsr_mask()

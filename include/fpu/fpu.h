@@ -9,8 +9,8 @@
  * through struct fpu_arch_ops. It knows nothing of the kernel's scheduler.
  *
  * Terms: the "fpregs owner" of a CPU is the task whose state its registers
- * hold; a task's "last_cpu" is the CPU whose registers last held its state.
- * Registers are valid for a task iff owner(cpu) == task && task->last_cpu == cpu.
+ * hold; a task's "last_cpu" is the CPU whose registers last held its state
+ * (when the registers may be trusted: lib/internal.h, fpregs_hold()).
  *
  * Manual sections: CR0.TS, Intel SDM Vol. 3A §2.5; #NM, SDM Vol. 3A §6.15
  * ("Interrupt 7") and AMD APM Vol. 2 §8.2 (vector 7); saving state for a
@@ -22,6 +22,35 @@
  * Concurrency: every hook runs on the calling CPU with interrupts off, except
  * where a comment says it may wait (and then only through ops->wait_relax).
  * Counters (struct fpu_stats) are per CPU, written only by that CPU.
+ *
+ * Export, import and ownership: the guarantees, under every policy.
+ * - Who calls fpu_export_std, fpu_import_std, fpu_task_reset,
+ *   fpu_sigframe_save/restore, fpu_set_pkru and fpu_get_pkru for task T:
+ *   T itself, from a syscall or on its way back to ring 3 (signal delivery, sigreturn), on the CPU it runs on;
+ *   or another task while T is stopped: switched out (fpu_switch() away from
+ *   it has returned) and not switched in again until the call returns
+ *   (ptrace, core dumps). Task context, preemption off (or a kernel that
+ *   does not preempt in kernel mode), not in interrupt context, not inside
+ *   a kernel-mode FPU section. Interrupts may be off; under smp-lazy the
+ *   call may wait with them on, through ops->wait_relax.
+ * - Export returns T's latest state wherever it is: this CPU's registers
+ *   (saved first), another CPU's registers not yet flushed (smp-lazy: the
+ *   flush IPI is sent and the call waits for it), or memory.
+ * - Import (and reset) replace T's state. Before writing T's area, the state
+ *   another CPU may hold live is flushed, so no later flush or save can
+ *   overwrite the imported state. After it, no CPU's registers are trusted
+ *   for T: T owns no registers (its last_cpu is forgotten; a CPU whose owner
+ *   it was drops it). If T is the task running here, the next return to ring
+ *   3 runs with the imported state: eager loads it now, deferred on the way
+ *   out, the TS-based policies (lazy, lazy-counter, owner, smp-lazy) set TS
+ *   and load it at T's next FPU instruction.
+ * - State on T's behalf only ever lands in T's area: a save happens only
+ *   from registers that hold T's state (fpu_save_regs() panics otherwise).
+ * - PKRU (xstate_cfg.pkru): switched at every fpu_switch() under every
+ *   policy, TS or not; while T runs the register is T's PKRU, otherwise
+ *   fpu->pkru. Export writes it into the image with XSTATE_BV[9] set; an
+ *   import takes it from the image (init, 0, when XSTATE_BV[9] is clear, as
+ *   XRSTOR would) and, for the running task, writes the register at once.
  */
 #ifndef FPU_FPU_H
 #define FPU_FPU_H
@@ -41,6 +70,7 @@ struct fpu {
 	unsigned int flags;        /* FPU_F_* */
 	unsigned int fpu_counter;  /* lazy-counter: consecutive FPU-using slices, wraps at 256 */
 	int holder;      /* smp-lazy: CPU holding its unsaved state while it is switched out; -1 */
+	uint32_t pkru;   /* its PKRU while it does not run (Linux's thread.pkru); fpu_set_pkru() */
 	unsigned int id; /* for messages only */
 };
 
@@ -55,6 +85,8 @@ struct fpu_stats {
 	uint64_t prefetches;          /* save areas prefetched at switch */
 	uint64_t kernel_fpu_sections; /* kernel_fpu_begin() calls */
 	uint64_t scrubs;              /* AMD FIP/FDP/FOP scrubs before a load */
+	uint64_t pkru_writes;         /* WRPKRU at fpu_switch (the incoming task's PKRU differed) */
+	uint64_t ts_writes;           /* CR0 writes that set or clear TS (set_ts/clear_ts calls) */
 };
 
 /* Services the embedding kernel provides. Only cpu_id and panic are mandatory. */
@@ -69,6 +101,8 @@ struct fpu_arch_ops {
 	bool (*in_interrupt)(void);       /* true in hard/soft interrupt context */
 	struct fpu *(*current_fpu)(void); /* the running task's fpu; NULL for kernel threads */
 	void (*wait_relax)(void);         /* one spin of a wait loop, interrupts enabled */
+	uint32_t (*read_pkru)(void);      /* NULL: native RDPKRU (only with xstate_cfg.pkru) */
+	void (*write_pkru)(uint32_t v);   /* NULL: native WRPKRU */
 };
 
 /* Prefetch of the save area at switch (lazy-counter; seed 000). */
@@ -190,10 +224,13 @@ void fpu_flush_ipi(void);
 void fpu_invalidate(struct fpu *fpu);
 
 /**
- * fpu_export_std - a task's state in the standard XSAVE format (signal frame,
- * ptrace, core dump). If this CPU's registers hold @fpu live, they are saved
- * first. Under smp-lazy, another CPU must not hold it (the task is current
- * here, or stopped and flushed).
+ * fpu_export_std - a task's latest state in the standard XSAVE format (signal
+ * frame, ptrace, core dump), wherever it is: this CPU's registers are saved
+ * first; under smp-lazy another CPU holding it is sent the flush IPI and
+ * waited for (ops->wait_relax). Callers and context: "Export, import and
+ * ownership" above. Ownership does not change; TS is kept as it was.
+ * With PKRU enabled and in xcr0, the image carries the task's PKRU with
+ * XSTATE_BV[9] set.
  * @dst: xstate_cfg.user_size bytes at least. Return: bytes written, or a
  * negative enum xstate_err (see xstate_export_std()).
  */
@@ -201,9 +238,13 @@ int fpu_export_std(struct fpu *fpu, void *dst, size_t dst_len);
 
 /**
  * fpu_import_std - replace a task's state with an untrusted standard-format
- * image (sigreturn, ptrace), validated by xstate_import_std(); then
- * fpu_invalidate(@fpu), so that no CPU trusts stale registers for it.
- * Nothing changes on error. Same holder rule as fpu_export_std().
+ * image (sigreturn, ptrace), validated by xstate_import_std(). The state
+ * another CPU holds is flushed first (smp-lazy; may wait), then the image
+ * written, then fpu_invalidate(@fpu): no CPU trusts stale registers for it.
+ * For the running task, the next return to ring 3 runs with the imported
+ * state, whatever the policy. PKRU is taken from the image (0 if XSTATE_BV[9]
+ * is clear) and written at once for the running task. Callers and context:
+ * "Export, import and ownership" above. Nothing changes on error.
  * Return: XSTATE_OK or a negative enum xstate_err.
  */
 int fpu_import_std(struct fpu *fpu, const void *src, size_t src_len);
@@ -227,6 +268,18 @@ void fpu_task_reset(struct fpu *fpu);
  */
 void kernel_fpu_begin(void);
 void kernel_fpu_end(void);
+
+/**
+ * fpu_set_pkru / fpu_get_pkru - a task's PKRU (SDM Vol. 3A §4.6.2): for the
+ * task running here the register itself (WRPKRU/RDPKRU at once), otherwise
+ * fpu->pkru, which fpu_switch() writes when the task next runs. Same callers
+ * as fpu_import_std(). A new task and fpu_task_reset() give 0 (the
+ * architectural init value; Linux gives its init_pkru_value, so a kernel
+ * that wants "deny all keys but 0", 0x55555554, sets it after them).
+ * Without xstate_cfg.pkru the value is only stored.
+ */
+void fpu_set_pkru(struct fpu *fpu, uint32_t pkru);
+uint32_t fpu_get_pkru(struct fpu *fpu);
 
 /** fpu_stats_cpu - the counters of @cpu (live; read them at a quiescent point). */
 struct fpu_stats *fpu_stats_cpu(unsigned int cpu);

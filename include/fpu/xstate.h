@@ -142,6 +142,8 @@ struct xstate_config {
 	uint32_t user_size;           /* bytes of the standard format for xcr0 */
 	bool force_fxsave_scrub;      /* scrub FIP/FDP/FOP even when the CPU does not leak */
 	enum xstate_mode mode;        /* as passed to xstate_init() */
+	bool pkru; /* libfpu switches PKRU per task (opts.pkru and PKU; user mode: OSPKE) */
+	uint32_t pkru_offset; /* bytes: PKRU in a kernel buffer; 0 if PKRU is not in kernel_mask */
 };
 
 extern struct xstate_config xstate_cfg;

@@ -121,7 +121,22 @@ static bool no_irq(void)
 	return false;
 }
 
+/* PKRU: one register per simulated CPU (no host here needs PKU for these tests). */
+static uint32_t pkru_reg[NCPU];
+static uint64_t pkru_writes;
+static uint32_t read_pkru(void)
+{
+	return pkru_reg[this_cpu];
+}
+static void write_pkru(uint32_t v)
+{
+	pkru_reg[this_cpu] = v;
+	pkru_writes++;
+}
+
 static const struct fpu_arch_ops ops = {
+	.read_pkru = read_pkru,
+	.write_pkru = write_pkru,
 	.cpu_id = cpu_id,
 	.panic = host_panic,
 	.set_ts = set_ts,
@@ -333,6 +348,7 @@ static void start_policy(const char *name)
 	assert_int_equal(fpu_init(&ops), 0);
 	assert_int_equal(fpu_set_policy(name), 0);
 	assert_int_equal(fpu_set_fault(FPU_FAULT_NONE), 0);
+	xstate_cfg.pkru = true; /* the fake CPUs have PKU, through ops->read/write_pkru */
 	for (unsigned int cpu = 0; cpu < NCPU; cpu++) {
 		run_on(cpu);
 		fpu_switch(NULL, NULL);
@@ -343,6 +359,7 @@ static void start_policy(const char *name)
 	run_on(0);
 	fpu_stats_reset();
 	relax_calls = 0;
+	pkru_writes = 0;
 }
 
 static int group_setup(void **state)
@@ -629,6 +646,96 @@ static void test_exit_while_other_cpu_holds(void **state)
 	}
 }
 
+/* ---- PKRU ---- */
+
+/* A ring-3 slice with PKRU checked: the register is the task's, then it runs WRPKRU. */
+static void pkru_slice(struct task *t, uint32_t *want, bool fp)
+{
+	assert_int_equal(pkru_reg[this_cpu], *want);
+	if (fp)
+		TASK_OK(t);
+	*want = (*want + 0x10) & 0xfffffffcu; /* key 0 stays usable */
+	pkru_reg[this_cpu] = *want;           /* the task's own WRPKRU */
+}
+
+/*
+ * Every switch gives the incoming task its PKRU, under every policy: a task
+ * that uses the FPU, one that never does (lazy policies never trap for it),
+ * switches on one CPU and migrations, each task changing PKRU in ring 3.
+ */
+static void test_pkru_switched_at_every_switch(void **state)
+{
+	FOR_EACH_POLICY(p)
+	{
+		struct task *a = new_task(20), *b = new_task(21);
+		uint32_t pa = 0x55555554, pb = 0x0000000c;
+		uint64_t writes;
+
+		fpu_set_pkru(&a->fpu, pa);
+		fpu_set_pkru(&b->fpu, pb);
+		assert_int_equal(pkru_writes, 0); /* neither runs: only stored */
+		switch_on(0, NULL, a);
+		task_starts(a);
+		pkru_slice(a, &pa, false);
+		for (int i = 0; i < 6; i++) {
+			unsigned int cpu = (unsigned int)i % 2;
+			writes = pkru_writes;
+			switch_on(cpu, cpu ? NULL : a, b);
+			assert_int_equal(pkru_writes, writes + 1);
+			pkru_slice(b, &pb, false);
+			if (cpu) {
+				switch_on(1, b, NULL);
+				migrate(a, 0, 1, NULL);
+				serve_ipis();
+				pkru_slice(a, &pa, true);
+				migrate(a, 1, 0, NULL);
+			} else {
+				switch_on(0, b, a);
+			}
+			serve_ipis();
+			pkru_slice(a, &pa, true);
+		}
+		/* the same value twice: no WRPKRU */
+		writes = pkru_writes;
+		fpu_set_pkru(&b->fpu, pa);
+		switch_on(0, a, b);
+		assert_int_equal(pkru_writes, writes);
+		assert_int_equal(fpu_stats_cpu(0)->pkru_writes + fpu_stats_cpu(1)->pkru_writes,
+				 writes); /* every WRPKRU was a switch's */
+		free_task(a);
+		free_task(b);
+	}
+}
+
+/* fpu_set_pkru/fpu_get_pkru: the register for the running task, fpu->pkru for a stopped one. */
+static void test_pkru_set_get(void **state)
+{
+	FOR_EACH_POLICY(p)
+	{
+		struct task *a = new_task(22), *dbg = new_task(23);
+
+		switch_on(1, NULL, dbg);
+		switch_on(0, NULL, a);
+		fpu_set_pkru(&a->fpu, 0x40);
+		assert_int_equal(pkru_reg[0], 0x40); /* at once, no switch needed */
+		pkru_reg[0] = 0x80;                  /* its WRPKRU */
+		assert_int_equal(fpu_get_pkru(&a->fpu), 0x80);
+		switch_on(0, a, NULL); /* stopped */
+		run_on(1);
+		assert_int_equal(fpu_get_pkru(&a->fpu), 0x80);
+		fpu_set_pkru(&a->fpu, 0x100); /* a debugger writes it */
+		assert_int_equal(pkru_reg[1], 0);
+		assert_int_equal(pkru_reg[0], 0x80); /* not yet */
+		switch_on(0, NULL, a);
+		assert_int_equal(pkru_reg[0], 0x100);
+		/* a reset (signal handler) gives the architectural init value */
+		fpu_task_reset(&a->fpu);
+		assert_int_equal(pkru_reg[0], 0x100); /* this host's images carry no PKRU */
+		free_task(a);
+		free_task(dbg);
+	}
+}
+
 static int setup_auto(void **state)
 {
 	insn_under_test = FPU_INSN_AUTO;
@@ -659,6 +766,8 @@ int main(void)
 		cmocka_unit_test(test_sigframe_after_migration),
 		cmocka_unit_test(test_exit_while_other_cpu_holds),
 		cmocka_unit_test(test_import_stale_regs_is_caught),
+		cmocka_unit_test(test_pkru_switched_at_every_switch),
+		cmocka_unit_test(test_pkru_set_get),
 	};
 	int failed = 0;
 

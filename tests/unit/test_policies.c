@@ -227,6 +227,46 @@ static void test_smp_lazy_both(void **state)
 	both_tasks_keep_their_state("smp-lazy", 16, 16);
 }
 
+/* ts_writes counts the CR0 writes that change TS: none under eager, a set at
+ * each switch and a clear at each #NM under lazy; a set TS is not set again. */
+static void test_ts_writes(void **state)
+{
+	static const struct {
+		const char *policy;
+		uint64_t want, idle_pair;
+	} cases[] = {
+		{ "eager", 0, 0 },
+		{ "deferred", 0, 0 },
+		{ "lazy", 32, 1 }, /* TS set for a; still set for b */
+		{ "smp-lazy", 32,
+		  2 }, /* TS set for a; cleared for b, whose registers this CPU holds */
+	};
+
+	for (unsigned int k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
+		struct task *a = new_task(11), *b = new_task(12);
+		start_policy(cases[k].policy);
+		switch_to(NULL, a);
+		task_uses_fpu(a, false);
+		switch_to(a, b);
+		task_uses_fpu(b, false);
+		fpu_stats_reset();
+		for (int i = 0; i < 8; i++) {
+			switch_to(b, a);
+			task_uses_fpu(a, true);
+			switch_to(a, b);
+			task_uses_fpu(b, true);
+		}
+		assert_int_equal(fpu_stats_cpu(0)->ts_writes, cases[k].want);
+		/* a slice without FPU use, then back: a TS already set is not set again */
+		uint64_t before = fpu_stats_cpu(0)->ts_writes;
+		switch_to(b, a);
+		switch_to(a, b);
+		assert_int_equal(fpu_stats_cpu(0)->ts_writes, before + cases[k].idle_pair);
+		free_task(a);
+		free_task(b);
+	}
+}
+
 /* One FP task and one that never touches the FPU: owner tracking skips every reload. */
 static void one_fp_task(const char *policy, uint64_t want_restores, uint64_t want_skipped)
 {
@@ -370,6 +410,7 @@ int main(void)
 		cmocka_unit_test(test_kernel_fpu_section),
 		cmocka_unit_test(test_kernel_fpu_misuse_panics),
 		cmocka_unit_test(test_import_invalidates),
+		cmocka_unit_test(test_ts_writes),
 	};
 	return cmocka_run_group_tests_name("libfpu policies (host, one CPU)", tests, setup, NULL);
 }

@@ -372,6 +372,65 @@ static void test_cpu_takes_the_frame(void **state)
 	assert_int_equal(fcw, 0x027f);
 }
 
+/* Both flags in /proc/cpuinfo: the CPU has protection keys and the OS set CR4.PKE. */
+static bool host_has_ospke(void)
+{
+	char line[8192];
+	bool pku = false, ospke = false;
+	FILE *f = fopen("/proc/cpuinfo", "r");
+
+	if (!f)
+		return false;
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, "flags", 5)) {
+			pku = strstr(line, " pku ") || strstr(line, " pku\n");
+			ospke = strstr(line, " ospke ") || strstr(line, " ospke\n");
+			break;
+		}
+	fclose(f);
+	return pku && ospke;
+}
+
+/*
+ * PKRU in frames, on real hardware: the frame carries the task's PKRU with
+ * XSTATE_BV[9] set; sigreturn takes it back, or 0 (init) when the bit is clear.
+ * Values keep key 0 usable (bits 1:0 clear): the test's own pages have key 0.
+ */
+static void test_pkru_in_frames_hardware(void **state)
+{
+	struct xstate_init_opts o = { .mode = XSTATE_MODE_USER,
+				      .insn = FPU_INSN_AUTO,
+				      .pkru = true };
+	struct xregs_state *f = (struct xregs_state *)frame;
+	uint32_t v;
+
+	if (!host_has_ospke()) {
+		print_message("    skipped: this host lacks pku and ospke in /proc/cpuinfo "
+			      "(PKRU is tested through the fake kernel in test_guarantees)\n");
+		skip();
+	}
+	assert_int_equal(xstate_init(&o), XSTATE_OK);
+	assert_true(xstate_cfg.pkru);
+	assert_true(xstate_cfg.xcr0 & XFEATURE_MASK_PKRU);
+	task_setup(state);
+	uint32_t off = xstate_cfg.comp[XFEATURE_PKRU].std_offset;
+	fpu_set_pkru(&task, 0x55555554);
+	save_frame();
+	memcpy(&v, frame + off, 4);
+	assert_int_equal(v, 0x55555554);
+	assert_true(f->header.xstate_bv & XFEATURE_MASK_PKRU);
+	v = 0x4;
+	memcpy(frame + off, &v, 4);
+	assert_int_equal(fpu_sigframe_restore(&task, frame, fpu_sigframe_size()), XSTATE_OK);
+	assert_int_equal(fpu_get_pkru(&task), 0x4);
+	f->header.xstate_bv &= ~XFEATURE_MASK_PKRU;
+	assert_int_equal(fpu_sigframe_restore(&task, frame, fpu_sigframe_size()), XSTATE_OK);
+	assert_int_equal(fpu_get_pkru(&task), 0);
+	task_teardown(state);
+	o.pkru = false;
+	assert_int_equal(xstate_init(&o), XSTATE_OK);
+}
+
 #define T(f) cmocka_unit_test_setup_teardown(f, task_setup, task_teardown)
 
 int main(void)
@@ -389,6 +448,7 @@ int main(void)
 		T(test_save_rejections),
 		T(test_task_reset),
 		T(test_cpu_takes_the_frame),
+		cmocka_unit_test(test_pkru_in_frames_hardware),
 	};
 	return cmocka_run_group_tests_name("libfpu signal frames (host)", tests, setup, NULL);
 }
