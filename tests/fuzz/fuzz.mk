@@ -1,11 +1,13 @@
 # Import fuzzing (included by tests/tests.mk).
-#   make test   replays tests/fuzz/corpus/import through the target (TAP)
-#   make fuzz   libFuzzer + ASan for $(FUZZ_SECONDS) s on a copy of the corpus
+#   make test   replays tests/fuzz/corpus/import through the target (TAP): the
+#               verdict its name gives, and every kernel buffer and path
+#   make fuzz   libFuzzer + ASan for $(FUZZ_SECONDS) s, seeded with the corpus
+#               under every selector; prints executions and edges at the end
 
 FUZZ_SECONDS ?= 60
 FUZZ_CORPUS  := tests/fuzz/corpus/import
 FUZZ_SRCS    := tests/fuzz/fuzz_import.c
-FUZZ_LIBSRCS := lib/xstate.c lib/xsave.c lib/uabi.c
+FUZZ_LIBSRCS := $(LIB_SRCS)
 
 $(BUILD)/tests/fuzz_replay_import: tests/fuzz/replay_import.c $(FUZZ_SRCS) tests/fuzz/fuzz_import.h $(BUILD)/libfpu.a
 	@mkdir -p $(dir $@)
@@ -14,13 +16,24 @@ $(BUILD)/tests/fuzz_replay_import: tests/fuzz/replay_import.c $(FUZZ_SRCS) tests
 
 TEST_BINS += $(BUILD)/tests/fuzz_replay_import
 
-$(BUILD)/tests/fuzz_import: $(FUZZ_SRCS) tests/fuzz/fuzz_import.h $(FUZZ_LIBSRCS) include/fpu/xstate.h
+$(BUILD)/tests/fuzz_import: $(FUZZ_SRCS) tests/fuzz/fuzz_import.h $(FUZZ_LIBSRCS) $(wildcard include/fpu/*.h lib/*.h)
 	@mkdir -p $(dir $@)
-	clang -std=gnu11 -O1 -g -Iinclude -fsanitize=fuzzer,address -o $@ $(FUZZ_SRCS) $(FUZZ_LIBSRCS)
+	clang -std=gnu11 -O1 -g -Iinclude -DFUZZ_LIBFUZZER -fsanitize=fuzzer,address -o $@ $(FUZZ_SRCS) $(FUZZ_LIBSRCS)
 
+# Each corpus file once per selector (octal): 4 kernel buffers x 2 paths.
+FUZZ_SELECTORS := 000 001 002 003 020 021 022 023
 .PHONY: fuzz
 fuzz: $(BUILD)/tests/fuzz_import
 	rm -rf $(BUILD)/fuzz-corpus && mkdir -p $(BUILD)/fuzz-corpus
-	cp $(FUZZ_CORPUS)/* $(BUILD)/fuzz-corpus/
-	$(BUILD)/tests/fuzz_import -max_total_time=$(FUZZ_SECONDS) -max_len=12288 \
-		-artifact_prefix=$(BUILD)/fuzz- $(BUILD)/fuzz-corpus
+	for f in $(FUZZ_CORPUS)/*; do for o in $(FUZZ_SELECTORS); do \
+		{ printf "\\$$o"; cat "$$f"; } > $(BUILD)/fuzz-corpus/$$o-$${f##*/}; done; done
+	@echo "fuzzing for $(FUZZ_SECONDS) s (log: $(BUILD)/fuzz.log)"
+	@status=0; $(BUILD)/tests/fuzz_import -max_total_time=$(FUZZ_SECONDS) -max_len=12353 \
+		-print_final_stats=1 -artifact_prefix=$(BUILD)/fuzz- $(BUILD)/fuzz-corpus \
+		> $(BUILD)/fuzz.log 2>&1 || status=$$?; \
+	grep -E '^#[0-9]+[[:space:]]+(INITED|DONE)|ERROR|SUMMARY|Test unit written' $(BUILD)/fuzz.log; \
+	awk '/^#[0-9]+[ \t]+DONE/ { for (i = 1; i <= NF; i++) { if ($$i == "cov:") e = $$(i + 1); if ($$i == "ft:") f = $$(i + 1) } } \
+	     /stat::number_of_executed_units/ { x = $$2 } /^Done [0-9]+ runs in/ { t = $$5 } \
+	     END { printf "fuzz: %s executions in %s s, %s edges (cov), %s features (ft)\n", x, t, e, f }' \
+	     $(BUILD)/fuzz.log; \
+	exit $$status

@@ -11,6 +11,14 @@
  * invariant. Return: the xstate_import_std() result.
  */
 int fuzz_import_one(const uint8_t *data, size_t len);
+
+/*
+ * One fuzz input: @selector % 4 picks the kernel buffer (FXSAVE, XSAVE,
+ * XSAVEOPT, XSAVEC; one this CPU lacks falls back to FXSAVE), bit 4 the path
+ * (0: xstate_import_std, 1: fpu_sigframe_restore). Accepted images are
+ * restored on this CPU as above. Return: the import's result.
+ */
+int fuzz_one(unsigned int selector, const uint8_t *data, size_t len);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 #endif

@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Replay the committed import corpus through the fuzz target, as TAP.
- * A file's name gives its expected verdict: ok-* accepted, bad-<class>-*
+ * Replay the committed import corpus through the fuzz target, as TAP: each
+ * file through every kernel buffer and both paths (import, signal frame),
+ * which must not fault; and through the host's own buffer, where a file's
+ * name gives its expected verdict: ok-* accepted, bad-<class>-*
  * rejected with that class; any other name only must not crash. A component
  * this host lacks turns an expected accept (or a later-checked class) into
  * an XSTATE_BV rejection, as xstate_import_std() checks XSTATE_BV first.
@@ -107,6 +109,10 @@ int main(int argc, char **argv)
 			failed++;
 			continue;
 		}
+		/* Every kernel buffer and both paths: no fault, accepted images restore. */
+		for (unsigned int sel = 0; sel < 0x20; sel++)
+			if ((sel & 0xf) < 4)
+				fuzz_one(sel, buf, len);
 		err = fuzz_import_one(buf, len);
 		if (want != ANY && err != want) {
 			printf("not ok %d - %s (got \"%s\", want \"%s\")\n", i + 1, name,
