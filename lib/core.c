@@ -403,14 +403,11 @@ int fpu_import_std(struct fpu *fpu, const void *src, size_t src_len)
 
 void fpu_task_reset(struct fpu *fpu)
 {
-	/* The init state in the standard format: FCW and MXCSR at their defaults, XSTATE_BV 0. */
-	static const struct {
-		struct fxregs_state legacy;
-		struct xstate_header header;
-	} __attribute__((aligned(64)))
-	init = { .legacy = { .fcw = FCW_DEFAULT, .mxcsr = MXCSR_DEFAULT } };
+	/* The init state in the standard format: FCW 0x037F (at 0), MXCSR 0x1F80 (at 24), XSTATE_BV 0. */
+	static const uint8_t init[XSTATE_EXT_OFFSET]
+		__attribute__((aligned(64))) = { [0] = 0x7f, [1] = 0x03, [24] = 0x80, [25] = 0x1f };
 
-	if (fpu_import(fpu, &init, sizeof(init), ~0ULL) != XSTATE_OK)
+	if (fpu_import(fpu, init, sizeof(init), ~0ULL) != XSTATE_OK)
 		fpu_bug("fpu_task_reset: the init image was refused");
 }
 

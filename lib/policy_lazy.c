@@ -7,6 +7,8 @@
  */
 #include "internal.h"
 
+/* The signature is the policy table's. */
+// cppcheck-suppress constParameter
 static void lazy_switch(struct fpu_cpu *c, unsigned int cpu, struct fpu *prev, struct fpu *next)
 {
 	fpu_save_live(c, cpu);
