@@ -25,7 +25,7 @@ KLDFLAGS := -nostdlib -static -no-pie -Wl,--build-id=none -Wl,-z,max-page-size=0
 
 # Host code (cli/, tests, lib/ as the host links it).
 HCFLAGS  := -std=gnu11 -O2 -g $(WARN) $(INCLUDES) -D_GNU_SOURCE
-HLDLIBS  := -lm
+HLDLIBS  := -ljansson -lm
 
 LIB_SRCS := $(wildcard lib/*.c)
 LAB_SRCS := $(wildcard lab/*.c lab/*.S lab/user/*.c)
@@ -65,6 +65,16 @@ $(BUILD)/host/%.c.o: %.c
 	$(CC) $(HCFLAGS) -MMD -c $< -o $@
 $(BUILD)/libfpu.a: $(HOSTLIB_OBJS)
 	rm -f $@ && ar rcs $@ $^
+# version.c carries `git describe`; the stamp changes only when the description does.
+GIT_DESCRIBE := $(shell git describe --always --dirty 2>/dev/null || echo unknown)
+$(BUILD)/git-describe: FORCE
+	@mkdir -p $(dir $@)
+	@echo '$(GIT_DESCRIBE)' | cmp -s - $@ || echo '$(GIT_DESCRIBE)' > $@
+$(BUILD)/host/cli/version.c.o: $(BUILD)/git-describe
+$(BUILD)/host/cli/version.c.o: HCFLAGS += -DFPULAB_GIT_DESCRIBE='"$(GIT_DESCRIBE)"'
+.PHONY: FORCE
+FORCE:
+
 $(BUILD)/fpulab: $(CLI_OBJS) $(BUILD)/libfpu.a
 	$(CC) $(HCFLAGS) -o $@ $(CLI_OBJS) $(BUILD)/libfpu.a $(HLDLIBS)
 

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "version.h"
 
 static void usage(FILE *f)
 {
@@ -11,7 +12,8 @@ static void usage(FILE *f)
 		   "  run        boot the lab kernel under QEMU and measure FPU context switching\n"
 		   "  xstate     check or dump an xstate image (xstate check|dump FILE)\n"
 		   "  calibrate  measure the native XSAVE*/XRSTOR cost on this host\n"
-		   "  help       this text; 'fpulab help COMMAND' for a command's options\n");
+		   "  help       this text; 'fpulab help COMMAND' for a command's options\n"
+		   "  --version  fpulab's version and the git description it was built from\n");
 }
 
 int main(int argc, char **argv)
@@ -23,6 +25,10 @@ int main(int argc, char **argv)
 	if (!cmd) {
 		usage(stderr);
 		return 2;
+	}
+	if (!strcmp(cmd, "--version") || !strcmp(cmd, "version")) {
+		printf("fpulab %s (git %s)\n", fpulab_version(), fpulab_git_describe());
+		return 0;
 	}
 	if (!strcmp(cmd, "help") || !strcmp(cmd, "--help") || !strcmp(cmd, "-h")) {
 		if (argc > 2 && !strcmp(cmd, "help")) { /* fpulab help run = fpulab run --help */

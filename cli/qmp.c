@@ -118,7 +118,7 @@ int qmp_connect(struct qmp *q, const char *path, pid_t qemu, char *err, size_t l
 			return QMP_INTERRUPTED;
 	}
 	rc = read_line(q, deadline, &greeting, err, len);
-	if (rc == QMP_OK && (*greeting != '{' || !json_member(greeting, "QMP"))) {
+	if (rc == QMP_OK && (*greeting != '{' || !qmp_json_member(greeting, "QMP"))) {
 		snprintf(err, len, "QMP: unexpected greeting: %.80s", greeting);
 		rc = QMP_FAILED;
 	}
@@ -157,18 +157,18 @@ int qmp_execute(struct qmp *q, const char *command, const char **reply, char *er
 	for (;;) {
 		if ((rc = read_line(q, deadline, &line, err, len)) != QMP_OK)
 			return rc;
-		if (*line != '{' || json_member(line, "event"))
+		if (*line != '{' || qmp_json_member(line, "event"))
 			continue; /* an asynchronous event (or noise): not our reply */
-		if (json_member(line, "return")) {
+		if (qmp_json_member(line, "return")) {
 			*reply = line;
 			return QMP_OK;
 		}
-		const char *error = json_member(line, "error");
+		const char *error = qmp_json_member(line, "error");
 		if (error) {
 			char desc[160] = "no description";
-			const char *d = *error == '{' ? json_member(error, "desc") : NULL;
+			const char *d = *error == '{' ? qmp_json_member(error, "desc") : NULL;
 			if (d)
-				json_string(d, desc, sizeof(desc));
+				qmp_json_string(d, desc, sizeof(desc));
 			snprintf(err, len, "QMP %s: %s", command, desc);
 			return QMP_FAILED;
 		}
@@ -200,7 +200,7 @@ static const char *string_end(const char *p)
 	return *p ? p + 1 : p;
 }
 
-const char *json_value_end(const char *v)
+const char *qmp_json_value_end(const char *v)
 {
 	int depth = 0;
 
@@ -225,7 +225,7 @@ const char *json_value_end(const char *v)
 	return v;
 }
 
-const char *json_member(const char *obj, const char *key)
+const char *qmp_json_member(const char *obj, const char *key)
 {
 	size_t klen = strlen(key);
 
@@ -240,7 +240,7 @@ const char *json_member(const char *obj, const char *key)
 		p = skip_ws(p + 1);
 		if (match)
 			return p;
-		p = skip_ws(json_value_end(p));
+		p = skip_ws(qmp_json_value_end(p));
 		if (*p != ',')
 			return NULL;
 		p = skip_ws(p + 1);
@@ -248,7 +248,7 @@ const char *json_member(const char *obj, const char *key)
 	return NULL;
 }
 
-bool json_u64(const char *v, uint64_t *out)
+bool qmp_json_u64(const char *v, uint64_t *out)
 {
 	char *end;
 
@@ -259,7 +259,7 @@ bool json_u64(const char *v, uint64_t *out)
 	return errno == 0 && end != v && (*end == '\0' || strchr(",}] \t\r\n", *end));
 }
 
-bool json_string(const char *v, char *buf, size_t len)
+bool qmp_json_string(const char *v, char *buf, size_t len)
 {
 	const char *end;
 	size_t n;

@@ -39,12 +39,12 @@ void qmp_close(struct qmp *q);
 /* ---- scanning one JSON line ---- */
 /* obj points at '{'. The value of member key at the object's own level (not
  * inside a nested object), or NULL. */
-const char *json_member(const char *obj, const char *key);
+const char *qmp_json_member(const char *obj, const char *key);
 /* Just past the value starting at v (string, object, array, number, literal). */
-const char *json_value_end(const char *v);
+const char *qmp_json_value_end(const char *v);
 /* The unsigned integer at v. */
-bool json_u64(const char *v, uint64_t *out);
+bool qmp_json_u64(const char *v, uint64_t *out);
 /* The string at v, without unescaping, truncated to len. */
-bool json_string(const char *v, char *buf, size_t len);
+bool qmp_json_string(const char *v, char *buf, size_t len);
 
 #endif

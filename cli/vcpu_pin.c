@@ -48,7 +48,7 @@ void qmp_socket_remove(const struct qmp_socket *s)
 
 int vcpu_threads_parse(const char *reply, struct vcpu_thread *t, int max)
 {
-	const char *p = *reply == '{' ? json_member(reply, "return") : NULL;
+	const char *p = *reply == '{' ? qmp_json_member(reply, "return") : NULL;
 	int n = 0;
 
 	if (!p || *p != '[')
@@ -60,12 +60,13 @@ int vcpu_threads_parse(const char *reply, struct vcpu_thread *t, int max)
 		if (*p != '{')
 			break;
 		/* Members of the vCPU's own object: "props" has a thread-id of its own
-		 * (the SMT thread number), which json_member does not look into. */
-		const char *index = json_member(p, "cpu-index"), *tid = json_member(p, "thread-id");
-		t[n].cpu_index = index && json_u64(index, &v) ? (unsigned)v : (unsigned)n;
-		t[n].tid = tid && json_u64(tid, &v) && v > 0 && v <= INT32_MAX ? (long)v : -1;
+		 * (the SMT thread number), which qmp_json_member does not look into. */
+		const char *index = qmp_json_member(p, "cpu-index"),
+			   *tid = qmp_json_member(p, "thread-id");
+		t[n].cpu_index = index && qmp_json_u64(index, &v) ? (unsigned)v : (unsigned)n;
+		t[n].tid = tid && qmp_json_u64(tid, &v) && v > 0 && v <= INT32_MAX ? (long)v : -1;
 		n++;
-		p = json_value_end(p);
+		p = qmp_json_value_end(p);
 	}
 	return n;
 }

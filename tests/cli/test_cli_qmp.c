@@ -29,22 +29,22 @@ static void test_json_member_stays_at_its_level(void **state)
 	const char *obj = "{\"a\": {\"b\": 1}, \"s\": \"b\", \"b\": 2}";
 	uint64_t v;
 
-	assert_true(json_u64(json_member(obj, "b"), &v));
+	assert_true(qmp_json_u64(qmp_json_member(obj, "b"), &v));
 	assert_int_equal(v, 2); /* not the nested b, not the string value "b" */
-	assert_null(json_member(obj, "c"));
-	assert_null(json_member("[1]", "a"));
-	assert_null(json_member("{\"a\" 1}", "a"));
-	assert_false(json_u64("\"12\"", &v));
-	assert_false(json_u64("-1", &v));
+	assert_null(qmp_json_member(obj, "c"));
+	assert_null(qmp_json_member("[1]", "a"));
+	assert_null(qmp_json_member("{\"a\" 1}", "a"));
+	assert_false(qmp_json_u64("\"12\"", &v));
+	assert_false(qmp_json_u64("-1", &v));
 }
 
 static void test_json_value_end_skips_strings(void **state)
 {
 	const char *v = "{\"k\": \"a } ] \\\" {\"}, next";
 
-	assert_string_equal(json_value_end(v), ", next");
-	assert_string_equal(json_value_end("123}"), "}");
-	assert_string_equal(json_value_end("\"x\\\"y\" z"), " z");
+	assert_string_equal(qmp_json_value_end(v), ", next");
+	assert_string_equal(qmp_json_value_end("123}"), "}");
+	assert_string_equal(qmp_json_value_end("\"x\\\"y\" z"), " z");
 }
 
 static void test_vcpu_threads_from_a_real_reply(void **state)

@@ -1,0 +1,332 @@
+/* SPDX-License-Identifier: MIT */
+#include "output.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "util.h"
+#include "version.h"
+
+const char *const output_format_names[] = { "table", "json", "csv", NULL };
+
+#define JSON_FLAGS (JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10))
+
+int output_open(struct output *o, enum output_format format, const char *path, const char *cmd)
+{
+	struct stat st;
+
+	memset(o, 0, sizeof(*o));
+	o->format = format;
+	o->cmd = cmd;
+	o->path = path;
+	o->provenance = json_object();
+	o->csv_keys = json_array();
+	if (!o->provenance || !o->csv_keys)
+		abort();
+	if (!path) {
+		o->f = stdout;
+		return 0;
+	}
+	if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
+		snprintf(o->error, sizeof(o->error), "--output %s: is a directory", path);
+		return -1;
+	}
+	o->tmp_path = xasprintf("%s.tmp-XXXXXX", path);
+	int fd = mkstemp(o->tmp_path);
+	if (fd < 0) {
+		char *dir = xstrdup(path);
+		snprintf(o->error, sizeof(o->error), "--output %s: cannot create a file in %s: %s",
+			 path, dirname(dir), strerror(errno));
+		free(dir);
+		free(o->tmp_path);
+		o->tmp_path = NULL;
+		return -1;
+	}
+	/* The file a user asked for gets the usual permissions, not mkstemp's 0600. */
+	mode_t mask = umask(0);
+	umask(mask);
+	fchmod(fd, 0666 & ~mask);
+	o->f = fdopen(fd, "w");
+	if (!o->f)
+		abort();
+	return 0;
+}
+
+void output_provenance(struct output *o, const char *key, json_t *value)
+{
+	json_object_set_new(o->provenance, key, value ? value : json_null());
+}
+
+static json_t *host_cpu_model(void)
+{
+	FILE *f = fopen("/proc/cpuinfo", "r");
+	char line[512];
+	json_t *model = NULL;
+
+	while (f && !model && fgets(line, sizeof(line), f)) {
+		char *colon = strchr(line, ':');
+		if (strncmp(line, "model name", 10) || !colon)
+			continue;
+		colon += 1 + (colon[1] == ' ');
+		colon[strcspn(colon, "\n")] = '\0';
+		model = json_string(colon);
+	}
+	if (f)
+		fclose(f);
+	return model ? model : json_null();
+}
+
+/* The command line as a shell would take it back: words quoted where needed. */
+static json_t *command_line(int argc, char **argv)
+{
+	size_t len = 1;
+	for (int i = 0; i < argc; i++)
+		len += 4 * strlen(argv[i]) + 3;
+	char *s = calloc(1, len), *p = s;
+	if (!s)
+		abort();
+	for (int i = 0; i < argc; i++) {
+		const char *a = argv[i];
+		bool plain = *a && !a[strcspn(a, " \t\n'\"\\$`*?[]{}()<>|&;!#~")];
+		if (i)
+			*p++ = ' ';
+		if (plain) {
+			p = stpcpy(p, a);
+			continue;
+		}
+		*p++ = '\'';
+		for (; *a; a++)
+			p = *a == '\'' ? stpcpy(p, "'\\''") : (*p = *a, p + 1);
+		*p++ = '\'';
+	}
+	*p = '\0';
+	json_t *j = json_string(s);
+	free(s);
+	return j ? j : json_null();
+}
+
+void output_provenance_host(struct output *o, int argc, char **argv)
+{
+	struct utsname u;
+	char date[32];
+	time_t now = time(NULL);
+	struct tm tm;
+
+	gmtime_r(&now, &tm);
+	strftime(date, sizeof(date), "%Y-%m-%dT%H:%M:%SZ", &tm);
+	output_provenance(o, "fpulab_version", json_string(fpulab_version()));
+	output_provenance(o, "fpulab_git", json_string(fpulab_git_describe()));
+	output_provenance(o, "host_cpu", host_cpu_model());
+	output_provenance(o, "host_kernel", uname(&u) == 0 ? json_string(u.release) : NULL);
+	output_provenance(o, "date", json_string(date));
+	output_provenance(o, "command", command_line(argc, argv));
+}
+
+void output_columns(struct output *o, const struct output_column *cols, size_t n)
+{
+	o->columns = cols;
+	o->ncolumns = n;
+}
+
+static void keep(struct output *o, const char *text, size_t len)
+{
+	if (o->kept_len + len + 1 > o->kept_cap) {
+		o->kept_cap = 2 * (o->kept_len + len + 1);
+		o->kept = realloc(o->kept, o->kept_cap);
+		if (!o->kept)
+			abort();
+	}
+	memcpy(o->kept + o->kept_len, text, len);
+	o->kept_len += len;
+	o->kept[o->kept_len] = '\0';
+}
+
+/* Write whole lines, flushed; remember everything for the fallback. */
+static int emit(struct output *o, const char *text, size_t len)
+{
+	keep(o, text, len);
+	if (o->write_failed)
+		return -1;
+	if (fwrite(text, 1, len, o->f) != len || fflush(o->f) != 0) {
+		o->write_failed = true;
+		snprintf(o->error, sizeof(o->error), "cannot write %s: %s",
+			 o->path ? o->path : "stdout", strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+void output_comment(struct output *o, const char *fmt, ...)
+{
+	va_list ap;
+	char *body, *line;
+
+	if (o->format != OUTPUT_TABLE)
+		return;
+	va_start(ap, fmt);
+	if (vasprintf(&body, fmt, ap) < 0)
+		abort();
+	va_end(ap);
+	line = xasprintf("# %s\n", body);
+	emit(o, line, strlen(line));
+	free(body);
+	free(line);
+}
+
+const char *output_cell(const json_t *v, int decimals, char *buf, size_t len)
+{
+	switch (json_typeof(v)) {
+	case JSON_STRING:
+		return json_string_value(v);
+	case JSON_INTEGER:
+		snprintf(buf, len, "%" JSON_INTEGER_FORMAT, json_integer_value(v));
+		return buf;
+	case JSON_REAL:
+		if (decimals >= 0)
+			snprintf(buf, len, "%.*f", decimals, json_real_value(v));
+		else
+			snprintf(buf, len, "%.10g", json_real_value(v));
+		return buf;
+	case JSON_TRUE:
+		return "true";
+	case JSON_FALSE:
+		return "false";
+	default:
+		return NULL;
+	}
+}
+
+static void csv_cell(FILE *f, const char *s)
+{
+	if (!s[strcspn(s, ",\"\r\n")]) {
+		fputs(s, f);
+		return;
+	}
+	fputc('"', f);
+	for (; *s; s++) {
+		if (*s == '"')
+			fputc('"', f);
+		fputc(*s, f);
+	}
+	fputc('"', f);
+}
+
+static void write_csv(struct output *o, FILE *f, json_t *row)
+{
+	char buf[64];
+
+	if (!json_array_size(o->csv_keys)) {
+		for (void *it = json_object_iter(row); it; it = json_object_iter_next(row, it))
+			json_array_append_new(o->csv_keys, json_string(json_object_iter_key(it)));
+		for (size_t i = 0; i < json_array_size(o->csv_keys); i++) {
+			fputs(i ? "," : "", f);
+			csv_cell(f, json_string_value(json_array_get(o->csv_keys, i)));
+		}
+		fputc('\n', f);
+	}
+	for (size_t i = 0; i < json_array_size(o->csv_keys); i++) {
+		const char *key = json_string_value(json_array_get(o->csv_keys, i));
+		const char *cell = output_cell(json_object_get(row, key), -1, buf, sizeof(buf));
+		fputs(i ? "," : "", f);
+		csv_cell(f, cell ? cell : "");
+	}
+	fputc('\n', f);
+}
+
+static void write_table(struct output *o, FILE *f, json_t *row)
+{
+	char buf[64];
+
+	if (!o->table_heading_done) {
+		for (size_t i = 0; i < o->ncolumns; i++) {
+			const struct output_column *c = &o->columns[i];
+			fprintf(f, "%s%*s", i ? " " : "", c->width, c->title ? c->title : c->key);
+		}
+		fputc('\n', f);
+		o->table_heading_done = true;
+	}
+	for (size_t i = 0; i < o->ncolumns; i++) {
+		const struct output_column *c = &o->columns[i];
+		const char *cell = output_cell(json_object_get(row, c->key), c->decimals, buf,
+					       sizeof(buf));
+		fprintf(f, "%s%*s", i ? " " : "", c->width, cell ? cell : "-");
+	}
+	fputc('\n', f);
+}
+
+int output_row(struct output *o, json_t *row)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+
+	if (!f)
+		abort();
+	if (o->format != OUTPUT_TABLE)
+		json_object_update_missing(row, o->provenance);
+	if (o->format == OUTPUT_JSON) {
+		json_dumpf(row, f, JSON_FLAGS);
+		fputc('\n', f);
+	} else if (o->format == OUTPUT_CSV) {
+		write_csv(o, f, row);
+	} else {
+		write_table(o, f, row);
+	}
+	fclose(f);
+	json_decref(row);
+	int rc = emit(o, text, len);
+	free(text);
+	o->rows++;
+	return rc;
+}
+
+int output_close(struct output *o)
+{
+	int rc = 0;
+
+	if (o->path && o->f) {
+		if (fclose(o->f) != 0 && !o->write_failed) {
+			o->write_failed = true;
+			snprintf(o->error, sizeof(o->error), "cannot write %s: %s", o->path,
+				 strerror(errno));
+		}
+		if (!o->rows) {
+			unlink(o->tmp_path);
+		} else if (!o->write_failed && rename(o->tmp_path, o->path) != 0) {
+			o->write_failed = true;
+			snprintf(o->error, sizeof(o->error), "cannot write %s: %s", o->path,
+				 strerror(errno));
+		}
+		if (o->write_failed)
+			unlink(o->tmp_path);
+	} else if (o->f && fflush(o->f) != 0 && !o->write_failed) {
+		o->write_failed = true;
+		snprintf(o->error, sizeof(o->error), "cannot write stdout: %s", strerror(errno));
+	}
+	if (o->write_failed) {
+		fprintf(stderr, "fpulab %s: %s\n", o->cmd, o->error);
+		if (o->path && o->kept_len) {
+			fprintf(stderr, "fpulab %s: the results follow on stdout instead\n",
+				o->cmd);
+			fwrite(o->kept, 1, o->kept_len, stdout);
+			fflush(stdout);
+		}
+		rc = -1;
+	}
+	o->f = NULL;
+	free(o->tmp_path);
+	free(o->kept);
+	json_decref(o->provenance);
+	json_decref(o->csv_keys);
+	o->tmp_path = o->kept = NULL;
+	o->provenance = o->csv_keys = NULL;
+	return rc;
+}

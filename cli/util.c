@@ -1,0 +1,112 @@
+/* SPDX-License-Identifier: MIT */
+#include "util.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+int usage_error(const char *cmd, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	fprintf(stderr, "fpulab %s: ", cmd);
+	vfprintf(stderr, fmt, ap);
+	fprintf(stderr, "\ntry 'fpulab help %s'\n", cmd);
+	va_end(ap);
+	return 2;
+}
+
+int parse_u64_arg(const char *cmd, const char *opt, const char *text, uint64_t min, uint64_t max,
+		  uint64_t *out)
+{
+	char *end;
+
+	if (!(*text >= '0' && *text <= '9'))
+		goto not_a_number;
+	errno = 0;
+	*out = strtoull(text, &end, 10);
+	if (*end)
+		goto not_a_number;
+	if (errno == ERANGE || *out < min || *out > max)
+		return usage_error(cmd, "--%s: %s is out of range (%" PRIu64 "..%" PRIu64 ")", opt,
+				   text, min, max);
+	return 0;
+not_a_number:
+	return usage_error(cmd,
+			   "--%s: '%s' is not a non-negative integer (%" PRIu64 "..%" PRIu64 ")",
+			   opt, text, min, max);
+}
+
+int parse_choice(const char *cmd, const char *opt, const char *text, const char *const *choices)
+{
+	for (int i = 0; choices[i]; i++)
+		if (!strcmp(choices[i], text))
+			return i;
+	char *all = list_join(choices, ", ");
+	usage_error(cmd, "--%s: unknown value '%s' (one of: %s)", opt, text, all);
+	free(all);
+	return -1;
+}
+
+bool list_has(const char *list, const char *word, size_t len)
+{
+	for (const char *p = list; p && *p;) {
+		size_t n = strcspn(p, ",");
+		if (n == len && !strncmp(p, word, len))
+			return true;
+		p += n + (p[n] == ',');
+	}
+	return false;
+}
+
+unsigned list_count(const char *list)
+{
+	unsigned n = *list != '\0';
+
+	for (; *list; list++)
+		n += *list == ',';
+	return n;
+}
+
+char *list_join(const char *const *words, const char *sep)
+{
+	size_t len = 1;
+
+	for (const char *const *w = words; *w; w++)
+		len += strlen(*w) + strlen(sep);
+	char *s = malloc(len);
+	if (!s)
+		abort();
+	s[0] = '\0';
+	for (const char *const *w = words; *w; w++) {
+		if (w != words)
+			strcat(s, sep);
+		strcat(s, *w);
+	}
+	return s;
+}
+
+char *xstrdup(const char *s)
+{
+	char *d = strdup(s);
+
+	if (!d)
+		abort();
+	return d;
+}
+
+char *xasprintf(const char *fmt, ...)
+{
+	va_list ap;
+	char *s;
+
+	va_start(ap, fmt);
+	if (vasprintf(&s, fmt, ap) < 0)
+		abort();
+	va_end(ap);
+	return s;
+}
