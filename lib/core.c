@@ -223,8 +223,12 @@ void fpu_switch(struct fpu *prev, struct fpu *next)
 	struct fpu_cpu *c = this_fpu_cpu(&cpu);
 
 	c->stats.switches++;
-	if (xstate_cfg.pkru && prev)
-		prev->pkru = fpu_pkru_read(c); /* it may have run WRPKRU */
+	if (xstate_cfg.pkru) {
+		/* prev may have run WRPKRU; so may a task that exited (prev NULL then) */
+		uint32_t pkru = fpu_pkru_read(c);
+		if (prev)
+			prev->pkru = pkru;
+	}
 	c->cur = NULL;
 	policy->switch_to(c, cpu, prev, next);
 	if (xstate_cfg.pkru && next && next->pkru != c->pkru) {

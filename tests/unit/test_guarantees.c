@@ -707,6 +707,33 @@ static void test_pkru_switched_at_every_switch(void **state)
 	}
 }
 
+/* A task that exits after its own WRPKRU: the next task still gets its own PKRU. */
+static void test_pkru_after_exit(void **state)
+{
+	FOR_EACH_POLICY(p)
+	{
+		struct task *a = new_task(24), *b = new_task(25);
+
+		fpu_set_pkru(&b->fpu, 0x30);
+		switch_on(0, NULL, b);
+		switch_on(0, b, a);
+		pkru_reg[0] = 0x30; /* a's WRPKRU: by chance b's value */
+		free_task(a);       /* exits on CPU 0, switched out with a NULL prev */
+		pkru_reg[0] = 0x30;
+		switch_on(0, NULL, b);
+		assert_int_equal(pkru_reg[0], 0x30);
+		switch_on(0, b, NULL);
+		struct task *c = new_task(26);
+		fpu_set_pkru(&c->fpu, 0x30); /* so a cached value would look right */
+		switch_on(0, NULL, c);
+		pkru_reg[0] = 0x70; /* c's WRPKRU, then c exits */
+		free_task(c);
+		switch_on(0, NULL, b);
+		assert_int_equal(pkru_reg[0], 0x30);
+		free_task(b);
+	}
+}
+
 /* fpu_set_pkru/fpu_get_pkru: the register for the running task, fpu->pkru for a stopped one. */
 static void test_pkru_set_get(void **state)
 {
@@ -768,6 +795,7 @@ int main(void)
 		cmocka_unit_test(test_import_stale_regs_is_caught),
 		cmocka_unit_test(test_pkru_switched_at_every_switch),
 		cmocka_unit_test(test_pkru_set_get),
+		cmocka_unit_test(test_pkru_after_exit),
 	};
 	int failed = 0;
 
