@@ -149,9 +149,9 @@ void fpu_ts_clear(struct fpu_cpu *c)
 
 void fpu_save_regs(struct fpu_cpu *c, unsigned int cpu, struct fpu *f)
 {
-	/* State on @f's behalf lands only in @f's area: the registers must hold @f. */
-	if (!fpregs_hold(c, cpu, f) && !FPU_ANY_FAULT())
-		fpu_bug("saving registers that do not hold the task's state");
+	/* State on a task's behalf lands only in its own area: @f must own the registers. */
+	if (c->owner != f && !FPU_ANY_FAULT())
+		fpu_bug("saving registers into the area of a task that does not own them");
 	fpu_ts_clear(c);
 	if (FPU_FAULT(FPU_FAULT_SKIP_SAVE_ON_MIGRATE) && (f->flags & FPU_F_MIGRATING))
 		; /* injected: the registers never reach the save area */

@@ -82,8 +82,8 @@ void fpu_trust_regs(struct fpu_cpu *c, unsigned int cpu, struct fpu *f);
  * @cpu's owner is @f and @f's last_cpu is @cpu. Every decision to trust the
  * registers goes through here; fpu_invalidate() is the one way to break it
  * (writing @f's area forgets its last_cpu; clobbering the registers drops
- * the owner), and fpu_save_regs() refuses to save registers that do not
- * hold the task it saves for.
+ * the owner), and fpu_save_regs() refuses to save the registers into the
+ * area of a task that is not their owner.
  */
 static inline bool fpregs_hold(const struct fpu_cpu *c, unsigned int cpu, const struct fpu *f)
 {

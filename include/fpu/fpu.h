@@ -44,8 +44,9 @@
  *   3 runs with the imported state: eager loads it now, deferred on the way
  *   out, the TS-based policies (lazy, lazy-counter, owner, smp-lazy) set TS
  *   and load it at T's next FPU instruction.
- * - State on T's behalf only ever lands in T's area: a save happens only
- *   from registers that hold T's state (fpu_save_regs() panics otherwise).
+ * - State on T's behalf only ever lands in T's area: registers are saved
+ *   only into the area of their owner (libfpu panics rather than do
+ *   otherwise).
  * - PKRU (xstate_cfg.pkru): switched at every fpu_switch() under every
  *   policy, TS or not; while T runs the register is T's PKRU, otherwise
  *   fpu->pkru. Export writes it into the image with XSTATE_BV[9] set; an
