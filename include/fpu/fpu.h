@@ -26,8 +26,9 @@
  * Export, import and ownership: the guarantees, under every policy.
  * - Who calls fpu_export_std, fpu_import_std, fpu_task_reset,
  *   fpu_sigframe_save/restore, fpu_set_pkru and fpu_get_pkru for task T:
- *   T itself, from a syscall or on its way back to ring 3 (signal delivery, sigreturn), on the CPU it runs on;
- *   or another task while T is stopped: switched out (fpu_switch() away from
+ *   T itself, from a syscall or on its way back to ring 3 (signal
+ *   delivery, sigreturn), on the CPU it runs on; or another task while T
+ *   is stopped: switched out (fpu_switch() away from
  *   it has returned) and not switched in again until the call returns
  *   (ptrace, core dumps). Task context, preemption off (or a kernel that
  *   does not preempt in kernel mode), not in interrupt context, not inside
@@ -252,8 +253,8 @@ int fpu_import_std(struct fpu *fpu, const void *src, size_t src_len);
 
 /**
  * fpu_task_reset - the task's state becomes the architectural init state
- * (FCW 0x37F, MXCSR 0x1F80, every register zero; a signal handler starts
- * with it), supervisor state kept. Same callers and the same guarantees as
+ * (FCW 0x37F, MXCSR 0x1F80, every register zero, PKRU 0; a signal handler
+ * starts with it), supervisor state kept. Same callers and the same guarantees as
  * fpu_import_std(): for the running task, the next return to ring 3 runs
  * with the init state.
  */
