@@ -23,10 +23,10 @@
 
 #include <fpu/fpu.h>
 
-#define FPU_SIGFRAME_MAGIC1 \
-	0x46505853u /* in the legacy area's software-reserved bytes (464..511), as Linux's FP_XSTATE_MAGIC1 */
-#define FPU_SIGFRAME_MAGIC2 \
-	0x46505845u /* the 4 bytes right after the xstate, as Linux's FP_XSTATE_MAGIC2 */
+/* In the legacy area's software-reserved bytes (464..511), as Linux's FP_XSTATE_MAGIC1. */
+#define FPU_SIGFRAME_MAGIC1 0x46505853u
+/* The 4 bytes right after the xstate, as Linux's FP_XSTATE_MAGIC2. */
+#define FPU_SIGFRAME_MAGIC2 0x46505845u
 #define FPU_SIGFRAME_MAGIC2_SIZE 4u
 #define FPU_SIGFRAME_SW_OFFSET 464u /* struct fpu_sw_bytes within the frame */
 
