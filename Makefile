@@ -92,8 +92,11 @@ clean:
 
 # ---- lint: formatting (.clang-format) and cppcheck; CI runs it ----
 LINT_SRCS = $(shell git ls-files '*.c' '*.h' 2>/dev/null | grep -E '^(lib|lab|cli|include|tests)/')
+# unusedStructMember: hardware and ABI layouts (FNSTENV, hvm_start_info, XSAVE
+# headers) name fields that the code never reads; they document the layout.
 CPPCHECK_FLAGS := --quiet --error-exitcode=1 --std=c11 --inline-suppr \
-                  --enable=warning,style,performance,portability -Iinclude
+                  --enable=warning,style,performance,portability -Iinclude \
+                  --suppress=unusedStructMember
 .PHONY: lint
 lint:
 	@echo "clang-format --dry-run --Werror (lib lab cli include tests)"

@@ -489,6 +489,11 @@ int cmd_calibrate(int argc, char **argv)
 	b.dirty_cmp = aligned_alloc(XSTATE_ALIGN, XSTATE_MAX_SIZE);
 	if (!samples || !b.a || !b.b || !b.dirty_std || !b.dirty_cmp) {
 		fprintf(stderr, "fpulab calibrate: out of memory\n");
+		free(samples);
+		free(b.a);
+		free(b.b);
+		free(b.dirty_std);
+		free(b.dirty_cmp);
 		return 1;
 	}
 	memset(b.a, 0, XSTATE_MAX_SIZE);

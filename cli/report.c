@@ -276,7 +276,7 @@ static const char *cell_count(char *buf, size_t len, const struct result_row *ro
 
 static const char *cell_string(const struct result_row *row, enum result_field f)
 {
-	return row->present & (UINT64_C(1) << f) ? result_string(&row->median, f) : "-";
+	return (row->present & (UINT64_C(1) << f)) ? result_string(&row->median, f) : "-";
 }
 
 static void write_table_row(struct report *r, FILE *f, const struct result_row *row)
@@ -300,7 +300,7 @@ static void write_table_row(struct report *r, FILE *f, const struct result_row *
 		cell_count(c[1], 24, row, RESULT_switches),
 		cell_count(c[2], 24, row, RESULT_nm_traps), cell_count(c[3], 24, row, RESULT_saves),
 		cell_count(c[4], 24, row, RESULT_restores), cell_count(c[5], 24, row, RESULT_ipis),
-		row->present & (UINT64_C(1) << RESULT_integrity_errors) ? integ : "-",
+		(row->present & (UINT64_C(1) << RESULT_integrity_errors)) ? integ : "-",
 		ticks ? t[0] : "-", ticks ? t[1] : "-", ticks ? t[2] : "-",
 		ticks && report_ratio_meaningful(r, row) ? ratio : "-", runs);
 }

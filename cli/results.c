@@ -69,7 +69,7 @@ void summarise_runs(const struct guest_result *runs, size_t n, struct result_row
 
 	/* Per-run ticks are divided by round trips, or by switches when a run has
 	 * no round trips (e.g. stress). */
-	row->ticks_per = row->present & (UINT64_C(1) << RESULT_ticks)
+	row->ticks_per = (row->present & (UINT64_C(1) << RESULT_ticks))
 				 ? ticks_denominator(&runs[0], &denom)
 				 : NULL;
 	for (size_t i = 0; row->ticks_per && i < n; i++) {
@@ -82,7 +82,7 @@ void summarise_runs(const struct guest_result *runs, size_t n, struct result_row
 	}
 	if (!row->ticks_per) /* nothing to divide by: the median of the raw ticks, if any */
 		for (size_t i = 0; i < n; i++)
-			per[i] = row->present & (UINT64_C(1) << RESULT_ticks)
+			per[i] = (row->present & (UINT64_C(1) << RESULT_ticks))
 					 ? (double)runs[i].ticks
 					 : 0;
 	/* Stable order by ticks: with no ticks at all the median run is the first. */

@@ -138,7 +138,7 @@ static void dump_legacy(const uint8_t *img, uint64_t bv)
 	printf("x87%s\n",
 	       bv & XFEATURE_MASK(XFEATURE_X87) ? "" : " (init: XRSTOR ignores these bytes)");
 	printf("  fcw   0x%04x\n  fsw   0x%04x (top %u)\n  ftw   0x%02x (abridged, 1 = valid)\n",
-	       fx.fcw, fx.fsw, (fx.fsw >> 11) & 7, fx.ftw);
+	       fx.fcw, fx.fsw, (unsigned int)((fx.fsw >> 11) & 7), fx.ftw);
 	printf("  fop   0x%04x\n  fip   0x%016" PRIx64 "\n  fdp   0x%016" PRIx64 "\n", fx.fop,
 	       fx.fip, fx.fdp);
 	for (unsigned int i = 0; i < 8; i++) {

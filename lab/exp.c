@@ -202,6 +202,7 @@ void print_result(const struct result *res)
 	FPULAB_RESULT_FIELDS(S, U)
 #undef S
 #undef U
+	(void)n; /* the length after the last field is not needed */
 	kprintf("%s\n", line);
 }
 

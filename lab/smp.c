@@ -30,7 +30,7 @@ void smp_boot(void)
 {
 	unsigned int bsp = apic_id();
 	memcpy((void *)AP_TRAMPOLINE, ap_trampoline_start,
-	       (size_t)(ap_trampoline_end - ap_trampoline_start));
+	       (size_t)((uintptr_t)ap_trampoline_end - (uintptr_t)ap_trampoline_start));
 	for (unsigned int i = 0; i < boot_info.napic; i++) {
 		unsigned int id = boot_info.apic_ids[i];
 		if (id == bsp || ncpus == MAX_CPUS)
