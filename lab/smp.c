@@ -39,7 +39,12 @@ void smp_boot(void)
 		ap_boot_stack = (uint64_t)kalloc(16384, 4096) + 16384;
 		ap_alive = 0;
 		apic_start_ap(id, AP_TRAMPOLINE >> 12);
-		uint64_t deadline = rdtsc() + tsc_khz * 2000; /* 2 s */
+		/*
+		 * Under TCG the guest TSC follows host time, and a loaded host
+		 * can take seconds to schedule the new vCPU thread: allow 20 s
+		 * (the host's watchdog still catches a real hang).
+		 */
+		uint64_t deadline = rdtsc() + tsc_khz * 20000;
 		while (!__atomic_load_n(&ap_alive, __ATOMIC_ACQUIRE))
 			if (rdtsc() > deadline)
 				panic("CPU with APIC ID %u did not start", id);
