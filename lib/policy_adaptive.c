@@ -75,7 +75,8 @@ static void end_slice(struct fpu *f)
 	unsigned int a = f->adaptive, n = nobs(f);
 
 	if (a & (ADAPT_OBSERVING | ADAPT_USED)) {
-		unsigned int hist = ((a & ADAPT_HIST) << 1 | !!(a & ADAPT_USED)) & ADAPT_HIST;
+		unsigned int used = (a & ADAPT_USED) ? 1u : 0u;
+		unsigned int hist = (((a & ADAPT_HIST) << 1) | used) & ADAPT_HIST;
 		if (n < 8)
 			n++;
 		a = (a & ~(ADAPT_HIST | (0xfu << ADAPT_NOBS_SHIFT))) | hist | n << ADAPT_NOBS_SHIFT;
