@@ -17,8 +17,8 @@
  */
 #include "apic.h"
 #include "cpu.h"
+#include "experiment.h"
 #include "kfpu.h"
-#include "lab.h"
 #include "syscall.h"
 
 #define STRESS_TICK_NS 20000 /* base time slice; each tick is 0.3..1.7 x this */
@@ -31,8 +31,9 @@ static struct stress_args args[STRESS_MAX_TASKS];
 static struct kfpu_worker workers[MAX_CPUS];
 static struct semaphore events, workers_done;
 static volatile int window_open, workers_stop;
-static uint64_t seed, target;
+static uint64_t seed, target; /* its settings: seed, switches, tasks */
 static unsigned int ntasks;
+static uint64_t replaced; /* tasks replaced in the last run */
 
 /* Kernel threads call this between sections: end the run at the target. */
 static void stress_poll(void)
@@ -63,8 +64,7 @@ static void spawn(unsigned int task, unsigned int gen, bool ymm)
 	task_create_user("stress", stress_main, &args[task], task % ncpus, &events);
 }
 
-/* Returns the number of tasks that exited and were replaced. */
-static uint64_t stress_run(struct result *res)
+static void stress_window(struct result *res)
 {
 	bool ymm = xstate_cfg.xcr0 & XFEATURE_MASK(XFEATURE_YMM);
 	uint64_t created = ntasks, ups = 0;
@@ -127,42 +127,49 @@ static uint64_t stress_run(struct result *res)
 	tick_ns = base_tick;
 	fill_counts(res);
 	res->tasks = ntasks;
-	return created - ntasks;
+	replaced = created - ntasks;
 }
 
-unsigned int stress_experiment(void)
+static void stress_parse(void)
 {
-	unsigned int runs = 0;
-	/* A correctness test, not a measurement: one run per policy unless asked. */
-	uint64_t repeat = parse_num(FPULAB_KEY_REPEAT, 1, 1000);
+	uint64_t dflt = 4 * (uint64_t)ncpus;
 
-	seed = parse_num(FPULAB_KEY_SEED, 1, UINT64_MAX);
-	ntasks = (unsigned int)parse_num(FPULAB_KEY_TASKS, 4 * ncpus, STRESS_MAX_TASKS);
-	target = parse_num(FPULAB_KEY_SWITCHES, 200000, UINT64_MAX / 2);
-	if (!ntasks)
-		ntasks = 1;
+	if (dflt > fpulab_options[FPULAB_OPT_tasks].max)
+		dflt = fpulab_options[FPULAB_OPT_tasks].max;
+	seed = exp_num(FPULAB_OPT_seed, fpulab_options[FPULAB_OPT_seed].dflt);
+	ntasks = (unsigned int)exp_num(FPULAB_OPT_tasks, dflt);
+	target = exp_num(FPULAB_OPT_switches, fpulab_options[FPULAB_OPT_switches].dflt);
 	kprintf("stress: seed=%lu tasks=%u switches=%lu kernel checksum with %s\n", seed, ntasks,
 		target, kfpu_uses_avx2() ? "avx2" : "sse2");
-	for (uint64_t rep = 0; rep < repeat; rep++) {
-		for (unsigned int p = 0; p < cfg.npolicies; p++) {
-			struct result res = {
-				.experiment = cfg.experiment,
-				.policy = cfg.policies[p],
-				.placement = "-",
-				.fp_users = "all",
-				.regset = "all",
-				.repeat = rep,
-				.cpus = ncpus,
-			};
-			begin_run(cfg.policies[p]);
-			uint64_t preempts = timer_user_preempts();
-			uint64_t replaced = stress_run(&res);
-			kprintf("stress: %s: %lu switches, %lu timer preemptions of ring-3 tasks, %lu tasks replaced\n",
-				res.policy, res.switches, timer_user_preempts() - preempts,
-				replaced);
-			print_result(&res);
-			runs++;
-		}
-	}
-	return runs;
 }
+
+/* One configuration: every task in every register set, on every CPU. */
+static unsigned int stress_configs(void)
+{
+	return 1;
+}
+
+static const char *stress_label(unsigned int config, struct result *res)
+{
+	res->placement = "-";
+	res->fp_users = "all";
+	res->regset = "all";
+	return NULL;
+}
+
+static void stress_run(unsigned int config, struct result *res)
+{
+	uint64_t preempts = timer_user_preempts();
+
+	stress_window(res);
+	kprintf("stress: %s: %lu switches, %lu timer preemptions of ring-3 tasks, %lu tasks replaced\n",
+		res->policy, res->switches, timer_user_preempts() - preempts, replaced);
+}
+
+const struct experiment stress_experiment = {
+	.id = FPULAB_EXP_stress,
+	.parse = stress_parse,
+	.configs = stress_configs,
+	.label = stress_label,
+	.run = stress_run,
+};
