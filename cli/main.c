@@ -8,14 +8,14 @@
 
 static void usage(FILE *f)
 {
-	fprintf(f,
-		"usage: fpulab <command> [options]\n"
-		"  run        boot the lab kernel under QEMU and measure FPU context switching\n"
-		"  xstate     check or dump an xstate image (xstate check|dump FILE)\n"
-		"  calibrate  measure the native XSAVE*/XRSTOR cost on this host\n"
-		"  host       benchmarks and an xstate check of the host Linux (host context-switch|unlink|check)\n"
-		"  help       this text; 'fpulab help COMMAND' for a command's options\n"
-		"  --version  fpulab's version and the git description it was built from\n");
+	fprintf(f, "usage: fpulab <command> [options]\n"
+		   "  run        boot the lab kernel under QEMU and measure FPU context switching\n"
+		   "  xstate     check or dump an xstate image (xstate check|dump FILE)\n"
+		   "  calibrate  measure the native XSAVE*/XRSTOR cost on this host\n"
+		   "  trace      make and read FPU traces (trace synth|dump|info)\n"
+		   "  host       benchmarks and an xstate check of the host Linux\n"
+		   "  help       this text; 'fpulab help COMMAND' for a command's options\n"
+		   "  --version  fpulab's version and the git description it was built from\n");
 }
 
 int main(int argc, char **argv)
@@ -50,8 +50,13 @@ int main(int argc, char **argv)
 		fn = cmd_xstate;
 	else if (!strcmp(cmd, "calibrate"))
 		fn = cmd_calibrate;
+<<<<<<< HEAD
 	else if (!strcmp(cmd, "host"))
 		fn = cmd_host;
+=======
+	else if (!strcmp(cmd, "trace"))
+		fn = cmd_trace;
+>>>>>>> main
 	else {
 		fprintf(stderr, "fpulab: unknown command '%s'\ntry 'fpulab help'\n", cmd);
 		return 2;
