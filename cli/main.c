@@ -50,13 +50,10 @@ int main(int argc, char **argv)
 		fn = cmd_xstate;
 	else if (!strcmp(cmd, "calibrate"))
 		fn = cmd_calibrate;
-<<<<<<< HEAD
 	else if (!strcmp(cmd, "host"))
 		fn = cmd_host;
-=======
 	else if (!strcmp(cmd, "trace"))
 		fn = cmd_trace;
->>>>>>> main
 	else {
 		fprintf(stderr, "fpulab: unknown command '%s'\ntry 'fpulab help'\n", cmd);
 		return 2;
