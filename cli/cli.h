@@ -9,5 +9,6 @@ int cmd_xstate(int argc, char **argv);    /* cli/xstate_cmd.c: xstate check|dump
 int cmd_calibrate(int argc, char **argv); /* cli/calibrate.c: native host baseline */
 int cmd_host(int argc, char **argv);      /* cli/host.c: benchmarks of the host Linux */
 int cmd_trace(int argc, char **argv);     /* cli/trace.c: trace synth|dump|info */
+int cmd_replay(int argc, char **argv);    /* cli/replay.c: replay traces natively */
 
 #endif

@@ -10,8 +10,9 @@ enum regset { REGSET_X87, REGSET_SSE, REGSET_AVX, REGSET_NR };
 /* migrating: cross-cpu, and both tasks move to the other CPU every round trip. */
 enum placement { PLACE_SAME_CPU, PLACE_CROSS_CPU, PLACE_MIGRATING, PLACE_NR };
 enum fp_users { FP_NONE, FP_ONE, FP_BOTH, FP_NR };
-#define REGSET_ALL REGSET_NR        /* stress: x87 + FCW, MXCSR, XMM or YMM at once */
-#define REPORT_CSUM (REGSET_NR + 1) /* integrity_report.regset: a wrong kernel checksum */
+#define REGSET_ALL REGSET_NR          /* stress: x87 + FCW, MXCSR, XMM or YMM at once */
+#define REPORT_CSUM (REGSET_NR + 1)   /* integrity_report.regset: a wrong kernel checksum */
+#define REPORT_SIGNAL (REGSET_NR + 2) /* a bad signal frame, ptrace error or missed kill */
 
 /* One side of the context-switch ping-pong. */
 struct pingpong_args {
@@ -26,12 +27,24 @@ struct pingpong_args {
 
 void pingpong_main(void *args); /* user/pingpong.c, ring 3 */
 
+/*
+ * The x87 pointer registers (FNSTENV's 32-bit format: the low 32 bits of
+ * FIP and FDP, and FOP) as the AMD scrub leaves them: a new task may find
+ * these, or zero, and nothing else (CVE-2006-1056, Xen XSA-172).
+ */
+struct x87_ptrs {
+	uint32_t fip, fdp;
+	uint16_t fop;
+	bool valid; /* the scrub runs (forced, or AMD without XSaveErPtr) */
+};
+
 /* Experiment stress: state shared by every task of a run and the kernel. */
 #define STRESS_MAX_TASKS 62 /* user_sems[0..61] are theirs, 62 and 63 the start barrier */
 struct stress_shared {
 	volatile int stop;    /* set by the kernel once the window holds enough switches */
 	volatile int blocked; /* tasks inside (or about to enter) a block on their own semaphore */
 	volatile unsigned char exiting[STRESS_MAX_TASKS]; /* task n is exiting: start its successor */
+	volatile uint64_t bad_frames; /* tasks that left with a frame the kernel must kill them for */
 };
 
 /*
@@ -47,6 +60,7 @@ struct stress_args {
 	unsigned int sem_ready, sem_go; /* start barrier */
 	uint64_t spin_short, spin_long; /* TSC ticks: most spins, one in four */
 	uint64_t spin_check;            /* TSC ticks between checks while spinning */
+	struct x87_ptrs scrub;          /* what the scrub leaves in FIP/FDP/FOP */
 	struct stress_shared *shared;
 };
 

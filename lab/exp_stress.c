@@ -19,6 +19,7 @@
 #include "cpu.h"
 #include "kfpu.h"
 #include "lab.h"
+#include "signal.h"
 #include "syscall.h"
 
 #define STRESS_TICK_NS 20000 /* base time slice; each tick is 0.3..1.7 x this */
@@ -32,6 +33,7 @@ static struct kfpu_worker workers[MAX_CPUS];
 static struct semaphore events, workers_done;
 static volatile int window_open, workers_stop;
 static uint64_t seed, target;
+static struct x87_ptrs scrub;
 static unsigned int ntasks;
 
 /* Kernel threads call this between sections: end the run at the target. */
@@ -58,16 +60,34 @@ static void spawn(unsigned int task, unsigned int gen, bool ymm)
 		.spin_short = STRESS_TICK_NS / 4 * tsc_khz / 1000000 + 1,
 		.spin_long = 3 * STRESS_TICK_NS * tsc_khz / 1000000 + 1,
 		.spin_check = STRESS_TICK_NS / 2 * tsc_khz / 1000000 + 1,
+		.scrub = scrub,
 	};
 	/* A successor starts where task % ncpus did, so it may meet its predecessor's registers. */
 	task_create_user("stress", stress_main, &args[task], task % ncpus, &events);
 }
 
+/* Every task that left with a spoiled frame or no room for one was killed, and no other. */
+static void check_kills(const struct sig_counts *a, const struct sig_counts *b)
+{
+	uint64_t kills = b->kills - a->kills;
+	if (kills != shared.bad_frames) {
+		struct integrity_report r = {
+			.count = 1,
+			.regset = REPORT_SIGNAL,
+			.reg = 5,
+			.expected = shared.bad_frames,
+			.got = kills,
+		};
+		exp_integrity_error(&r);
+	}
+}
+
 /* Returns the number of tasks that exited and were replaced. */
-static uint64_t stress_run(struct result *res)
+static uint64_t stress_run(struct result *res, struct sig_counts *sig)
 {
 	bool ymm = xstate_cfg.xcr0 & XFEATURE_MASK(XFEATURE_YMM);
 	uint64_t created = ntasks, ups = 0;
+	struct sig_counts before;
 
 	sem_init(&events, 0);
 	sem_init(&workers_done, 0);
@@ -94,6 +114,7 @@ static uint64_t stress_run(struct result *res)
 		spawn(i, 0, ymm);
 	for (unsigned int i = 0; i < ntasks; i++)
 		sem_down(&user_sems[SEM_READY]);
+	signal_counts(&before);
 	exp_mark(MARK_START);
 	WRITE_ONCE(window_open, 1);
 	for (unsigned int i = 0; i < ntasks; i++)
@@ -119,6 +140,16 @@ static uint64_t stress_run(struct result *res)
 	for (; ups < created + 1; ups++)
 		sem_down(&events);
 	exp_mark(MARK_END);
+	signal_counts(sig);
+	check_kills(&before, sig);
+	sig->sent -= before.sent;
+	sig->delivered -= before.delivered;
+	sig->sigreturns -= before.sigreturns;
+	sig->ptrace_reads -= before.ptrace_reads;
+	sig->ptrace_writes -= before.ptrace_writes;
+	sig->ptrace_busy -= before.ptrace_busy;
+	sig->kills -= before.kills;
+	sig->window_moves -= before.window_moves;
 
 	WRITE_ONCE(workers_stop, 1);
 	for (unsigned int c = 0; c < ncpus; c++)
@@ -127,6 +158,11 @@ static uint64_t stress_run(struct result *res)
 	tick_ns = base_tick;
 	fill_counts(res);
 	res->tasks = ntasks;
+	res->signals = sig->delivered;
+	res->sigreturns = sig->sigreturns;
+	res->ptrace_reads = sig->ptrace_reads;
+	res->ptrace_writes = sig->ptrace_writes;
+	res->kills = sig->kills;
 	return created - ntasks;
 }
 
@@ -141,6 +177,7 @@ unsigned int stress_experiment(void)
 	target = parse_num(FPULAB_KEY_SWITCHES, 200000, UINT64_MAX / 2);
 	if (!ntasks)
 		ntasks = 1;
+	kfpu_probe_scrub(&scrub);
 	kprintf("stress: seed=%lu tasks=%u switches=%lu kernel checksum with %s\n", seed, ntasks,
 		target, kfpu_uses_avx2() ? "avx2" : "sse2");
 	for (uint64_t rep = 0; rep < repeat; rep++) {
@@ -156,10 +193,15 @@ unsigned int stress_experiment(void)
 			};
 			begin_run(cfg.policies[p]);
 			uint64_t preempts = timer_user_preempts();
-			uint64_t replaced = stress_run(&res);
+			struct sig_counts sig;
+			uint64_t replaced = stress_run(&res, &sig);
 			kprintf("stress: %s: %lu switches, %lu timer preemptions of ring-3 tasks, %lu tasks replaced\n",
 				res.policy, res.switches, timer_user_preempts() - preempts,
 				replaced);
+			kprintf("stress: %s: signals %lu sent, %lu delivered, %lu sigreturns, %lu tasks killed (as planned: %lu), ptrace %lu reads, %lu writes, %lu given up, %lu moves inside the windows\n",
+				res.policy, sig.sent, sig.delivered, sig.sigreturns, sig.kills,
+				(uint64_t)shared.bad_frames, sig.ptrace_reads, sig.ptrace_writes,
+				sig.ptrace_busy, sig.window_moves);
 			print_result(&res);
 			runs++;
 		}
