@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * fpulab host: figures from the Linux fpulab runs on. Subcommands:
- * context-switch (host_cs.c).
+ * context-switch (host_cs.c), unlink (host_unlink.c), check (host_check.c).
  */
 #include "host.h"
 
@@ -39,7 +39,11 @@ int cmd_host(int argc, char **argv)
 	}
 	if (!strcmp(sub, "context-switch"))
 		return host_context_switch(argc - 1, argv + 1);
-	return usage_error("host", "unknown subcommand '%s' (context-switch)", sub);
+	if (!strcmp(sub, "unlink"))
+		return host_unlink(argc - 1, argv + 1);
+	if (!strcmp(sub, "check"))
+		return host_check(argc - 1, argv + 1);
+	return usage_error("host", "unknown subcommand '%s' (context-switch, unlink, check)", sub);
 }
 
 int host_common_opt(struct host_common *h, int c, const char *arg)

@@ -46,5 +46,7 @@ int host_output_open(struct output *o, const struct host_common *h, const char *
 void host_comment_machine(struct output *o);
 
 int host_context_switch(int argc, char **argv);
+int host_unlink(int argc, char **argv);
+int host_check(int argc, char **argv);
 
 #endif
