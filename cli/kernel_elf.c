@@ -34,14 +34,12 @@ static int __attribute__((format(printf, 3, 4))) fail(char *why, size_t len, con
 static int check_ident(const Elf64_Ehdr *eh, size_t got, char *why, size_t len)
 {
 	const unsigned char *b = eh->e_ident;
-	char first[16];
 
 	if (got < SELFMAG || memcmp(b, ELFMAG, SELFMAG)) {
 		if (got == 0)
 			return fail(why, len, "an empty file, not an ELF kernel");
-		snprintf(first, sizeof(first), "%02x %02x %02x %02x", b[0], got > 1 ? b[1] : 0,
-			 got > 2 ? b[2] : 0, got > 3 ? b[3] : 0);
-		return fail(why, len, "not an ELF file (it starts with %s)", first);
+		return fail(why, len, "not an ELF file (it starts with %02x %02x %02x %02x)", b[0],
+			    b[1], b[2], b[3]); /* eh was zeroed: past the end reads 00 */
 	}
 	if (got < sizeof(*eh) || b[EI_CLASS] != ELFCLASS64)
 		return fail(why, len, "a 32-bit or truncated ELF file, not an ELF64 kernel");
