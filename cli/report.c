@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* Table, JSON lines and CSV. JSON and CSV share one list of keys per row. */
 #include "report.h"
+#include "catalog.h"
 
 #include <inttypes.h>
 #include <math.h>
@@ -20,7 +21,7 @@ const char *clock_description(const char *clock)
 bool report_ratio_meaningful(const struct report *r, const struct result_row *row)
 {
 	return row->has_vs_eager && strcmp(r->clock, "icount") != 0 &&
-	       strcmp(row->median.experiment, "stress") != 0;
+	       experiment_is_timed(row->median.experiment);
 }
 
 /* ---- one row as a JSON object (JSON and CSV) ---- */
@@ -139,7 +140,8 @@ static void write_table_header(struct report *r, const struct result_row *first)
 {
 	const struct guest_hello *h = r->hello;
 	bool per_sw = first->ticks_per && !strcmp(first->ticks_per, "switch");
-	char configs[48] = "", apic[96] = "", xcr0[32] = "", insn[96] = "", khz[128] = "";
+	char untimed[128] = "", configs[48] = "", apic[96] = "", xcr0[32] = "", insn[96] = "",
+	     khz[128] = "";
 
 	r->ticks_per_header = per_sw ? "switch" : "round trip";
 	memcpy(r->columns, table_columns, sizeof(table_columns));
@@ -171,11 +173,15 @@ static void write_table_header(struct report *r, const struct result_row *first)
 		       " the median run (median ticks/%s) of the 'runs' column; integrity errors"
 		       " are summed over all runs;",
 		       per_sw ? "sw" : "rt");
+	if (experiment_info(first->median.experiment) &&
+	    !experiment_is_timed(first->median.experiment))
+		snprintf(untimed, sizeof(untimed),
+			 "vs eager: not shown for %s (a correctness run, not a timing)",
+			 first->median.experiment);
 	output_comment(
 		r->out, "ticks are per %s: median, min and max over the runs; %s",
 		r->ticks_per_header,
-		!strcmp(first->median.experiment, "stress")
-			? "vs eager: not shown for stress (a correctness run, not a timing)"
+		untimed[0] ? untimed
 		: !strcmp(r->clock, "icount")
 			? "vs eager: not shown under --icount (an XSAVE counts as one"
 			  " instruction)"
