@@ -9,16 +9,17 @@
 
 static void usage(FILE *f)
 {
-	fprintf(f,
-		"usage: fpulab <command> [options]\n"
-		"  run        boot the lab kernel under QEMU and measure FPU context switching\n"
-		"  xstate     check or dump an xstate image (xstate check|dump FILE)\n"
-		"  calibrate  measure the native XSAVE*/XRSTOR cost on this host\n"
-		"  compare    compare two result files (A B), configuration by configuration\n"
-		"  report     the seed reproduction table: each seed's claim beside fpulab's figure\n"
-		"  trace      make and read FPU traces (trace synth|dump|info)\n"
-		"  help       this text; 'fpulab help COMMAND' for a command's options\n"
-		"  --version  fpulab's version and the git description it was built from\n");
+	fprintf(f, "usage: fpulab <command> [options]\n"
+		   "  run        boot the lab kernel under QEMU and measure FPU context switching\n"
+		   "  xstate     check or dump an xstate image (xstate check|dump FILE)\n"
+		   "  calibrate  measure the native XSAVE*/XRSTOR cost on this host\n"
+		   "  trace      make and read FPU traces (trace synth|dump|info)\n"
+		   "  replay     replay traces natively under every policy, against the oracle\n"
+		   "  compare    compare two result files (A B), configuration by configuration\n"
+		   "  report     the seed reproduction table: each claim beside fpulab's figure\n"
+		   "  plot       SVG plots of result files (plot DIR FILE...), with gnuplot\n"
+		   "  help       this text; 'fpulab help COMMAND' for a command's options\n"
+		   "  --version  fpulab's version and the git description it was built from\n");
 }
 
 int main(int argc, char **argv)
@@ -51,14 +52,16 @@ int main(int argc, char **argv)
 		fn = cmd_xstate;
 	else if (!strcmp(cmd, "calibrate"))
 		fn = cmd_calibrate;
+	else if (!strcmp(cmd, "trace"))
+		fn = cmd_trace;
+	else if (!strcmp(cmd, "replay"))
+		fn = cmd_replay;
 	else if (!strcmp(cmd, "compare"))
 		fn = cmd_compare;
 	else if (!strcmp(cmd, "report"))
 		fn = cmd_report;
 	else if (!strcmp(cmd, "plot"))
 		fn = cmd_plot;
-	else if (!strcmp(cmd, "trace"))
-		fn = cmd_trace;
 	else {
 		fprintf(stderr, "fpulab: unknown command '%s'\ntry 'fpulab help'\n", cmd);
 		return 2;
