@@ -18,6 +18,7 @@ static void usage(FILE *f)
 		   "  compare    compare two result files (A B), configuration by configuration\n"
 		   "  report     the seed reproduction table: each claim beside fpulab's figure\n"
 		   "  plot       SVG plots of result files (plot DIR FILE...), with gnuplot\n"
+		   "  summary    which policy wins each class of configuration (summary FILE...)\n"
 		   "  help       this text; 'fpulab help COMMAND' for a command's options\n"
 		   "  --version  fpulab's version and the git description it was built from\n");
 }
@@ -62,6 +63,8 @@ int main(int argc, char **argv)
 		fn = cmd_report;
 	else if (!strcmp(cmd, "plot"))
 		fn = cmd_plot;
+	else if (!strcmp(cmd, "summary"))
+		fn = cmd_summary;
 	else {
 		fprintf(stderr, "fpulab: unknown command '%s'\ntry 'fpulab help'\n", cmd);
 		return 2;

@@ -14,6 +14,7 @@
 #include "cli.h"
 #include "console_tail.h"
 #include "guest_session.h"
+#include "progress.h"
 #include "qemu.h"
 #include "qmp.h"
 #include "records.h"
@@ -42,6 +43,7 @@ struct run_state {
 	bool warnings_predicted;     /* hello said which configurations the guest skips */
 	const char *qmp_socket;      /* QEMU starts paused: pin its vCPUs, then resume */
 	struct vcpu_pins pins;
+	struct progress progress;
 };
 
 #define GUEST_WARNING "warning: "
@@ -165,12 +167,11 @@ static int configuration_done(void *ctx, const struct result_row *rows, size_t n
 
 	for (size_t i = 0; i < n; i++)
 		runs += rows[i].repeats;
-	fprintf(stderr, "fpulab: config %zu", s->collector.configs_done + 1);
-	if (s->expected_configs)
-		fprintf(stderr, "/%u", s->expected_configs);
-	fprintf(stderr, " done: %s %s fp=%s %s, %zu policies, %zu runs\n",
-		rows[0].median.experiment, rows[0].median.placement, rows[0].median.fp_users,
-		rows[0].median.regset, n, runs);
+	char what[4 * RECORD_WORD_MAX + 64];
+	snprintf(what, sizeof(what), "%s %s fp=%s %s, %zu policies, %zu runs",
+		 rows[0].median.experiment, rows[0].median.placement, rows[0].median.fp_users,
+		 rows[0].median.regset, n, runs);
+	progress_step(&s->progress, s->collector.configs_done + 1, s->expected_configs, what);
 	return report_rows(&s->report, rows, n);
 }
 
@@ -401,7 +402,9 @@ static int boot_and_collect(struct run_state *s, const struct qemu_command *cmd)
 	}
 	if (s->qmp_socket)
 		resume_failed = pin_and_resume(s, proc.pid, qmp_err, sizeof(qmp_err)) < 0;
+	progress_start(&s->progress);
 	session_run(&proc, s->opt->timeout_s, on_line, s, &end);
+	progress_end(&s->progress);
 	if (resume_failed && !end.interrupted) {
 		fprintf(stderr, "fpulab: cannot start the paused guest: %s; QEMU killed\n",
 			qmp_err);

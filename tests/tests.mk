@@ -35,6 +35,7 @@ TEST_BINS += tests/cli/test_run.sh tests/cli/test_cli_cmds.sh tests/cli/test_run
 TEST_BINS += tests/cli/test_cli_compare.sh
 TEST_BINS += tests/cli/test_cli_report.sh
 TEST_BINS += tests/cli/test_cli_plot.sh
+TEST_BINS += tests/cli/test_cli_summary.sh
 TEST_BINS += tests/cli/test_trace_cmds.sh
 
 -include tests/fuzz/fuzz.mk
