@@ -167,9 +167,10 @@ static void summarise_class(FILE *out, json_t *crows, const char *class, const c
 	double vs_eager = exp(sc[best].log_ratio_sum / sc[best].n);
 	double vs_second = exp(sc[best].log_ratio_sum / sc[best].n -
 			       sc[second].log_ratio_sum / sc[second].n);
-	fprintf(out, "  %-34s %-12s %5.2fx eager, %5.2fx %-12s %s\n", class, sc[best].policy,
-		vs_eager, vs_second, sc[second].policy,
-		beyond ? "(beyond the min-max ranges)" : "(ranges overlap the runner-up's)");
+	char runner[48];
+	snprintf(runner, sizeof(runner), "%.2fx %s", vs_second, sc[second].policy);
+	fprintf(out, "  %-34s %-12s %5.2fx   %-19s %s\n", class, sc[best].policy, vs_eager, runner,
+		beyond ? "yes" : "no: the ranges overlap the runner-up's");
 	(void)unit;
 	(void)configs;
 }
@@ -216,10 +217,12 @@ static void summarise_experiment(FILE *out, json_t *rows, const char *experiment
 	size_t runs = 0;
 	json_t *r = json_object_get(json_array_get(mine, 0), "repeats");
 	runs = json_is_integer(r) ? (size_t)json_integer_value(r) : 1;
+	fprintf(out, "%s: %s, %s; medians of %zu runs\n", experiment, f.unit,
+		result_source_description(source), runs);
 	fprintf(out,
-		"%s: the winning policy per class, by the geometric mean over the class's "
-		"configurations of its median %s (%s; medians of %zu runs) over eager's:\n",
-		experiment, f.unit, result_source_description(source), runs);
+		"  the policy with the lowest geometric mean of its median / eager's (%s is "
+		"better):\n",
+		f.better < 0 ? "lower" : "higher");
 	json_t *classes = json_array();
 	json_array_foreach(mine, i, row)
 	{
@@ -235,8 +238,9 @@ static void summarise_experiment(FILE *out, json_t *rows, const char *experiment
 			json_array_append_new(classes, json_string(c));
 		free(c);
 	}
-	fprintf(out, "  %-34s %-12s %-11s %s\n", json_array_size(keys) ? "class" : "configuration",
-		"wins", "vs eager", "vs the runner-up");
+	fprintf(out, "  %-34s %-12s %-8s %-19s %s\n",
+		json_array_size(keys) ? "class" : "configuration", "wins", "vs eager",
+		"vs the runner-up", "beyond the min-max ranges of the runs?");
 	json_t *c;
 	json_array_foreach(classes, i, c)
 	{
