@@ -283,8 +283,11 @@ static int judge(struct run_state *s, const struct session_end *end)
 	int rc = 0;
 
 	if (end->interrupted) {
-		fprintf(stderr, "fpulab: interrupted; QEMU killed\n");
-		rc = 130;
+		int sig = session_signal() ? session_signal() : SIGINT;
+		fprintf(stderr, "fpulab: interrupted (SIG%s); QEMU killed\n", sigabbrev_np(sig));
+		snprintf(s->stop_reason, sizeof(s->stop_reason), "interrupted (SIG%s)",
+			 sigabbrev_np(sig));
+		rc = 128 + sig;
 	} else if (end->stopped) {
 		fprintf(stderr, "fpulab: %s; QEMU killed\n", s->stop_reason);
 		rc = 1;
