@@ -10,6 +10,7 @@ int cmd_calibrate(int argc, char **argv); /* cli/calibrate.c: native host baseli
 int cmd_report(int argc, char **argv);    /* cli/seed_report.c: the seed reproduction table */
 int cmd_summary(int argc, char **argv);   /* cli/summary.c: who wins, by how much */
 int cmd_compare(int argc, char **argv);   /* cli/compare.c: two result files, A vs B */
+int cmd_host(int argc, char **argv);      /* cli/host.c: benchmarks of the host Linux */
 int cmd_trace(int argc, char **argv);     /* cli/trace.c: trace synth|dump|info */
 int cmd_replay(int argc, char **argv);    /* cli/replay.c: replay traces natively */
 
