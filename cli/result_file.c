@@ -47,6 +47,13 @@ json_t *result_file_load(const char *path, char *err, size_t len)
 			rows = NULL;
 			break;
 		}
+		if (json_is_true(json_object_get(v, "partial")) &&
+		    !json_object_get(v, "experiment")) {
+			fprintf(stderr, "fpulab: note: %s holds partial results (%s)\n", path,
+				result_str(v, "reason", "stopped early"));
+			json_decref(v);
+			continue;
+		}
 		json_array_append_new(rows, v);
 	}
 	free(line);

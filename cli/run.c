@@ -397,6 +397,27 @@ static int judge(struct run_state *s, const struct session_end *end)
 	return rc;
 }
 
+/* A run that stopped early keeps its finished configurations: say they are all there is. */
+static void mark_partial(struct run_state *s, const struct session_end *end)
+{
+	char reason[300];
+
+	if (s->stop_reason[0])
+		snprintf(reason, sizeof(reason), "%s", s->stop_reason);
+	else if (end->hung)
+		snprintf(reason, sizeof(reason), "the guest hung (no record for %u s)",
+			 s->opt->timeout_s);
+	else if (!end->exited)
+		snprintf(reason, sizeof(reason), "QEMU was killed by signal %d", end->signal);
+	else if (end->status == FPULAB_QEMU_STATUS(FPULAB_EXIT_PANIC))
+		snprintf(reason, sizeof(reason), "the guest panicked");
+	else
+		snprintf(reason, sizeof(reason), "the guest stopped early (QEMU status %d)",
+			 end->status);
+	report_partial(&s->report, reason, s->collector.configs_done, s->expected_configs,
+		       collector_pending_runs(&s->collector));
+}
+
 /* QEMU started paused: pin its vCPU threads and resume the guest. Returns 0
  * when the guest runs, or when QEMU exited or a signal came first (then the
  * session reports it); -1 when the guest could not be resumed: QEMU is
@@ -445,6 +466,8 @@ static int boot_and_collect(struct run_state *s, const struct qemu_command *cmd)
 	rc = judge(s, &end);
 	if (rc == 0)
 		report_end(&s->report);
+	else if (s->report.rows_written)
+		mark_partial(s, &end);
 	if (rc == 0 && s->report.integrity_errors) {
 		fprintf(stderr,
 			"fpulab: INTEGRITY ERRORS: %llu in %zu of %zu rows: FPU state was "
