@@ -68,6 +68,63 @@ static json_t *find(json_t *rows, const char *experiment, const char *policy, co
 	return NULL;
 }
 
+/*
+ * A setting of the run a row came from: its own key, or where the lab puts it
+ * (short-tasks names its mix in the placement column, sleeping-lock its state
+ * API in variant), or the --option on the command line that made the row
+ * (prefetch is a run option, not a result field; conditional by default).
+ */
+static const char *row_param(const json_t *row, const char *key, char *buf, size_t len)
+{
+	const char *v = result_str(row, key, NULL);
+	const char *cmd = result_str(row, "command", "");
+	char opt[40];
+
+	if (v)
+		return v;
+	if (!strcmp(key, "mix"))
+		return result_str(row, "placement", "");
+	if (!strcmp(key, "state_api"))
+		return result_str(row, "variant", "");
+	snprintf(opt, sizeof(opt), "--%s", key);
+	for (const char *at = strstr(cmd, opt); at; at = strstr(at + 1, opt)) {
+		const char *val = at + strlen(opt);
+		if (*val != ' ' && *val != '=')
+			continue;
+		val++;
+		snprintf(buf, len, "%.*s", (int)strcspn(val, " "), val);
+		return buf;
+	}
+	return !strcmp(key, "prefetch") ? "conditional" : "";
+}
+
+/* The first row of @experiment under @policy whose @key is @value and whose
+ * register set is one of @regsets (comma-separated, in order of preference;
+ * NULL: any). */
+static json_t *find_variant(json_t *rows, const char *experiment, const char *policy,
+			    const char *key, const char *value, const char *regsets)
+{
+	char buf[64];
+	size_t i;
+	json_t *row;
+
+	for (const char *r = regsets ? regsets : ""; r;) {
+		size_t n = strcspn(r, ",");
+		json_array_foreach(rows, i, row)
+		{
+			const char *rs = result_str(row, "regset", "");
+			if (!matches(row, "experiment", experiment) ||
+			    !matches(row, "policy", policy) ||
+			    (key && strcmp(row_param(row, key, buf, sizeof(buf)), value)) ||
+			    (n && (strlen(rs) != n || strncmp(rs, r, n))))
+				continue;
+			return row;
+		}
+		r = r[n] ? r + n + 1 : NULL;
+	}
+	return NULL;
+}
+
 static bool has_experiment(json_t *rows, const char *experiment)
 {
 	return find(rows, experiment, NULL, NULL, NULL, NULL, NULL, NULL, NULL) != NULL;
@@ -144,10 +201,11 @@ static void measure_gain(const struct claim *c, json_t *rows, struct finding *f)
 		return;
 	}
 	if (c->param_key) { /* variants of one policy's run, e.g. prefetch=off vs conditional */
-		ra = find(rows, c->experiment, c->a, c->param_key, c->param_a, "regset", c->regset,
-			  "fp_users", c->fp_users);
-		rb = find(rows, c->experiment, c->a, c->param_key, c->param_b, "regset", c->regset,
-			  "fp_users", c->fp_users);
+		ra = find_variant(rows, c->experiment, c->a, c->param_key, c->param_a, c->regset);
+		rb = find_variant(rows, c->experiment, c->a, c->param_key, c->param_b, c->regset);
+	} else if (!c->fp_users) { /* two policies, the first register set present */
+		ra = find_variant(rows, c->experiment, c->a, NULL, NULL, c->regset);
+		rb = find_variant(rows, c->experiment, c->b, NULL, NULL, c->regset);
 	} else {
 		ra = find(rows, c->experiment, c->a, "placement", "same-cpu", "fp_users",
 			  c->fp_users, "regset", c->regset);
@@ -210,9 +268,8 @@ static void measure_saved_traps(const struct claim *c, json_t *rows, struct find
 			     c->experiment);
 		return;
 	}
-	lazy = find(rows, c->experiment, "lazy", c->param_key, c->param_a, NULL, NULL, NULL, NULL);
-	eager = find(rows, c->experiment, "eager", c->param_key, c->param_a, NULL, NULL, NULL,
-		     NULL);
+	lazy = find_variant(rows, c->experiment, "lazy", c->param_key, c->param_a, NULL);
+	eager = find_variant(rows, c->experiment, "eager", c->param_key, c->param_a, NULL);
 	nl = json_object_get(lazy, "nm_traps");
 	ne = json_object_get(eager, "nm_traps");
 	if (!json_is_integer(nl) || !json_is_integer(ne)) {
@@ -257,8 +314,8 @@ static const struct claim claims[] = {
 	  "the same, --mix build", measure_saved_traps, NULL, NULL, NULL, NULL, "mix", "build",
 	  NULL, 50000, NULL },
 	{ "002", "~15% more kernel AVX checksum throughput with eager", "kernel-checksum",
-	  "AVX checksum in kernel_fpu_begin/end, lazy vs eager", measure_gain, NULL, "avx", "lazy",
-	  "eager", NULL, NULL, NULL, 15, NOTE_TCG_SERIAL },
+	  "AVX checksum in kernel_fpu_begin/end, lazy vs eager", measure_gain, NULL,
+	  "avx2,avx,sse2", "lazy", "eager", NULL, NULL, NULL, 15, NOTE_TCG_SERIAL },
 	{ "003", "+4% switch rate with FP in one thread (SMP lazy save)", "context-switch",
 	  "ping-pong on one CPU, FP (x87) in one task, lazy vs smp-lazy", measure_gain, "one",
 	  "x87", "lazy", "smp-lazy", NULL, NULL, NULL, 4, NOTE_SCALE },
@@ -281,16 +338,19 @@ static const struct {
 	{ "context-switch",
 	  { "--placement", "same-cpu", "--fp-users", "one,both", "--regset", "x87,avx", "--policy",
 	    "eager,lazy,smp-lazy", NULL } },
-	{ "fp-vs-spinner", { NULL } },
-	{ "short-tasks", { NULL } },
-	{ "kernel-checksum", { NULL } },
-	{ "sleeping-lock", { NULL } },
+	{ "fp-vs-spinner", { "--policy", "lazy-counter", "--prefetch", "off", NULL } },
+	{ "fp-vs-spinner", { "--policy", "lazy-counter", "--prefetch", "conditional", NULL } },
+	{ "short-tasks", { "--policy", "eager,lazy", "--mix", "boot", NULL } },
+	{ "short-tasks", { "--policy", "eager,lazy", "--mix", "build", NULL } },
+	{ "kernel-checksum", { "--policy", "eager,lazy", NULL } },
+	{ "sleeping-lock",
+	  { "--policy", "eager", "--state-api", "task,current,current-volatile", NULL } },
 };
 
 /* Run `fpulab run --experiment NAME ... --format json --output FILE`; append its rows. */
 static void run_experiment(size_t p, const char *dir, json_t *rows, char **why)
 {
-	char *out = xasprintf("%s/%s.json", dir, plans[p].experiment), err[512];
+	char *out = xasprintf("%s/%s-%zu.json", dir, plans[p].experiment, p), err[512];
 	const char *argv[32] = { "fpulab", "run", "--experiment", plans[p].experiment };
 	size_t n = 4;
 	int status;
@@ -401,10 +461,10 @@ static void print_table(FILE *out, json_t *table)
 	fprintf(out,
 		"# agrees: yes when the direction agrees beyond the min-max ranges of the runs "
 		"(for a 0%% claim: when fpulab's figure is not worse beyond them)\n");
-	fprintf(out, "%-4s %-66s %-8s %-22s %s\n", "seed", "claim", "agrees", "source", "fpulab");
+	fprintf(out, "%-4s %-66s %-12s %-22s %s\n", "seed", "claim", "agrees", "source", "fpulab");
 	json_array_foreach(table, i, row)
 	{
-		fprintf(out, "%-4s %-66s %-8s %-22s %s\n", result_str(row, "seed", ""),
+		fprintf(out, "%-4s %-66s %-12s %-22s %s\n", result_str(row, "seed", ""),
 			result_str(row, "claim", ""), result_str(row, "direction_agrees", ""),
 			result_str(row, "source", ""), result_str(row, "fpulab", ""));
 		if (*result_str(row, "note", ""))

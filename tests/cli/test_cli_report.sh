@@ -48,6 +48,16 @@ expect_count "JSON: one line per claim" "$work/j" '^\{"seed": ' 9
 expect "JSON: the value and its unit" "$work/j" '"seed": "003", "claim": "\+8% with big state.*"value": 25\.0, "unit": "%", "source": "emulated ticks", "direction_agrees": "yes"'
 expect "JSON: not measured is null, never a number" "$work/j" '"seed": "002", "claim": "20K.*"measured": false, "fpulab": "not measured", "value": null'
 
+"$fpulab" report --from "$fx/report-seed000-002.json" "$fx/report-context-switch.json" > "$work/t2" 2> /dev/null
+expect "seed 002 boot: #NM saved = lazy's minus eager's, an exact count" "$work/t2" \
+	'^002 +20K #NM traps saved during boot +yes +exact lab count +4000 #NM saved \(lazy 4000, eager 0, mix=boot, one run\)$'
+expect "seed 002 build: the build mix" "$work/t2" '^002 +50K .* yes +exact lab count +9000 #NM saved'
+expect "seed 002 checksum: 1150/1000 = +15.0%" "$work/t2" '^002 +~15% .* yes +emulated ticks +\+15\.0% \(lazy 1150\.0 vs eager 1000\.0'
+expect "seed 000: prefetch mode taken from the command line; equal: within noise" "$work/t2" \
+	'^000 +.* within noise +emulated ticks +\+0\.0% \(off 2000\.0 vs conditional 2000\.0'
+expect "seed 000: says why emulation cannot show it" "$work/t2" 'TCG models no cache'
+expect_count "only seed 001 is left not measured" "$work/t2" ' not measured$' 2
+
 "$fpulab" report --from "$work/nosuch.json" > /dev/null 2>&1
 rc=$?
 [ "$rc" = 2 ] && ok "a missing file: exit 2" || not_ok "a missing file: exit 2" "exit $rc"
