@@ -17,6 +17,7 @@
 #include "kernel_elf.h"
 #include "output.h"
 #include "progress.h"
+#include "provenance.h"
 #include "qemu.h"
 #include "qmp.h"
 #include "records.h"
@@ -576,6 +577,13 @@ int cmd_run(int argc, char **argv)
 	s.opt = &opt;
 	s.expected_configs = run_options_config_count(&opt);
 	output_provenance_host(&out, argc, argv);
+	char seed[24];
+	snprintf(seed, sizeof(seed), "%s",
+		 opt.guest_value[FPULAB_OPT_seed] ? opt.guest_value[FPULAB_OPT_seed] : "");
+	if (!seed[0])
+		snprintf(seed, sizeof(seed), "%llu", fpulab_options[FPULAB_OPT_seed].dflt);
+	run_provenance(&out, seed);
+	provenance_comment(&out);
 	s.report = (struct report){
 		.out = &out,
 		.accel = kvm ? "kvm" : "tcg",

@@ -67,7 +67,13 @@ check "SIGINT: stderr says the results are partial" grep -qF "PARTIAL results in
 compare_partial() { "$fpulab" compare "$work/out.json" "$work/out.json" > /dev/null 2>&1; }
 check "SIGINT: fpulab compare still reads the partial file" compare_partial
 
+check "every JSON row names the QEMU and the random seed" \
+	[ "$(grep -c '"qemu_version": "0.0.0 (fake-qemu)", "random_seed": "1"' "$work/out.json")" = 3 ]
+
 interrupt TERM table
+check "the table's first line: fpulab, QEMU, host, date, random seed" \
+	grep -qE '^# fpulab .* \(git .*\), QEMU 0\.0\.0 \(fake-qemu\); host .*, Linux .*; 20[0-9-]+T.*Z; random seed 1$' \
+	<(head -n 1 "$work/out.table")
 check "SIGTERM: exit 143" [ "$rc" = 143 ]
 check "SIGTERM: the table keeps the finished rows" [ "$(grep -cE '^(eager|lazy) +same-cpu' "$work/out.table")" = 2 ]
 check "SIGTERM: its last line says partial" \
