@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* `fpulab run` options: parsing, validation, and the kernel command line they
- * become. Guest options map 1:1 to abi.h's FPULAB_KEY_* words. */
+ * become. Guest options are abi.h's FPULAB_OPTIONS. */
 #ifndef FPULAB_CLI_RUN_OPTIONS_H
 #define FPULAB_CLI_RUN_OPTIONS_H
 

@@ -19,6 +19,7 @@
 #include "cpu.h"
 #include "experiment.h"
 #include "kfpu.h"
+#include "signal.h"
 #include "syscall.h"
 
 #define STRESS_TICK_NS 20000 /* base time slice; each tick is 0.3..1.7 x this */
@@ -33,7 +34,8 @@ static struct semaphore events, workers_done;
 static volatile int window_open, workers_stop;
 static uint64_t seed, target; /* its settings: seed, switches, tasks */
 static unsigned int ntasks;
-static uint64_t replaced; /* tasks replaced in the last run */
+static uint64_t replaced;     /* tasks replaced in the last run */
+static struct sig_counts sig; /* signal counts of the last run */
 
 /* Kernel threads call this between sections: end the run at the target. */
 static void stress_poll(void)
@@ -64,10 +66,27 @@ static void spawn(unsigned int task, unsigned int gen, bool ymm)
 	task_create_user("stress", stress_main, &args[task], task % ncpus, &events);
 }
 
-static void stress_window(struct result *res)
+/* Every task that left with a spoiled frame or no room for one was killed, and no other. */
+static void check_kills(const struct sig_counts *a, const struct sig_counts *b)
+{
+	uint64_t kills = b->kills - a->kills;
+	if (kills != shared.bad_frames) {
+		struct integrity_report r = {
+			.count = 1,
+			.regset = REPORT_SIGNAL,
+			.reg = 5,
+			.expected = shared.bad_frames,
+			.got = kills,
+		};
+		exp_integrity_error(&r);
+	}
+}
+
+static void stress_window(struct result *res, struct sig_counts *sig)
 {
 	bool ymm = xstate_cfg.xcr0 & XFEATURE_MASK(XFEATURE_YMM);
 	uint64_t created = ntasks, ups = 0;
+	struct sig_counts before;
 
 	sem_init(&events, 0);
 	sem_init(&workers_done, 0);
@@ -94,6 +113,7 @@ static void stress_window(struct result *res)
 		spawn(i, 0, ymm);
 	for (unsigned int i = 0; i < ntasks; i++)
 		sem_down(&user_sems[SEM_READY]);
+	signal_counts(&before);
 	exp_mark(MARK_START);
 	WRITE_ONCE(window_open, 1);
 	for (unsigned int i = 0; i < ntasks; i++)
@@ -119,6 +139,16 @@ static void stress_window(struct result *res)
 	for (; ups < created + 1; ups++)
 		sem_down(&events);
 	exp_mark(MARK_END);
+	signal_counts(sig);
+	check_kills(&before, sig);
+	sig->sent -= before.sent;
+	sig->delivered -= before.delivered;
+	sig->sigreturns -= before.sigreturns;
+	sig->ptrace_reads -= before.ptrace_reads;
+	sig->ptrace_writes -= before.ptrace_writes;
+	sig->ptrace_busy -= before.ptrace_busy;
+	sig->kills -= before.kills;
+	sig->window_moves -= before.window_moves;
 
 	WRITE_ONCE(workers_stop, 1);
 	for (unsigned int c = 0; c < ncpus; c++)
@@ -127,6 +157,11 @@ static void stress_window(struct result *res)
 	tick_ns = base_tick;
 	fill_counts(res);
 	res->tasks = ntasks;
+	res->signals = sig->delivered;
+	res->sigreturns = sig->sigreturns;
+	res->ptrace_reads = sig->ptrace_reads;
+	res->ptrace_writes = sig->ptrace_writes;
+	res->kills = sig->kills;
 	replaced = created - ntasks;
 }
 
@@ -159,9 +194,13 @@ static void stress_run(unsigned int config, struct result *res)
 {
 	uint64_t preempts = timer_user_preempts();
 
-	stress_window(res);
+	stress_window(res, &sig);
 	kprintf("stress: %s: %lu switches, %lu timer preemptions of ring-3 tasks, %lu tasks replaced\n",
 		res->policy, res->switches, timer_user_preempts() - preempts, replaced);
+	kprintf("stress: %s: signals %lu sent, %lu delivered, %lu sigreturns, %lu tasks killed (as planned: %lu), ptrace %lu reads, %lu writes, %lu given up, %lu moves inside the windows\n",
+		res->policy, sig.sent, sig.delivered, sig.sigreturns, sig.kills,
+		(uint64_t)shared.bad_frames, sig.ptrace_reads, sig.ptrace_writes, sig.ptrace_busy,
+		sig.window_moves);
 }
 
 const struct experiment stress_experiment = {
