@@ -77,8 +77,14 @@ static void cs_run(unsigned int config, struct result *res)
 			.round_trips = cs.round_trips,
 			.migrate = c->pl == PLACE_MIGRATING,
 		};
-	task_create_user("ping", context_switch_main, &args[0], 0, &exited);
-	task_create_user("pong", context_switch_main, &args[1], cpu_b, &exited);
+	/* An FP user touches the FPU in every slice, except those that begin
+	 * with a migration: there, prefetches are not sorted. */
+	for (unsigned int r = 0; r < 2; r++)
+		task_create_user_fp(r ? "pong" : "ping", context_switch_main, &args[r],
+				    r ? cpu_b : 0, &exited,
+				    c->pl == PLACE_MIGRATING ? FP_SLICES_UNKNOWN
+				    : args[r].fp             ? FP_SLICES_ALL
+							     : 0);
 	sem_down(&exited);
 	sem_down(&exited);
 	fill_counts(res);

@@ -33,6 +33,7 @@ static struct kfpu_worker workers[MAX_CPUS];
 static struct semaphore events, workers_done;
 static volatile int window_open, workers_stop;
 static uint64_t seed, target; /* its settings: seed, switches, tasks */
+static struct x87_ptrs scrub;
 static unsigned int ntasks;
 static uint64_t replaced;     /* tasks replaced in the last run */
 static struct sig_counts sig; /* signal counts of the last run */
@@ -61,6 +62,7 @@ static void spawn(unsigned int task, unsigned int gen, bool ymm)
 		.spin_short = STRESS_TICK_NS / 4 * tsc_khz / 1000000 + 1,
 		.spin_long = 3 * STRESS_TICK_NS * tsc_khz / 1000000 + 1,
 		.spin_check = STRESS_TICK_NS / 2 * tsc_khz / 1000000 + 1,
+		.scrub = scrub,
 	};
 	/* A successor starts where task % ncpus did, so it may meet its predecessor's registers. */
 	task_create_user("stress", stress_main, &args[task], task % ncpus, &events);
@@ -172,6 +174,7 @@ static void stress_parse(void)
 	seed = exp_num(FPULAB_OPT_seed, fpulab_options[FPULAB_OPT_seed].dflt);
 	ntasks = (unsigned int)exp_num(FPULAB_OPT_tasks, 4 * (uint64_t)ncpus);
 	target = exp_num(FPULAB_OPT_switches, fpulab_options[FPULAB_OPT_switches].dflt);
+	kfpu_probe_scrub(&scrub);
 	kprintf("stress: seed=%lu tasks=%u switches=%lu kernel checksum with %s\n", seed, ntasks,
 		target, kfpu_uses_avx2() ? "avx2" : "sse2");
 }
