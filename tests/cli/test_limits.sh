@@ -84,8 +84,8 @@ while read -r opt min max; do
 			"--$opt: $below is out of range ($min..$max)" "${args[@]}" "--$opt" "$below"
 	fi
 	case $opt in cpus | timeout) continue ;; esac # host options: nothing to check in the guest
-	accepted "--$opt $min and $max are accepted" "${args[@]}" "--$opt" "$min"
-	accepted "--$opt $max is accepted" "${args[@]}" "--$opt" "$max"
+	accepted "--$opt $min (its min) is accepted" "${args[@]}" "--$opt" "$min"
+	accepted "--$opt $max (its max) is accepted" "${args[@]}" "--$opt" "$max"
 done <<< "$ranges"
 
 refused "an unknown fault is refused before boot, naming the faults" \
