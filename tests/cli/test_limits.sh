@@ -10,7 +10,7 @@ root=$(cd "$here/../.." && pwd)
 fpulab=${FPULAB:-$root/build/fpulab}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-: > "$work/lab.elf"
+cp "$(dirname "$fpulab")/lab.elf" "$work/lab.elf" # a real kernel header: fpulab checks it before boot
 export FPULAB_QEMU="$here/fake-qemu" FAKE_QEMU_ARGS="$work/qemu-args"
 printf 'processor\t: 0\nflags\t\t: fpu sse sse2 avx xsave\n' > "$work/cpuinfo-novirt"
 export FPULAB_CPUINFO="$work/cpuinfo-novirt"
