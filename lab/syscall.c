@@ -4,6 +4,7 @@
 #include "cpu.h"
 #include "kfpu.h"
 #include "lab.h"
+#include "tinydir.h"
 #include "trap.h"
 
 static long sem_index(uint64_t i)
@@ -50,6 +51,15 @@ void syscall_dispatch(struct trap_frame *f)
 		break;
 	case SYS_KERNEL_CSUM:
 		ret = sys_kernel_csum(f->rdi, f->rsi);
+		break;
+	case SYS_OPEN:
+		ret = tinydir_open(f->rdi, f->rsi);
+		break;
+	case SYS_CLOSE:
+		ret = tinydir_close(f->rdi);
+		break;
+	case SYS_UNLINK:
+		ret = tinydir_unlink(f->rdi);
 		break;
 	default:
 		ret = -1;

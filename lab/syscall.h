@@ -13,7 +13,13 @@
 #define SYS_MARK 6        /* (MARK_START | MARK_END): measured window */
 #define SYS_INTEGRITY 7   /* (struct integrity_report *) */
 #define SYS_KERNEL_CSUM 8 /* (buffer, bytes) -> checksum, in a kernel-mode FPU section */
-#define SYS_NR 9
+#define SYS_OPEN 9        /* (name, TD_O_*) -> descriptor: the sleeping-lock directory */
+#define SYS_CLOSE 10      /* (descriptor) */
+#define SYS_UNLINK 11     /* (name) */
+#define SYS_NR 12
+
+#define TD_O_CREAT 1
+#define TD_O_EXCL 2
 
 #define MARK_START 0
 #define MARK_END 1

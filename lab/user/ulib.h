@@ -51,6 +51,18 @@ static inline uint64_t sys_kernel_csum(const void *buf, uint64_t bytes)
 {
 	return (uint64_t)syscall2(SYS_KERNEL_CSUM, (long)buf, (long)bytes);
 }
+static inline long sys_open(const char *name, unsigned int flags)
+{
+	return syscall2(SYS_OPEN, (long)name, flags);
+}
+static inline long sys_close(long fd)
+{
+	return syscall2(SYS_CLOSE, fd, 0);
+}
+static inline long sys_unlink(const char *name)
+{
+	return syscall2(SYS_UNLINK, (long)name, 0);
+}
 
 /* user/regs.c: a task-unique pattern in every register of a set. */
 void regs_write(unsigned int regset, unsigned int task, uint64_t seq);
