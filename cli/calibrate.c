@@ -19,6 +19,7 @@
 #include <fpu/fpu.h>
 #include <fpu/xstate.h>
 
+#include "calibrate.h"
 #include "cli.h"
 
 #define BATCH 16
@@ -456,143 +457,251 @@ static void print_results(enum fmt fmt, const struct figure *f, int n, double tp
 		       insn, insn, restore_name(xstate_cfg.save_insn), ratio);
 }
 
-int cmd_calibrate(int argc, char **argv)
-{
-	struct xstate_init_opts o = { .mode = XSTATE_MODE_USER, .insn = FPU_INSN_AUTO };
-	enum fmt fmt = FMT_TABLE;
-	unsigned long repeat = REPEAT_DEFAULT;
-	struct figure fig[24];
-	struct bench b;
-	double *samples, tpn, ratio = 0;
-	int n = 0, rc, err, ratio_fig = -1;
+/* ---- the steps of a calibration ---- */
 
-	rc = parse_args(argc, argv, &fmt, &repeat, &o.insn);
-	if (rc >= 0)
-		return rc;
+/* One calibration: its buffers, samples and the figures measured so far. */
+struct calib {
+	struct bench b;
+	double *samples, *samples2; /* --repeat entries each */
+	unsigned long repeat;
+	double tpn; /* TSC ticks per ns */
+	struct figure fig[24];
+	int n;
+	double ratio; /* libfpu eager switch / raw pair, medians; 0: not measured */
+	int ratio_fig;
+};
+
+static void calib_free(struct calib *c)
+{
+	free(c->samples);
+	free(c->samples2);
+	free(c->b.a);
+	free(c->b.b);
+	free(c->b.dirty_std);
+	free(c->b.dirty_cmp);
+	xstate_load_init();
+}
+
+/*
+ * calib_setup - xstate_init() in user mode with save instruction @insn,
+ * libfpu's eager policy, the buffers and the dirty images. Returns 0, or 1
+ * after a message (no XSAVE, out of memory).
+ */
+static int calib_setup(struct calib *c, enum fpu_save_insn insn, unsigned long repeat,
+		       const char *cmd)
+{
+	struct xstate_init_opts o = { .mode = XSTATE_MODE_USER, .insn = insn };
+	int err;
+
+	memset(c, 0, sizeof(*c));
+	c->repeat = repeat;
+	c->ratio_fig = -1;
 	err = xstate_init(&o);
 	if (err) {
-		fprintf(stderr, "fpulab calibrate: %s\n", xstate_strerror(err));
+		fprintf(stderr, "fpulab %s: %s\n", cmd, xstate_strerror(err));
 		return 1;
 	}
 	if (!xstate_cfg.caps.xsave) {
-		fprintf(stderr, "fpulab calibrate: this CPU has no XSAVE\n");
+		fprintf(stderr, "fpulab %s: this CPU has no XSAVE\n", cmd);
 		return 1;
 	}
 	if (fpu_init(&host_ops) || fpu_set_policy("eager")) {
-		fprintf(stderr, "fpulab calibrate: libfpu would not take the eager policy\n");
+		fprintf(stderr, "fpulab %s: libfpu would not take the eager policy\n", cmd);
 		return 1;
 	}
-	samples = malloc(repeat * sizeof(*samples));
-	b.a = aligned_alloc(XSTATE_ALIGN, XSTATE_MAX_SIZE);
-	b.b = aligned_alloc(XSTATE_ALIGN, XSTATE_MAX_SIZE);
-	b.dirty_std = dirty_std_img = aligned_alloc(XSTATE_ALIGN, XSTATE_MAX_SIZE);
-	b.dirty_cmp = aligned_alloc(XSTATE_ALIGN, XSTATE_MAX_SIZE);
-	if (!samples || !b.a || !b.b || !b.dirty_std || !b.dirty_cmp) {
-		fprintf(stderr, "fpulab calibrate: out of memory\n");
-		free(samples);
-		free(b.a);
-		free(b.b);
-		free(b.dirty_std);
-		free(b.dirty_cmp);
+	c->samples = malloc(repeat * sizeof(*c->samples));
+	c->samples2 = malloc(repeat * sizeof(*c->samples2));
+	c->b.a = aligned_alloc(XSTATE_ALIGN, XSTATE_MAX_SIZE);
+	c->b.b = aligned_alloc(XSTATE_ALIGN, XSTATE_MAX_SIZE);
+	c->b.dirty_std = dirty_std_img = aligned_alloc(XSTATE_ALIGN, XSTATE_MAX_SIZE);
+	c->b.dirty_cmp = aligned_alloc(XSTATE_ALIGN, XSTATE_MAX_SIZE);
+	if (!c->samples || !c->samples2 || !c->b.a || !c->b.b || !c->b.dirty_std ||
+	    !c->b.dirty_cmp) {
+		fprintf(stderr, "fpulab %s: out of memory\n", cmd);
+		calib_free(c);
 		return 1;
 	}
-	memset(b.a, 0, XSTATE_MAX_SIZE);
-	memset(b.b, 0, XSTATE_MAX_SIZE);
-	memset(b.dirty_cmp, 0, XSTATE_MAX_SIZE);
-	b.mask = xstate_cfg.xcr0;
-	make_dirty(b.dirty_std, xstate_cfg.xcr0);
+	memset(c->b.a, 0, XSTATE_MAX_SIZE);
+	memset(c->b.b, 0, XSTATE_MAX_SIZE);
+	memset(c->b.dirty_cmp, 0, XSTATE_MAX_SIZE);
+	c->b.mask = xstate_cfg.xcr0;
+	make_dirty(c->b.dirty_std, xstate_cfg.xcr0);
 	if (xstate_cfg.caps.xsavec) {
 		enter_state(true);
-		xstate_save_insn(FPU_INSN_XSAVEC, b.dirty_cmp, b.mask);
+		xstate_save_insn(FPU_INSN_XSAVEC, c->b.dirty_cmp, c->b.mask);
 	}
+	return 0;
+}
 
-	tpn = tsc_per_ns();
-	{
-		struct figure e = { .name = "empty batch", .state = "-" };
-		overhead_ticks = 0;
-		measure(&e, op_empty, &b, false, repeat, samples, NULL);
-		overhead_ticks = e.median * BATCH;
-	}
+/* calib_clock - the TSC rate, and the cost of an empty batch (subtracted from every sample). */
+static void calib_clock(struct calib *c)
+{
+	struct figure e = { .name = "empty batch", .state = "-" };
 
+	c->tpn = tsc_per_ns();
+	overhead_ticks = 0;
+	measure(&e, op_empty, &c->b, false, c->repeat, c->samples, NULL);
+	overhead_ticks = e.median * BATCH;
+}
+
+/* calib_saves - every save instruction the CPU offers, registers init and dirty. */
+static void calib_saves(struct calib *c)
+{
 	for (enum fpu_save_insn insn = FPU_INSN_FXSAVE; insn <= FPU_INSN_XSAVEC; insn++) {
 		if (!insn_ok(insn))
 			continue;
-		b.insn = insn;
+		c->b.insn = insn;
 		for (int dirty = 0; dirty < 2; dirty++) {
-			fig[n] = (struct figure){ .name = fpu_insn_name(insn),
-						  .state = dirty ? "dirty" : "init" };
+			c->fig[c->n] = (struct figure){ .name = fpu_insn_name(insn),
+							.state = dirty ? "dirty" : "init" };
 			/* XSAVEOPT here misses: the last XRSTOR (enter_state) was from another buffer. */
-			measure(&fig[n++], op_save, &b, dirty, repeat, samples, NULL);
+			measure(&c->fig[c->n++], op_save, &c->b, dirty, c->repeat, c->samples,
+				NULL);
 		}
 	}
 	if (insn_ok(FPU_INSN_XSAVEOPT)) {
-		b.insn = FPU_INSN_XSAVEOPT;
-		fig[n] = (struct figure){ .name = "xsaveopt (modified-opt hit)", .state = "dirty" };
-		measure(&fig[n++], op_save, &b, true, repeat, samples, prep_xsaveopt_hit);
+		c->b.insn = FPU_INSN_XSAVEOPT;
+		c->fig[c->n] = (struct figure){ .name = "xsaveopt (modified-opt hit)",
+						.state = "dirty" };
+		measure(&c->fig[c->n++], op_save, &c->b, true, c->repeat, c->samples,
+			prep_xsaveopt_hit);
 	}
-	fig[n] = (struct figure){ .name = "fxrstor", .state = "dirty" };
-	measure(&fig[n++], op_fxrstor, &b, true, repeat, samples, NULL);
-	fig[n] = (struct figure){ .name = "xrstor standard", .state = "dirty" };
-	measure(&fig[n++], op_xrstor_std, &b, true, repeat, samples, NULL);
-	if (xstate_cfg.caps.xsavec) {
-		fig[n] = (struct figure){ .name = "xrstor compacted", .state = "dirty" };
-		measure(&fig[n++], op_xrstor_cmp, &b, true, repeat, samples, NULL);
-	}
-	if (insn_ok(xstate_cfg.save_insn)) {
-		/* Interleaved A B A B so drift hits both alike; one sample each per round.
-		 * Both sides save with libfpu's instruction: like for like. */
-		struct figure *eager = &fig[n++], *raw = &fig[n++];
-		double *se = samples, *sr = malloc(repeat * sizeof(*sr));
-		static char ename[64], rname[64];
+}
 
-		b.insn = xstate_cfg.save_insn;
-		snprintf(ename, sizeof(ename), "switch: libfpu eager (%s)", fpu_insn_name(b.insn));
-		snprintf(rname, sizeof(rname), "switch: raw %s+%s", fpu_insn_name(b.insn),
-			 restore_name(b.insn));
+/* calib_restores - FXRSTOR, and XRSTOR from the standard and the compacted format. */
+static void calib_restores(struct calib *c)
+{
+	c->fig[c->n] = (struct figure){ .name = "fxrstor", .state = "dirty" };
+	measure(&c->fig[c->n++], op_fxrstor, &c->b, true, c->repeat, c->samples, NULL);
+	c->fig[c->n] = (struct figure){ .name = "xrstor standard", .state = "dirty" };
+	measure(&c->fig[c->n++], op_xrstor_std, &c->b, true, c->repeat, c->samples, NULL);
+	if (xstate_cfg.caps.xsavec) {
+		c->fig[c->n] = (struct figure){ .name = "xrstor compacted", .state = "dirty" };
+		measure(&c->fig[c->n++], op_xrstor_cmp, &c->b, true, c->repeat, c->samples, NULL);
+	}
+}
+
+static void summarise(struct figure *f, double *s, unsigned long n)
+{
+	qsort(s, n, sizeof(*s), cmp_double);
+	f->min = s[0];
+	f->max = s[n - 1];
+	f->median = s[n / 2];
+}
+
+/*
+ * calib_switches - libfpu's eager switch against the raw save+XRSTOR pair
+ * with the same save instruction (like for like), interleaved A B A B so
+ * that drift hits both alike; one sample each per round. With @with_libfpu
+ * false only the raw pair is measured.
+ */
+static void calib_switches(struct calib *c, bool with_libfpu)
+{
+	static char ename[64], rname[64];
+	struct figure *eager = NULL, *raw;
+
+	if (!insn_ok(xstate_cfg.save_insn))
+		return;
+	c->b.insn = xstate_cfg.save_insn;
+	snprintf(ename, sizeof(ename), "switch: libfpu eager (%s)", fpu_insn_name(c->b.insn));
+	snprintf(rname, sizeof(rname), "switch: raw %s+%s", fpu_insn_name(c->b.insn),
+		 restore_name(c->b.insn));
+	if (with_libfpu) {
+		eager = &c->fig[c->n++];
 		*eager = (struct figure){ .name = ename, .state = "dirty", .state_ok = true };
-		*raw = (struct figure){ .name = rname, .state = "dirty", .state_ok = true };
-		ratio_fig = (int)(eager - fig);
-		if (!sr) {
-			fprintf(stderr, "fpulab calibrate: out of memory\n");
-			return 1;
-		}
-		for (unsigned long i = 0; i < repeat; i++) {
-			uint64_t t0, t1;
-			prep_switch(&b);
+		c->ratio_fig = (int)(eager - c->fig);
+	}
+	raw = &c->fig[c->n++];
+	*raw = (struct figure){ .name = rname, .state = "dirty", .state_ok = true };
+	for (unsigned long i = 0; i < c->repeat; i++) {
+		uint64_t t0, t1;
+		if (eager) {
+			prep_switch(&c->b);
 			if (!i)
 				eager->xinuse = xstate_xinuse();
 			if (!state_is(true, xstate_xinuse()))
 				eager->state_ok = false;
 			t0 = tsc_begin();
-			op_switch_eager(&b);
+			op_switch_eager(&c->b);
 			t1 = tsc_end();
-			se[i] = ((double)(t1 - t0) - overhead_ticks) / BATCH;
-			prep_switch_raw(&b);
-			if (!i)
-				raw->xinuse = xstate_xinuse();
-			if (!state_is(true, xstate_xinuse()))
-				raw->state_ok = false;
-			t0 = tsc_begin();
-			op_switch_raw(&b);
-			t1 = tsc_end();
-			sr[i] = ((double)(t1 - t0) - overhead_ticks) / BATCH;
+			c->samples[i] = ((double)(t1 - t0) - overhead_ticks) / BATCH;
 		}
-		qsort(se, repeat, sizeof(*se), cmp_double);
-		qsort(sr, repeat, sizeof(*sr), cmp_double);
-		eager->min = se[0], eager->max = se[repeat - 1], eager->median = se[repeat / 2];
-		raw->min = sr[0], raw->max = sr[repeat - 1], raw->median = sr[repeat / 2];
-		ratio = raw->median > 0 ? eager->median / raw->median : 0;
-		free(sr);
+		prep_switch_raw(&c->b);
+		if (!i)
+			raw->xinuse = xstate_xinuse();
+		if (!state_is(true, xstate_xinuse()))
+			raw->state_ok = false;
+		t0 = tsc_begin();
+		op_switch_raw(&c->b);
+		t1 = tsc_end();
+		c->samples2[i] = ((double)(t1 - t0) - overhead_ticks) / BATCH;
 	}
-	xstate_load_init();
+	if (eager)
+		summarise(eager, c->samples, c->repeat);
+	summarise(raw, c->samples2, c->repeat);
+	if (eager && raw->median > 0)
+		c->ratio = eager->median / raw->median;
+}
 
-	print_results(fmt, fig, n, tpn, repeat, ratio, ratio_fig);
-	for (int i = 0; i < n; i++)
-		if (!fig[i].state_ok) {
+/* calib_check_states - 0, or 1 after naming a figure whose register state was not as claimed. */
+static int calib_check_states(const struct calib *c)
+{
+	for (int i = 0; i < c->n; i++)
+		if (!c->fig[i].state_ok) {
 			fprintf(stderr,
 				"fpulab calibrate: register state of '%s' (%s) was not as claimed\n",
-				fig[i].name, fig[i].state);
+				c->fig[i].name, c->fig[i].state);
 			return 1;
 		}
 	return 0;
+}
+
+int calibrate_switch_floor(unsigned long repeat, struct calibrate_floor *out)
+{
+	struct calib c;
+	const struct figure *raw;
+
+	if (calib_setup(&c, FPU_INSN_AUTO, repeat, "host"))
+		return 1;
+	calib_clock(&c);
+	calib_switches(&c, false);
+	if (!c.n || !c.fig[c.n - 1].state_ok) {
+		calib_free(&c);
+		return 1;
+	}
+	raw = &c.fig[c.n - 1];
+	*out = (struct calibrate_floor){ .median_ns = raw->median / c.tpn,
+					 .min_ns = raw->min / c.tpn,
+					 .max_ns = raw->max / c.tpn,
+					 .repeat = repeat,
+					 .xcr0 = xstate_cfg.xcr0,
+					 .tsc_mhz = c.tpn * 1000.0 };
+	snprintf(out->pair, sizeof(out->pair), "%s+%s", fpu_insn_name(xstate_cfg.save_insn),
+		 restore_name(xstate_cfg.save_insn));
+	calib_free(&c);
+	return 0;
+}
+
+int cmd_calibrate(int argc, char **argv)
+{
+	enum fpu_save_insn insn = FPU_INSN_AUTO;
+	enum fmt fmt = FMT_TABLE;
+	unsigned long repeat = REPEAT_DEFAULT;
+	struct calib c;
+	int rc;
+
+	rc = parse_args(argc, argv, &fmt, &repeat, &insn);
+	if (rc >= 0)
+		return rc;
+	if (calib_setup(&c, insn, repeat, "calibrate"))
+		return 1;
+	calib_clock(&c);
+	calib_saves(&c);
+	calib_restores(&c);
+	calib_switches(&c, true);
+	xstate_load_init();
+	print_results(fmt, c.fig, c.n, c.tpn, repeat, c.ratio, c.ratio_fig);
+	rc = calib_check_states(&c);
+	calib_free(&c);
+	return rc;
 }
