@@ -12,6 +12,7 @@ static void usage(FILE *f)
 		   "  run        boot the lab kernel under QEMU and measure FPU context switching\n"
 		   "  xstate     check or dump an xstate image (xstate check|dump FILE)\n"
 		   "  calibrate  measure the native XSAVE*/XRSTOR cost on this host\n"
+		   "  trace      make and read FPU traces (trace synth|dump|info)\n"
 		   "  help       this text; 'fpulab help COMMAND' for a command's options\n"
 		   "  --version  fpulab's version and the git description it was built from\n");
 }
@@ -46,6 +47,8 @@ int main(int argc, char **argv)
 		fn = cmd_xstate;
 	else if (!strcmp(cmd, "calibrate"))
 		fn = cmd_calibrate;
+	else if (!strcmp(cmd, "trace"))
+		fn = cmd_trace;
 	else {
 		fprintf(stderr, "fpulab: unknown command '%s'\ntry 'fpulab help'\n", cmd);
 		return 2;

@@ -1,0 +1,193 @@
+/* SPDX-License-Identifier: MIT */
+/* Unit tests of the trace format: synthesis, write/read round trip, the checker. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "trace_io.h"
+
+static char path[64];
+
+static void tmp_path(void)
+{
+	snprintf(path, sizeof(path), "/tmp/fpulab-test-trace-%d", (int)getpid());
+}
+
+/* Every workload: synthesised, checked, written, read back byte for byte. */
+static void test_round_trip(void **state)
+{
+	char err[256];
+
+	tmp_path();
+	for (int i = 0; trace_workloads[i]; i++) {
+		struct trace a, b;
+		assert_int_equal(
+			trace_synth(trace_workloads[i], 500, 7, 0xe7, &a, err, sizeof(err)), 0);
+		assert_int_equal(trace_check(&a, err, sizeof(err)), 0);
+		assert_true(a.hdr.nevents >= 500); /* at least one event per switch */
+		assert_int_equal(trace_write(path, &a, err, sizeof(err)), 0);
+		assert_int_equal(trace_read(path, &b, err, sizeof(err)), 0);
+		assert_memory_equal(&a.hdr, &b.hdr, sizeof(a.hdr));
+		assert_memory_equal(a.ev, b.ev, a.hdr.nevents * sizeof(*a.ev));
+		assert_string_equal(b.hdr.workload, trace_workloads[i]);
+		trace_free(&a);
+		trace_free(&b);
+	}
+	unlink(path);
+}
+
+static uint64_t count(const struct trace *t, unsigned int type)
+{
+	uint64_t n = 0;
+	for (uint64_t i = 0; i < t->hdr.nevents; i++)
+		n += t->ev[i].type == type;
+	return n;
+}
+
+/* Same seed, same trace; another seed, another trace; the workloads' shapes. */
+static void test_synth_shapes(void **state)
+{
+	struct trace a, b;
+	char err[256];
+
+	assert_int_equal(trace_synth("build", 2000, 3, 0x7, &a, err, sizeof(err)), 0);
+	assert_int_equal(trace_synth("build", 2000, 3, 0x7, &b, err, sizeof(err)), 0);
+	assert_int_equal(a.hdr.nevents, b.hdr.nevents);
+	assert_memory_equal(a.ev, b.ev, a.hdr.nevents * sizeof(*a.ev));
+	trace_free(&b);
+	assert_int_equal(trace_synth("build", 2000, 4, 0x7, &b, err, sizeof(err)), 0);
+	assert_true(a.hdr.nevents != b.hdr.nevents ||
+		    memcmp(a.ev, b.ev, a.hdr.nevents * sizeof(*a.ev)));
+	assert_int_equal(count(&a, FPULAB_EV_SWITCH), 2000);
+	assert_true(count(&a, FPULAB_EV_MIGRATE) > 0);
+	trace_free(&a);
+	trace_free(&b);
+
+	/* pingpong-both: strictly alternating, one use per switch, every mask bit of xcr0 & 0xe7 */
+	assert_int_equal(trace_synth("pingpong-both", 10, 1, 0x7, &a, err, sizeof(err)), 0);
+	assert_int_equal(a.hdr.nevents, 20);
+	assert_int_equal(a.hdr.ncpus, 1);
+	assert_int_equal(a.ev[0].type, FPULAB_EV_SWITCH);
+	assert_int_equal(a.ev[0].task, 0);
+	assert_int_equal(a.ev[1].type, FPULAB_EV_USE);
+	assert_int_equal(a.ev[1].task, a.ev[0].arg);
+	assert_int_equal(a.ev[1].mask, 0x7);
+	assert_int_equal(a.ev[2].task, a.ev[0].arg);
+	assert_int_equal(a.ev[2].arg, 3 - a.ev[0].arg);
+	trace_free(&a);
+
+	/* pingpong-one: exactly one use per round trip */
+	assert_int_equal(trace_synth("pingpong-one", 100, 1, 0xe7, &a, err, sizeof(err)), 0);
+	assert_int_equal(count(&a, FPULAB_EV_USE), 50);
+	trace_free(&a);
+
+	/* migrating: 4 switches and 2 migrations per round trip (after the first) */
+	assert_int_equal(trace_synth("migrating", 40, 1, 0x7, &a, err, sizeof(err)), 0);
+	assert_int_equal(count(&a, FPULAB_EV_SWITCH), 40);
+	assert_int_equal(count(&a, FPULAB_EV_MIGRATE), 18);
+	assert_int_equal(count(&a, FPULAB_EV_USE), 10);
+	trace_free(&a);
+
+	assert_int_equal(trace_synth("nonesuch", 10, 1, 0x7, &a, err, sizeof(err)), -1);
+	assert_string_equal(err, "no workload 'nonesuch'");
+}
+
+static struct fpulab_trace_event ev(uint32_t seq, unsigned int type, unsigned int cpu,
+				    unsigned int task, unsigned int arg)
+{
+	return (struct fpulab_trace_event){ .seq = seq,
+					    .type = (uint8_t)type,
+					    .cpu = (uint8_t)cpu,
+					    .task = (uint16_t)task,
+					    .arg = (uint16_t)arg,
+					    .mask = type == FPULAB_EV_USE ? 3 : 0 };
+}
+
+static int check_two(struct fpulab_trace_event e0, struct fpulab_trace_event e1, char *err)
+{
+	struct fpulab_trace_event e[2] = { e0, e1 };
+	struct trace t = { .ev = e };
+
+	memcpy(t.hdr.magic, FPULAB_TRACE_MAGIC, 8);
+	t.hdr.version = FPULAB_TRACE_VERSION;
+	t.hdr.header_size = 64;
+	t.hdr.event_size = 16;
+	t.hdr.ncpus = 2;
+	t.hdr.ntasks = 2;
+	t.hdr.nevents = 2;
+	t.hdr.xcr0 = 7;
+	return trace_check(&t, err, 256);
+}
+
+static void test_check_rejects(void **state)
+{
+	char err[256];
+
+	assert_int_equal(check_two(ev(1, 1, 0, 0, 1), ev(2, 2, 0, 1, 0), err), 0);
+	assert_int_equal(check_two(ev(1, 1, 0, 0, 1), ev(1, 2, 0, 1, 0), err), -1);
+	assert_string_equal(err, "event 1: seq 1 not above 1");
+	assert_int_equal(check_two(ev(1, 1, 0, 0, 1), ev(2, 2, 1, 1, 0), err), -1);
+	assert_string_equal(err, "event 1 (seq 2, use): use by task 1, but cpu 1 runs task 0");
+	assert_int_equal(check_two(ev(1, 1, 0, 0, 1), ev(2, 1, 1, 0, 1), err), -1);
+	assert_string_equal(err, "event 1 (seq 2, switch): task 1 already runs on cpu 0");
+	assert_int_equal(check_two(ev(1, 1, 0, 0, 1), ev(2, 1, 0, 2, 0), err), -1);
+	assert_string_equal(err,
+			    "event 1 (seq 2, switch): switch from task 2, but cpu 0 runs task 1");
+	assert_int_equal(check_two(ev(1, 1, 2, 0, 1), ev(2, 1, 0, 0, 0), err), -1);
+	assert_string_equal(err, "event 0 (seq 1, switch): cpu 2, the trace has 2");
+	assert_int_equal(check_two(ev(1, 9, 0, 0, 1), ev(2, 1, 0, 0, 0), err), -1);
+	assert_string_equal(err, "event 0 (seq 1, ?): unknown type 9");
+	assert_int_equal(check_two(ev(1, 4, 0, 0, 0), ev(2, 1, 0, 0, 0), err), -1);
+	assert_string_equal(err, "event 0 (seq 1, kfpu-end): kfpu-end without kfpu-begin");
+	struct fpulab_trace_event u = ev(2, 2, 0, 1, 0);
+	u.mask = 0x8;
+	assert_int_equal(check_two(ev(1, 1, 0, 0, 1), u, err), -1);
+	assert_string_equal(err, "event 1 (seq 2, use): mask 0x8 outside xcr0 0x7");
+	/* an exited task's id may be reused by a new task, only through a switch */
+	assert_int_equal(check_two(ev(1, 6, 0, 0, 0), ev(2, 1, 0, 0, 1), err), -1);
+	assert_string_equal(err, "event 0 (seq 1, exit): exit of task 0, but cpu 0 runs task 0");
+}
+
+/* Files: wrong magic, a truncated file, a missing file: clear errors, nothing loaded. */
+static void test_read_rejects(void **state)
+{
+	struct trace a, b;
+	char err[256];
+	FILE *f;
+
+	tmp_path();
+	assert_int_equal(trace_synth("boot", 50, 1, 0x3, &a, err, sizeof(err)), 0);
+	assert_int_equal(trace_write(path, &a, err, sizeof(err)), 0);
+	assert_int_equal(truncate(path, 64 + 16 * (off_t)a.hdr.nevents - 1), 0);
+	assert_int_equal(trace_read(path, &b, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "but the header says"));
+	assert_null(b.ev);
+	f = fopen(path, "wb");
+	assert_non_null(f);
+	fputs("NOTATRACE and some more bytes to fill a header of 64 bytes ........", f);
+	fclose(f);
+	assert_int_equal(trace_read(path, &b, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "not an fpulab trace"));
+	unlink(path);
+	assert_int_equal(trace_read(path, &b, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "No such file"));
+	trace_free(&a);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_round_trip),
+		cmocka_unit_test(test_synth_shapes),
+		cmocka_unit_test(test_check_rejects),
+		cmocka_unit_test(test_read_rejects),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,47 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+# fpulab trace (and replay): the commands end to end. TAP output; run by
+# tests/run-tests.sh.
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/../.." && pwd)
+fpulab=${FPULAB:-$root/build/fpulab}
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+n=0 failed=0
+ok() { n=$((n + 1)); echo "ok $n - $1"; }
+not_ok() { n=$((n + 1)); failed=$((failed + 1)); echo "not ok $n - $1"; shift; for l in "$@"; do echo "# $l"; done; }
+
+# check NAME WANT_RC STDOUT_NEEDLE|- STDERR_NEEDLE|- -- COMMAND...
+check() {
+	local name=$1 want=$2 o=$3 e=$4
+	shift 5
+	"$@" > "$work/out" 2> "$work/err"
+	local rc=$?
+	if [ "$rc" != "$want" ]; then
+		not_ok "$name" "exit $rc, expected $want" "stderr: $(head -n 3 "$work/err")"
+	elif [ "$o" != - ] && ! grep -qF -- "$o" "$work/out"; then
+		not_ok "$name" "stdout lacks: $o" "stdout: $(head -n 3 "$work/out")"
+	elif [ "$e" != - ] && ! grep -qF -- "$e" "$work/err"; then
+		not_ok "$name" "stderr lacks: $e" "stderr: $(head -n 3 "$work/err")"
+	else
+		ok "$name"
+	fi
+}
+
+# ---- trace ----
+check "help trace prints trace's help" 0 "usage: fpulab trace synth" - -- "$fpulab" help trace
+check "trace synth: an unknown workload lists the known ones" 2 - "no workload 'frob' (one of: boot, build," -- "$fpulab" trace synth frob -o "$work/x"
+check "trace synth: no -o says why" 2 - "synth needs a WORKLOAD and -o FILE|DIR" -- "$fpulab" trace synth boot
+check "trace synth --switches 0: out of range" 2 - "--switches: 0 is out of range" -- "$fpulab" trace synth boot -o "$work/x" --switches 0
+check "trace synth all into a file: not a directory" 1 - "is not a directory" -- "$fpulab" trace synth all -o "$work/nodir/x"
+check "trace synth pingpong-both" 0 "pingpong-both, 200 events, 1 CPUs, 2 tasks, 3264 bytes" - -- "$fpulab" trace synth pingpong-both -o "$work/pp.trace" --switches 100 --xcr0 0x7
+check "trace info counts switches and uses" 0 "FPU uses per switch 1.000" - -- "$fpulab" trace info "$work/pp.trace"
+check "trace dump prints events" 0 "2 0 use task 2 mask 0x7" - -- "$fpulab" trace dump "$work/pp.trace" --limit 3
+head -c 100 "$work/pp.trace" > "$work/short.trace"
+check "trace dump: a truncated trace is refused" 1 - "but the header says 200 events" -- "$fpulab" trace dump "$work/short.trace"
+check "trace info: a missing file" 1 - "No such file or directory" -- "$fpulab" trace info "$work/none"
+check "trace synth all writes every workload" 0 "cross-cpu.trace: cross-cpu" - -- "$fpulab" trace synth all -o "$work" --switches 200
+
+echo "1..$n"
+[ "$failed" = 0 ]
