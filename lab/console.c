@@ -147,16 +147,22 @@ void kprintf(const char *fmt, ...)
 	va_end(ap);
 }
 
-int ksnprintf(char *buf, size_t size, const char *fmt, ...)
+int vksnprintf(char *buf, size_t size, const char *fmt, va_list ap)
 {
 	struct out o = { buf, size, 0 };
-	va_list ap;
-	va_start(ap, fmt);
 	format(&o, fmt, ap);
-	va_end(ap);
 	if (size)
 		buf[o.len < size ? o.len : size - 1] = 0;
 	return (int)o.len;
+}
+
+int ksnprintf(char *buf, size_t size, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	int n = vksnprintf(buf, size, fmt, ap);
+	va_end(ap);
+	return n;
 }
 
 noreturn void qemu_exit(unsigned int value)

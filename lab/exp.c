@@ -158,9 +158,10 @@ void exp_integrity_error(const void *p)
 	if (__atomic_fetch_add(&run.reports, 1, __ATOMIC_RELAXED) < 5)
 		kprintf("integrity: cpu %u task %u %s reg %u: expected 0x%lx, got 0x%lx (%u registers wrong)\n",
 			this_cpu()->id, r.task,
-			r.regset < REGSET_NR      ? regset_names[r.regset]
-			: r.regset == REPORT_CSUM ? "checksum"
-						  : "?",
+			r.regset < REGSET_NR        ? regset_names[r.regset]
+			: r.regset == REPORT_CSUM   ? "checksum"
+			: r.regset == REPORT_SIGNAL ? "signal"
+						    : "?",
 			r.reg, (uint64_t)r.expected, (uint64_t)r.got, r.count);
 }
 

@@ -10,8 +10,9 @@ enum regset { REGSET_X87, REGSET_SSE, REGSET_AVX, REGSET_NR };
 /* migrating: cross-cpu, and both tasks move to the other CPU every round trip. */
 enum placement { PLACE_SAME_CPU, PLACE_CROSS_CPU, PLACE_MIGRATING, PLACE_NR };
 enum fp_users { FP_NONE, FP_ONE, FP_BOTH, FP_NR };
-#define REGSET_ALL REGSET_NR        /* stress: x87 + FCW, MXCSR, XMM or YMM at once */
-#define REPORT_CSUM (REGSET_NR + 1) /* integrity_report.regset: a wrong kernel checksum */
+#define REGSET_ALL REGSET_NR          /* stress: x87 + FCW, MXCSR, XMM or YMM at once */
+#define REPORT_CSUM (REGSET_NR + 1)   /* integrity_report.regset: a wrong kernel checksum */
+#define REPORT_SIGNAL (REGSET_NR + 2) /* a bad signal frame, ptrace error or missed kill */
 
 /* One side of the context-switch ping-pong. */
 struct pingpong_args {
@@ -32,6 +33,7 @@ struct stress_shared {
 	volatile int stop;    /* set by the kernel once the window holds enough switches */
 	volatile int blocked; /* tasks inside (or about to enter) a block on their own semaphore */
 	volatile unsigned char exiting[STRESS_MAX_TASKS]; /* task n is exiting: start its successor */
+	volatile uint64_t bad_frames; /* tasks that left with a frame the kernel must kill them for */
 };
 
 /*

@@ -19,6 +19,7 @@
 #include "cpu.h"
 #include "kfpu.h"
 #include "lab.h"
+#include "signal.h"
 #include "syscall.h"
 
 #define STRESS_TICK_NS 20000 /* base time slice; each tick is 0.3..1.7 x this */
@@ -63,11 +64,28 @@ static void spawn(unsigned int task, unsigned int gen, bool ymm)
 	task_create_user("stress", stress_main, &args[task], task % ncpus, &events);
 }
 
+/* Every task that left with a spoiled frame or no room for one was killed, and no other. */
+static void check_kills(const struct sig_counts *a, const struct sig_counts *b)
+{
+	uint64_t kills = b->kills - a->kills;
+	if (kills != shared.bad_frames) {
+		struct integrity_report r = {
+			.count = 1,
+			.regset = REPORT_SIGNAL,
+			.reg = 5,
+			.expected = shared.bad_frames,
+			.got = kills,
+		};
+		exp_integrity_error(&r);
+	}
+}
+
 /* Returns the number of tasks that exited and were replaced. */
-static uint64_t stress_run(struct result *res)
+static uint64_t stress_run(struct result *res, struct sig_counts *sig)
 {
 	bool ymm = xstate_cfg.xcr0 & XFEATURE_MASK(XFEATURE_YMM);
 	uint64_t created = ntasks, ups = 0;
+	struct sig_counts before;
 
 	sem_init(&events, 0);
 	sem_init(&workers_done, 0);
@@ -94,6 +112,7 @@ static uint64_t stress_run(struct result *res)
 		spawn(i, 0, ymm);
 	for (unsigned int i = 0; i < ntasks; i++)
 		sem_down(&user_sems[SEM_READY]);
+	signal_counts(&before);
 	exp_mark(MARK_START);
 	WRITE_ONCE(window_open, 1);
 	for (unsigned int i = 0; i < ntasks; i++)
@@ -119,6 +138,16 @@ static uint64_t stress_run(struct result *res)
 	for (; ups < created + 1; ups++)
 		sem_down(&events);
 	exp_mark(MARK_END);
+	signal_counts(sig);
+	check_kills(&before, sig);
+	sig->sent -= before.sent;
+	sig->delivered -= before.delivered;
+	sig->sigreturns -= before.sigreturns;
+	sig->ptrace_reads -= before.ptrace_reads;
+	sig->ptrace_writes -= before.ptrace_writes;
+	sig->ptrace_busy -= before.ptrace_busy;
+	sig->kills -= before.kills;
+	sig->window_moves -= before.window_moves;
 
 	WRITE_ONCE(workers_stop, 1);
 	for (unsigned int c = 0; c < ncpus; c++)
@@ -127,6 +156,11 @@ static uint64_t stress_run(struct result *res)
 	tick_ns = base_tick;
 	fill_counts(res);
 	res->tasks = ntasks;
+	res->signals = sig->delivered;
+	res->sigreturns = sig->sigreturns;
+	res->ptrace_reads = sig->ptrace_reads;
+	res->ptrace_writes = sig->ptrace_writes;
+	res->kills = sig->kills;
 	return created - ntasks;
 }
 
@@ -156,10 +190,15 @@ unsigned int stress_experiment(void)
 			};
 			begin_run(cfg.policies[p]);
 			uint64_t preempts = timer_user_preempts();
-			uint64_t replaced = stress_run(&res);
+			struct sig_counts sig;
+			uint64_t replaced = stress_run(&res, &sig);
 			kprintf("stress: %s: %lu switches, %lu timer preemptions of ring-3 tasks, %lu tasks replaced\n",
 				res.policy, res.switches, timer_user_preempts() - preempts,
 				replaced);
+			kprintf("stress: %s: signals %lu sent, %lu delivered, %lu sigreturns, %lu tasks killed (as planned: %lu), ptrace %lu reads, %lu writes, %lu given up, %lu moves inside the windows\n",
+				res.policy, sig.sent, sig.delivered, sig.sigreturns, sig.kills,
+				(uint64_t)shared.bad_frames, sig.ptrace_reads, sig.ptrace_writes,
+				sig.ptrace_busy, sig.window_moves);
 			print_result(&res);
 			runs++;
 		}

@@ -30,6 +30,7 @@ void console_init(void);
 void kprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void vkprintf(const char *fmt, va_list ap);
 int ksnprintf(char *buf, size_t size, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+int vksnprintf(char *buf, size_t size, const char *fmt, va_list ap);
 noreturn void panic(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 noreturn void qemu_exit(unsigned int value);
 

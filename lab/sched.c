@@ -24,10 +24,10 @@
 #include "apic.h"
 #include "cpu.h"
 #include "io.h"
+#include "signal.h"
 #include "trap.h"
 
 #define MAX_TASKS 256
-#define USTACK_SIZE 16384
 
 extern struct task *switch_stacks(struct task *prev, struct task *next);
 extern char user_task_start[], kthread_start[];
@@ -67,6 +67,7 @@ static struct task *slot_alloc(void)
 	t->on_cpu = 0;
 	t->exit_sem = NULL;
 	t->user = false;
+	signal_task_init(t);
 	return t;
 }
 
@@ -163,7 +164,9 @@ static void finish_switch(struct task *prev)
 {
 	int state = prev->state;
 	__atomic_store_n(&prev->on_cpu, 0, __ATOMIC_RELEASE);
-	if (state == TASK_DEAD)
+	if (state == TASK_STOPPED)
+		__atomic_store_n(&prev->trace, TRACE_STOPPED, __ATOMIC_RELEASE);
+	else if (state == TASK_DEAD)
 		slot_free(prev);
 	else if (state == TASK_MIGRATING)
 		enqueue(prev);
@@ -230,12 +233,22 @@ void migrate_to(unsigned int cpu)
 	schedule();
 }
 
-/* The way back to ring 3: reschedule if asked, then let the FPU policy act. */
+void task_resume(struct task *t)
+{
+	enqueue(t);
+}
+
+/* The way back to ring 3: reschedule if asked, stop for a tracer, deliver a
+ * signal, then let the FPU policy act. */
 void exit_to_user(void)
 {
-	while (this_cpu()->need_resched)
-		schedule();
-	fpu_return_to_user(&current_task()->fpu);
+	struct task *t = current_task();
+
+	do {
+		while (this_cpu()->need_resched)
+			schedule();
+	} while (signal_work(t));
+	fpu_return_to_user(&t->fpu);
 }
 
 void task_first_run(struct task *prev)
@@ -255,8 +268,10 @@ noreturn void kthread_body(void)
 noreturn void task_exit(void)
 {
 	struct task *t = current_task();
-	if (t->user)
+	if (t->user) {
+		signal_task_exit(t);
 		fpu_task_exit(&t->fpu);
+	}
 	if (t->exit_sem)
 		sem_up(t->exit_sem);
 	t->state = TASK_DEAD;

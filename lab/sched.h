@@ -12,6 +12,7 @@ enum task_state {
 	TASK_BLOCKED,   /* on a wait queue */
 	TASK_MIGRATING, /* switched out for another CPU's queue, joins it in finish_switch() */
 	TASK_DEAD,      /* exited; its slot is freed once it is switched out */
+	TASK_STOPPED,   /* stopped for a tracer (signal.c); only task_resume() runs it again */
 	/*
 	 * Set by the task itself (set_current_state) before it tests a wait
 	 * condition, as Linux's TASK_UNINTERRUPTIBLE: schedule() then blocks it
@@ -23,6 +24,7 @@ enum task_state {
 /* Kernel stacks are aligned to their size; the lowest word holds the task
  * (old Linux's thread_info), so masking RSP finds it (current.h). */
 #define KSTACK_SIZE 16384
+#define USTACK_SIZE 16384
 
 struct task {
 	uint64_t ksp; /* saved kernel RSP: switch_stacks() expects it first */
@@ -40,6 +42,14 @@ struct task {
 	void *arg;
 	struct semaphore *exit_sem; /* upped when the task exits */
 	unsigned int slot;
+	/* signal.c */
+	uint64_t sig_handler, sig_arg;     /* ring-3 handler and its first argument; 0: none */
+	volatile unsigned int sig_pending; /* SIG_* bits raised and not yet delivered */
+	bool in_handler;    /* between delivery and sigreturn: one signal at a time */
+	int sig_slot;       /* its slot for SYS_KILL and ptrace; -1: none */
+	volatile int trace; /* enum trace_state */
+	struct task *tracer, *tracee;
+	uint8_t *sigbuf; /* fpu_sigframe_size() bytes, 64-aligned: the frame in kernel memory */
 };
 
 struct runqueue {
@@ -82,6 +92,7 @@ void yield(void);
 bool wake_up(struct task *t);
 void migrate_to(unsigned int cpu);
 void exit_to_user(void);
+void task_resume(struct task *t); /* a TASK_STOPPED task becomes runnable on its CPU */
 unsigned int tasks_live(void);
 
 void sem_init(struct semaphore *s, long count);

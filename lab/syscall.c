@@ -4,6 +4,7 @@
 #include "cpu.h"
 #include "kfpu.h"
 #include "lab.h"
+#include "signal.h"
 #include "tinydir.h"
 #include "trap.h"
 
@@ -51,6 +52,22 @@ void syscall_dispatch(struct trap_frame *f)
 		break;
 	case SYS_KERNEL_CSUM:
 		ret = sys_kernel_csum(f->rdi, f->rsi);
+		break;
+	case SYS_SIGACTION:
+		ret = sys_sigaction(f->rdi, f->rsi, f->rdx);
+		break;
+	case SYS_KILL:
+		ret = sys_kill(f->rdi);
+		break;
+	case SYS_SIGRETURN:
+		sys_sigreturn(f);
+		ret = (long)f->rax; /* the interrupted context's */
+		break;
+	case SYS_PTRACE_GET:
+		ret = sys_ptrace_get(f->rdi, f->rsi, f->rdx, f->r10);
+		break;
+	case SYS_PTRACE_SET:
+		ret = sys_ptrace_set(f->rdi, f->rsi, f->rdx);
 		break;
 	case SYS_OPEN:
 		ret = tinydir_open(f->rdi, f->rsi);

@@ -5,6 +5,7 @@
 #include "cpu.h"
 #include "io.h"
 #include "lab.h"
+#include "signal.h"
 #include "smp.h"
 
 static const char *const exception_names[32] = {
@@ -56,6 +57,8 @@ void trap_dispatch(struct trap_frame *f)
 		case VEC_TIMER:
 			apic_eoi();
 			timer_tick();
+			if (from_user(f))
+				signal_timer(c->current);
 			break;
 		case VEC_RESCHED:
 			apic_eoi();

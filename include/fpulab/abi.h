@@ -81,6 +81,11 @@
 	U(scrubs)            /* AMD FIP/FDP/FOP scrubs (forced with scrub=1) */  \
 	U(migrations)                                                             \
 	U(integrity_errors)                                                       \
+	U(signals)           /* stress: signal frames delivered */               \
+	U(sigreturns)        /* stress: signal frames imported */                \
+	U(ptrace_reads)      /* stress: exports of a stopped task */             \
+	U(ptrace_writes)     /* stress: imports into a stopped task */           \
+	U(kills)             /* stress: tasks killed for a bad or unplaceable frame */ \
 	U(ticks)             /* TSC ticks of the measured window */
 
 /* clang-format on */

@@ -70,7 +70,30 @@ static void note_wrong(struct integrity_report *rep, unsigned int reg, uint64_t 
 	}
 }
 
-unsigned int regs_check(unsigned int regset, unsigned int task, uint64_t seq)
+/* What register @r, lane @l (64-bit lanes) of @regset must hold. */
+static uint64_t want_lane(unsigned int regset, unsigned int task, uint64_t seq, unsigned int r,
+			  unsigned int l, const struct regs_edit *e)
+{
+	if (e && e->on && regset != REGSET_X87) {
+		if (r == EDIT_XMM && l < 2)
+			return e->xmm[l];
+		if (l >= 2 && r == EDIT_YMM && e->ymm_set)
+			return e->ymm_hi[l - 2];
+		if (l >= 2 && e->legacy)
+			return 0;
+	}
+	return pattern(task, seq, r, l);
+}
+
+static uint64_t want_control(unsigned int regset, unsigned int task, const struct regs_edit *e)
+{
+	if (regset == REGSET_X87)
+		return e && e->on ? e->fcw : fcw_pattern(task);
+	return e && e->on ? e->mxcsr : mxcsr_pattern(task);
+}
+
+static unsigned int regs_check_edit(unsigned int regset, unsigned int task, uint64_t seq,
+				    const struct regs_edit *e)
 {
 	uint64_t got[16 * 4];
 	unsigned int nl = lanes[regset];
@@ -82,7 +105,6 @@ unsigned int regs_check(unsigned int regset, unsigned int task, uint64_t seq)
 		__asm__ volatile("fnstcw %0" : "=m"(fcw));
 		__asm__ volatile(EIGHT(X87_POP) : : "r"(got) : "memory");
 		ctl = fcw;
-		ctl_want = fcw_pattern(task);
 		/* FISTP pops ST(0) first: got[k] is the register loaded (7 - k)th. */
 		for (unsigned int k = 0; k < 4; k++) {
 			uint64_t t = got[k];
@@ -97,14 +119,14 @@ unsigned int regs_check(unsigned int regset, unsigned int task, uint64_t seq)
 		else
 			__asm__ volatile(SIXTEEN(YMM_STORE) : : "r"(got) : "memory");
 		ctl = mxcsr;
-		ctl_want = mxcsr_pattern(task);
 	}
+	ctl_want = want_control(regset, task, e);
 
 	if (ctl != ctl_want)
 		note_wrong(&rep, REPORT_REG_CONTROL, ctl_want, ctl);
 	for (unsigned int r = 0; r < nregs[regset]; r++) {
 		for (unsigned int l = 0; l < nl; l++) {
-			uint64_t want = pattern(task, seq, r, l);
+			uint64_t want = want_lane(regset, task, seq, r, l, e);
 			if (got[r * nl + l] != want) {
 				note_wrong(&rep, r, want, got[r * nl + l]);
 				break; /* count registers, not lanes */
@@ -114,6 +136,11 @@ unsigned int regs_check(unsigned int regset, unsigned int task, uint64_t seq)
 	if (rep.count)
 		sys_integrity(&rep);
 	return rep.count;
+}
+
+unsigned int regs_check(unsigned int regset, unsigned int task, uint64_t seq)
+{
+	return regs_check_edit(regset, task, seq, NULL);
 }
 
 /*
@@ -129,8 +156,151 @@ void regs_write_all(unsigned int task, uint64_t seq, bool ymm)
 
 unsigned int regs_check_all(unsigned int task, uint64_t seq, bool ymm)
 {
-	return regs_check(REGSET_X87, task, seq) +
-	       regs_check(ymm ? REGSET_AVX : REGSET_SSE, task, seq);
+	return regs_check_all_edit(task, seq, ymm, NULL);
+}
+
+unsigned int regs_check_all_edit(unsigned int task, uint64_t seq, bool ymm,
+				 const struct regs_edit *e)
+{
+	return regs_check_edit(REGSET_X87, task, seq, e) +
+	       regs_check_edit(ymm ? REGSET_AVX : REGSET_SSE, task, seq, e);
+}
+
+/*
+ * Standard-format images (SDM Vol. 1 §13.4.1): FCW at 0, FSW at 2, the
+ * abridged FTW at 4, MXCSR at 24, ST(i) at 32 + 16 i (80-bit extended),
+ * XMM at 160 + 16 i, XSTATE_BV at 512, YMM upper halves at 576 + 16 i.
+ * The patterns are integers with bit 62 the highest set, so as 80-bit
+ * extended values their significand is the pattern shifted left once and
+ * their biased exponent 16383 + 62.
+ */
+#define IMG_FCW 0
+#define IMG_FSW 2
+#define IMG_FTW 4
+#define IMG_MXCSR 24
+#define IMG_ST 32
+#define IMG_XMM 160
+#define IMG_XSTATE_BV 512
+#define IMG_YMM 576
+#define X87_EXP (16383 + 62)
+
+static void put(void *img, unsigned int off, const void *v, unsigned int n)
+{
+	__builtin_memcpy((uint8_t *)img + off, v, n);
+}
+
+static uint64_t get64(const void *img, unsigned int off)
+{
+	uint64_t v;
+	__builtin_memcpy(&v, (const uint8_t *)img + off, sizeof(v));
+	return v;
+}
+
+static uint32_t get32(const void *img, unsigned int off)
+{
+	uint32_t v;
+	__builtin_memcpy(&v, (const uint8_t *)img + off, sizeof(v));
+	return v;
+}
+
+static uint16_t get16(const void *img, unsigned int off)
+{
+	uint16_t v;
+	__builtin_memcpy(&v, (const uint8_t *)img + off, sizeof(v));
+	return v;
+}
+
+/* ST(i) after regs_write(REGSET_X87): the register loaded (7 - i)th. */
+static void img_st(unsigned int i, unsigned int task, uint64_t seq, uint64_t *mant, uint16_t *exp)
+{
+	*mant = pattern(task, seq, 7 - i, 0) << 1;
+	*exp = X87_EXP;
+}
+
+unsigned int regs_check_image(const void *img, unsigned int task, uint64_t seq, bool ymm,
+			      const struct regs_edit *e)
+{
+	struct integrity_report x87 = { .task = task, .regset = REGSET_X87 };
+	unsigned int vset = ymm ? REGSET_AVX : REGSET_SSE;
+	struct integrity_report vec = { .task = task, .regset = vset };
+	uint64_t bv = get64(img, IMG_XSTATE_BV);
+
+	if (get16(img, IMG_FCW) != want_control(REGSET_X87, task, e))
+		note_wrong(&x87, REPORT_REG_CONTROL, want_control(REGSET_X87, task, e),
+			   get16(img, IMG_FCW));
+	if ((get16(img, IMG_FSW) & 0x3800) || ((const uint8_t *)img)[IMG_FTW] != 0xff)
+		note_wrong(&x87, REPORT_REG_CONTROL, 0xff, /* TOP 0, every register valid */
+			   (uint64_t)get16(img, IMG_FSW) << 16 | ((const uint8_t *)img)[IMG_FTW]);
+	for (unsigned int i = 0; i < 8; i++) {
+		uint64_t mant;
+		uint16_t exp;
+		img_st(i, task, seq, &mant, &exp);
+		if (get64(img, IMG_ST + 16 * i) != mant || get16(img, IMG_ST + 16 * i + 8) != exp)
+			note_wrong(&x87, 7 - i, mant >> 1, get64(img, IMG_ST + 16 * i) >> 1);
+	}
+	if (get32(img, IMG_MXCSR) != want_control(vset, task, e))
+		note_wrong(&vec, REPORT_REG_CONTROL, want_control(vset, task, e),
+			   get32(img, IMG_MXCSR));
+	for (unsigned int r = 0; r < 16; r++) {
+		for (unsigned int l = 0; l < lanes[vset]; l++) {
+			uint64_t want = want_lane(vset, task, seq, r, l, e), got;
+			if (l < 2)
+				got = get64(img, IMG_XMM + 16 * r + 8 * l);
+			else if (bv & 4)
+				got = get64(img, IMG_YMM + 16 * r + 8 * (l - 2));
+			else
+				got = 0; /* XSTATE_BV[2] clear: the upper halves are in their init state */
+			if (got != want) {
+				note_wrong(&vec, r, want, got);
+				break;
+			}
+		}
+	}
+	if (x87.count)
+		sys_integrity(&x87);
+	if (vec.count)
+		sys_integrity(&vec);
+	return x87.count + vec.count;
+}
+
+void regs_write_image(void *img, unsigned int task, uint64_t seq, bool ymm)
+{
+	uint16_t fcw = fcw_pattern(task), fsw = 0;
+	uint32_t mxcsr = mxcsr_pattern(task);
+	uint8_t ftw = 0xff;
+	uint64_t bv = get64(img, IMG_XSTATE_BV) | 3 | (ymm ? 4 : 0);
+
+	put(img, IMG_FCW, &fcw, 2);
+	put(img, IMG_FSW, &fsw, 2);
+	put(img, IMG_FTW, &ftw, 1);
+	put(img, IMG_MXCSR, &mxcsr, 4);
+	for (unsigned int i = 0; i < 8; i++) {
+		uint64_t mant;
+		uint16_t exp;
+		img_st(i, task, seq, &mant, &exp);
+		put(img, IMG_ST + 16 * i, &mant, 8);
+		put(img, IMG_ST + 16 * i + 8, &exp, 2);
+	}
+	for (unsigned int r = 0; r < 16; r++) {
+		for (unsigned int l = 0; l < (ymm ? 4u : 2u); l++) {
+			uint64_t v = pattern(task, seq, r, l);
+			put(img, l < 2 ? IMG_XMM + 16 * r + 8 * l : IMG_YMM + 16 * r + 8 * (l - 2),
+			    &v, 8);
+		}
+	}
+	put(img, IMG_XSTATE_BV, &bv, 8);
+}
+
+void regs_edit_image(void *img, const struct regs_edit *e)
+{
+	put(img, IMG_FCW, &e->fcw, 2);
+	put(img, IMG_MXCSR, &e->mxcsr, 4);
+	put(img, IMG_XMM + 16 * EDIT_XMM, e->xmm, 16);
+	if (e->ymm_set) {
+		uint64_t bv = get64(img, IMG_XSTATE_BV) | 4;
+		put(img, IMG_YMM + 16 * EDIT_YMM, e->ymm_hi, 16);
+		put(img, IMG_XSTATE_BV, &bv, 8);
+	}
 }
 
 static void report_init(struct integrity_report *r, uint64_t want, uint64_t got)

@@ -28,12 +28,32 @@
 
 #define CSUM_WORDS 66   /* checksum buffers: up to 8 * 65 bytes at offsets 0..7 */
 #define EXIT_CHANCE 256 /* a task exits after one step in this many */
+#define IMG_MAX 4096    /* ptrace buffer: xstate_cfg.user_size of any CPU QEMU models */
+
+/*
+ * st: what the task's registers hold between two verify() calls, for its
+ * signal handler and for a tracer that stopped it. ST_STABLE: the pattern
+ * of sequence number (st & ST_SEQ), plus the edits in @edit if ST_SIGEDIT.
+ * Zero while verify() checks and rewrites them. ST_POKED: a tracer wrote
+ * the pattern of that sequence number. The task takes it with one atomic
+ * exchange, and the others change it only while the task is stopped or in
+ * its handler, so it always describes the registers they see.
+ */
+#define ST_STABLE (1ull << 63)
+#define ST_POKED (1ull << 62)
+#define ST_SIGEDIT (1ull << 61)
+#define ST_SEQ 0xffffffffull
 
 struct stress_task {
 	const struct stress_args *a;
 	struct stress_shared *sh;
 	uint64_t rng, seq;
 	unsigned int id;
+	volatile uint64_t st;
+	struct regs_edit edit;  /* valid with ST_SIGEDIT */
+	uint64_t hrng;          /* the signal handler's PRNG */
+	uint64_t stack_base;    /* lowest address of its user stack */
+	volatile bool want_bad; /* its next handler spoils the frame: sigreturn must kill it */
 };
 
 static uint64_t rnd(struct stress_task *t)
@@ -52,11 +72,196 @@ static uint64_t splitmix(uint64_t x)
 	return (x ^ (x >> 31)) | 1;
 }
 
+static uint64_t hrnd(struct stress_task *t)
+{
+	t->hrng ^= t->hrng << 13;
+	t->hrng ^= t->hrng >> 7;
+	t->hrng ^= t->hrng << 17;
+	return t->hrng;
+}
+
 /* After anything that may have switched: check, then the next pattern. */
 static void verify(struct stress_task *t)
 {
-	regs_check_all(t->id, t->seq, t->a->ymm);
+	uint64_t x = __atomic_exchange_n(&t->st, 0, __ATOMIC_SEQ_CST);
+
+	if (x & ST_POKED)
+		t->seq = x & ST_SEQ;
+	t->edit.on = (x & ST_SIGEDIT) != 0;
+	regs_check_all_edit(t->id, t->seq, t->a->ymm, &t->edit);
+	t->edit.on = false;
 	regs_write_all(t->id, ++t->seq, t->a->ymm);
+	__atomic_store_n(&t->st, (t->seq & ST_SEQ) | ST_STABLE, __ATOMIC_SEQ_CST);
+}
+
+static void report(struct stress_task *t, unsigned int reg, uint64_t want, uint64_t got)
+{
+	struct integrity_report r = {
+		.count = 1,
+		.task = t->id,
+		.regset = REPORT_SIGNAL,
+		.reg = reg,
+		.expected = want,
+		.got = got,
+	};
+	sys_integrity(&r);
+}
+
+/* The frame's own bookkeeping: ours, and the software-reserved bytes of <fpu/signal.h>. */
+static void check_frame(struct stress_task *t, const struct sigframe *sf, const uint8_t *fp)
+{
+	uint32_t magic1, xsize, magic2;
+
+	__builtin_memcpy(&magic1, fp + 464, 4);
+	__builtin_memcpy(&xsize, fp + 464 + 16, 4);
+	if (sf->magic != SIGFRAME_MAGIC || sf->fpstate != fp)
+		report(t, 0, SIGFRAME_MAGIC, sf->magic);
+	if (magic1 != 0x46505853u || xsize + 4 != sf->fpsize) {
+		report(t, 1, 0x46505853u, magic1);
+		return;
+	}
+	__builtin_memcpy(&magic2, fp + xsize, 4);
+	if (magic2 != 0x46505845u)
+		report(t, 2, 0x46505845u, magic2);
+}
+
+/* Make sigreturn refuse the frame, one XRSTOR #GP condition at a time. */
+static void spoil_frame(struct stress_task *t, uint8_t *fp)
+{
+	uint64_t v = 1ull << 63;
+	uint32_t mxcsr;
+
+	switch (hrnd(t) % 4) {
+	case 0: /* XSTATE_BV outside XCR0 */
+		fp[512 + 7] |= 0x80;
+		break;
+	case 1: /* XCOMP_BV in a standard-format image */
+		__builtin_memcpy(fp + 520, &v, 8);
+		break;
+	case 2: /* reserved header bytes */
+		fp[528 + 5] = 1;
+		break;
+	default: /* MXCSR bit 31: reserved on every CPU */
+		__builtin_memcpy(&mxcsr, fp + 24, 4);
+		mxcsr |= 1u << 31;
+		__builtin_memcpy(fp + 24, &mxcsr, 4);
+		break;
+	}
+}
+
+/*
+ * The handler: it starts in the init state; the frame holds what the task
+ * last wrote (when st says what that was); it changes FCW, MXCSR, an XMM
+ * and a YMM upper half in the frame, or makes it legacy-only (no magic1:
+ * every YMM upper half comes back zero), which sigreturn must load; and it
+ * uses the FPU itself.
+ */
+static void on_signal(void *arg, struct sigframe *sf, void *fpstate)
+{
+	struct stress_task *t = arg;
+	uint8_t *fp = fpstate;
+	bool ymm = t->a->ymm;
+	uint64_t x = t->st, own;
+
+	regs_check_init(t->id, ymm);
+	check_frame(t, sf, fp);
+	if (t->want_bad) {
+		spoil_frame(t, fp);
+		return;
+	}
+	if (x & ST_STABLE) {
+		struct regs_edit e = { 0 };
+		if (x & ST_SIGEDIT)
+			e = t->edit;
+		regs_check_image(fp, t->id, x & ST_SEQ, ymm, e.on ? &e : NULL);
+		e.on = true;
+		e.fcw = (uint16_t)(0x037f | (hrnd(t) & 3) << 10);
+		e.mxcsr = (uint32_t)(0x1f80 | (hrnd(t) & 3) << 13);
+		e.xmm[0] = hrnd(t);
+		e.xmm[1] = hrnd(t);
+		if (hrnd(t) % 4 == 0) {
+			__builtin_memset(fp + 464, 0, 4); /* magic1 */
+			e.legacy = true;
+			e.ymm_set = false;
+		} else if (ymm) {
+			e.ymm_set = true;
+			e.ymm_hi[0] = hrnd(t);
+			e.ymm_hi[1] = hrnd(t);
+		}
+		regs_edit_image(fp, &e);
+		t->edit = e;
+		t->st = x | ST_SIGEDIT;
+	}
+	own = hrnd(t);
+	regs_write_all(t->id ^ 0x800, own, ymm);
+	regs_check_all(t->id ^ 0x800, own, ymm);
+}
+
+/*
+ * ptrace: stop another task, check its exported state against what it last
+ * wrote, and import either a new pattern (the task must then find it),
+ * the same image, or nothing, and resume it.
+ */
+static void trace_other(struct stress_task *t)
+{
+	uint8_t img[IMG_MAX] __attribute__((aligned(64)));
+	struct ptrace_info info;
+	unsigned int n = t->a->ntasks, o;
+	bool ymm = t->a->ymm;
+	long err = 0;
+
+	if (n < 2)
+		return;
+	o = (unsigned int)(rnd(t) % (n - 1));
+	o = o >= t->a->task ? o + 1 : o;
+	if (sys_ptrace_get(o, img, sizeof(img), &info) < 0)
+		return;
+	struct stress_task *ot = (struct stress_task *)info.arg;
+	uint64_t x = ot ? ot->st : 0; /* no argument: it is on its way out */
+	if (!info.in_handler && (x & ST_STABLE)) {
+		regs_check_image(img, ot->id, x & ST_SEQ, ymm, (x & ST_SIGEDIT) ? &ot->edit : NULL);
+		if (rnd(t) % 2) {
+			uint64_t seq = ((x & ST_SEQ) + 1 + rnd(t) % 1000) & ST_SEQ;
+			regs_write_image(img, ot->id, seq, ymm);
+			ot->st = seq | ST_STABLE | ST_POKED;
+			err = sys_ptrace_set(o, img, sizeof(img));
+			if (err)
+				report(t, 3, 0, (uint64_t)err);
+			return;
+		}
+	}
+	err = sys_ptrace_set(o, rnd(t) % 2 ? img : NULL, sizeof(img));
+	if (err)
+		report(t, 3, 0, (uint64_t)err);
+}
+
+/* The frame cannot fit below this RSP: the kernel must kill the task. */
+static __attribute__((noreturn)) void signal_without_room(struct stress_task *t)
+{
+	__asm__ volatile("movq %0, %%rsp\n\tsyscall\n\tud2"
+			 :
+			 : "r"(t->stack_base + 64), "a"((long)SYS_KILL), "D"(-1L)
+			 : "rcx", "r11", "memory");
+	__builtin_unreachable();
+}
+
+/* Exit one of three ways: return, a spoiled frame at sigreturn, no room for a frame. */
+static void exit_somehow(struct stress_task *t)
+{
+	uint64_t how = rnd(t) % 3;
+
+	if (how)
+		__atomic_add_fetch(&t->sh->bad_frames, 1, __ATOMIC_SEQ_CST);
+	if (!how)
+		sys_sigaction(NULL, NULL, 0); /* @t dies with this frame */
+	t->sh->exiting[t->a->task] = 1;
+	if (how == 1) {
+		t->want_bad = true;
+		sys_kill(-1);
+		report(t, 4, 0, 1); /* sigreturn took a spoiled frame */
+	} else if (how == 2) {
+		signal_without_room(t);
+	}
 }
 
 static void report_csum(struct stress_task *t, unsigned int what, uint64_t want, uint64_t got)
@@ -144,10 +349,13 @@ void stress_main(void *p)
 	t.id = 1 + t.a->task + 64 * (t.a->gen % 63);
 	t.rng = splitmix(splitmix(t.a->seed) ^ ((uint64_t)t.a->gen << 8 | t.a->task));
 
+	t.hrng = splitmix(t.rng);
 	if (t.a->task == 0 && t.a->gen == 0)
 		kernel_csum_refusals(&t);
 	regs_check_init(t.id, t.a->ymm);
+	t.stack_base = (uint64_t)sys_sigaction(on_signal, &t, t.a->task);
 	regs_write_all(t.id, t.seq, t.a->ymm);
+	t.st = ST_STABLE | t.seq;
 	if (t.a->gen == 0) {
 		sys_sem_up(t.a->sem_ready);
 		sys_sem_down(t.a->sem_go);
@@ -156,22 +364,33 @@ void stress_main(void *p)
 
 	while (!t.sh->stop) {
 		if (rnd(&t) % EXIT_CHANCE == 0) {
-			t.sh->exiting[t.a->task] = 1;
+			exit_somehow(&t);
 			return;
 		}
 		unsigned int r = (unsigned int)(rnd(&t) % 100);
-		if (r < 20)
+		if (r < 15) {
 			sys_yield();
-		else if (r < 40)
+		} else if (r < 30) {
 			wake_other(&t);
-		else if (r < 55)
+		} else if (r < 43) {
 			block(&t);
-		else if (r < 65)
+		} else if (r < 53) {
 			sys_migrate((unsigned int)(rnd(&t) % t.a->ncpus));
-		else if (r < 80)
+			/* right after the move, while smp-lazy may still hold the state on the old CPU */
+			if (rnd(&t) % 2)
+				sys_kill(-1);
+		} else if (r < 65) {
 			kernel_csum(&t);
-		else
+		} else if (r < 83) {
 			spin(&t);
+		} else if (r < 89) {
+			sys_kill((long)(rnd(&t) % t.a->ntasks));
+		} else if (r < 93) {
+			sys_kill(-1);
+		} else {
+			trace_other(&t);
+		}
 		verify(&t);
 	}
+	sys_sigaction(NULL, NULL, 0); /* @t dies with this frame */
 }

@@ -43,6 +43,18 @@ for p in $policies; do
 	[ "$ie" = 0 ] && ok "$p: 0 integrity errors in $sw switches" ||
 		not_ok "$p: 0 integrity errors" "integrity_errors=$ie" "$(grep -m 5 integrity "$work/all.err")"
 	[ "$sw" -ge $S ] && ok "$p: switches $sw >= $S" || not_ok "$p: switches >= $S" "switches=$sw"
+	sig=$(get all "$p" signals)
+	sr=$(get all "$p" sigreturns)
+	pr=$(get all "$p" ptrace_reads)
+	pw=$(get all "$p" ptrace_writes)
+	kills=$(get all "$p" kills)
+	if [ "${sig:-0}" -gt 0 ] && [ "${sr:-0}" -gt 0 ] && [ "${pr:-0}" -gt 0 ] &&
+		[ "${pw:-0}" -gt 0 ] && [ "${kills:-0}" -gt 0 ]; then
+		ok "$p: $sig signals, $sr sigreturns, $pr ptrace reads, $pw ptrace writes, $kills tasks killed for their frames"
+	else
+		not_ok "$p: signals, sigreturns, ptrace reads and writes, kills all present" \
+			"signals=$sig sigreturns=$sr ptrace_reads=$pr ptrace_writes=$pw kills=$kills"
+	fi
 	if [ "$kfs" -gt 0 ] && [ "$mig" -gt 0 ] && [ "$tasks" = $((4 * cpus)) ]; then
 		ok "$p: $kfs kernel-FPU sections, $mig migrations, $tasks tasks on $cpus CPUs"
 	else
