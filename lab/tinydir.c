@@ -95,6 +95,13 @@ static long open_locked(const char *name, uint64_t flags)
 		memcpy(dir.e[i].name, name, TINYDIR_NAME);
 		dir.e[i].linked = true;
 		dir.stats.creates++;
+		/*
+		 * A real create may sleep holding the directory lock (inode
+		 * allocation, journal, I/O): the lab yields the CPU here, so
+		 * tasks sharing a CPU contend even though the lab kernel is
+		 * not preemptible.
+		 */
+		yield();
 	}
 	__atomic_add_fetch(&dir.e[i].opens, 1, __ATOMIC_RELAXED);
 	dir.stats.opens++;

@@ -4,6 +4,8 @@
  * ring-3 tasks create (open with O_CREAT), open, close and unlink, every
  * lookup and change under one sleeping lock, as Linux takes the directory
  * inode's lock for open(O_CREAT) and unlink (close does not take it).
+ * A create yields the CPU while it holds the lock, as a real one may sleep
+ * there: the lock is then contended by tasks on the same CPU too.
  */
 #ifndef LAB_TINYDIR_H
 #define LAB_TINYDIR_H
