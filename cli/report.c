@@ -215,9 +215,10 @@ static void write_table_header(struct report *r, FILE *f, const struct result_ro
 {
 	const struct guest_hello *h = r->hello;
 
-	r->ticks_per_header = first->ticks_per && !strcmp(first->ticks_per, "switch")
-				      ? "switch"
-				      : "round trip";
+	r->lock_columns = first->present & (UINT64_C(1) << RESULT_sleeps);
+	r->ticks_per_header = first->ticks_per && !strcmp(first->ticks_per, "switch") ? "switch"
+			      : r->lock_columns                                       ? "operation"
+						: "round trip";
 	fprintf(f, "# fpulab run: experiment %s", first->median.experiment);
 	if (r->expected_configs)
 		fprintf(f, ", %u configuration%s", r->expected_configs,
@@ -244,7 +245,10 @@ static void write_table_header(struct report *r, FILE *f, const struct result_ro
 		" median run (median ticks/%s) of the 'runs' column; integrity errors are summed"
 		" over all runs;\n"
 		"# ticks are per %s: median, min and max over the runs; ",
-		!strcmp(r->ticks_per_header, "switch") ? "sw" : "rt", r->ticks_per_header);
+		!strcmp(r->ticks_per_header, "switch") ? "sw"
+		: r->lock_columns                      ? "op"
+						       : "rt",
+		r->ticks_per_header);
 	if (experiment_info(first->median.experiment) &&
 	    !experiment_is_timed(first->median.experiment))
 		fprintf(f, "vs eager: not shown for %s (a correctness run, not a timing)\n",
@@ -258,6 +262,19 @@ static void write_table_header(struct report *r, FILE *f, const struct result_ro
 			" ranks policies under emulation only\n");
 	else
 		fprintf(f, "vs eager = this median / eager's median in the same configuration\n");
+	if (r->lock_columns) {
+		fprintf(f,
+			"# sleeping lock: sleeps = wait-loop passes that called schedule(), wakeups ="
+			" unlocks that woke a waiter, retaken = passes after a wake-up that found the"
+			" lock taken again; ms/run and ops/s from the median, in the clock above\n"
+			"%-12s %5s %-16s %-5s %7s %12s %8s %9s %12s %10s %11s %11s %14s %15s %10s"
+			" %10s %9s %9s %8s %5s\n",
+			"policy", "tasks", "variant", "fp", "ops/run", "switches/run", "#NM/run",
+			"saves/run", "restores/run", "sleeps/run", "wakeups/run", "retaken/run",
+			"integrity errs", "ticks/op median", "min", "max", "ms/run", "ops/s",
+			"vs eager", "runs");
+		return;
+	}
 	fprintf(f,
 		"%-12s %-10s %-5s %-6s %11s %12s %9s %10s %12s %9s %14s %15s %10s %10s %8s %5s\n",
 		"policy", "placement", "fp", "regset", "rt/run", "switches/run", "#NM/run",
@@ -282,6 +299,38 @@ static const char *cell_string(const struct result_row *row, enum result_field f
 	return (row->present & (UINT64_C(1) << f)) ? result_string(&row->median, f) : "-";
 }
 
+/*
+ * A row with the sleeping-lock counts. ms/run: the median's ticks per
+ * operation times the operations, over the guest's TSC kHz; ops/s its
+ * inverse: both in the clock of the header (emulated under TCG).
+ */
+static void write_lock_row(const struct report *r, FILE *f, const struct result_row *row,
+			   char (*t)[24], const char *ratio, const char *runs, const char *integ)
+{
+	char c[9][24], ms[24] = "-", ops[24] = "-";
+	const struct guest_hello *h = r->hello;
+
+	if (t && h && (h->present & (UINT64_C(1) << HELLO_tsc_khz)) && h->tsc_khz &&
+	    row->ticks_median > 0) {
+		snprintf(ms, sizeof(ms), "%.3f",
+			 row->ticks_median * (double)row->median.round_trips / (double)h->tsc_khz);
+		snprintf(ops, sizeof(ops), "%.0f", (double)h->tsc_khz * 1000.0 / row->ticks_median);
+	}
+	fprintf(f,
+		"%-12s %5s %-16s %-5s %7s %12s %8s %9s %12s %10s %11s %11s %14s %15s %10s"
+		" %10s %9s %9s %8s %5s\n",
+		cell_string(row, RESULT_policy), cell_count(c[0], 24, row, RESULT_tasks),
+		cell_string(row, RESULT_variant), cell_string(row, RESULT_fp_users),
+		cell_count(c[1], 24, row, RESULT_round_trips),
+		cell_count(c[2], 24, row, RESULT_switches),
+		cell_count(c[3], 24, row, RESULT_nm_traps), cell_count(c[4], 24, row, RESULT_saves),
+		cell_count(c[5], 24, row, RESULT_restores),
+		cell_count(c[6], 24, row, RESULT_sleeps), cell_count(c[7], 24, row, RESULT_wakeups),
+		cell_count(c[8], 24, row, RESULT_wake_retaken),
+		(row->present & (UINT64_C(1) << RESULT_integrity_errors)) ? integ : "-",
+		t ? t[0] : "-", t ? t[1] : "-", t ? t[2] : "-", ms, ops, ratio, runs);
+}
+
 static void write_table_row(struct report *r, FILE *f, const struct result_row *row)
 {
 	char c[7][24], t[3][24], ratio[16], runs[16], integ[24];
@@ -295,6 +344,11 @@ static void write_table_row(struct report *r, FILE *f, const struct result_row *
 	snprintf(ratio, sizeof(ratio), "%.2fx", row->vs_eager);
 	snprintf(runs, sizeof(runs), "%u%s", row->repeats, row->counts_identical ? "" : "*");
 	snprintf(integ, sizeof(integ), "%" PRIu64, row->integrity_errors_all_runs);
+	if (r->lock_columns) {
+		write_lock_row(r, f, row, ticks ? t : NULL,
+			       ticks && report_ratio_meaningful(r, row) ? ratio : "-", runs, integ);
+		return;
+	}
 	fprintf(f,
 		"%-12s %-10s %-5s %-6s %11s %12s %9s %10s %12s %9s %14s %15s %10s %10s %8s %5s\n",
 		cell_string(row, RESULT_policy), cell_string(row, RESULT_placement),

@@ -29,6 +29,7 @@ struct report {
 
 	bool header_written;
 	const char *ticks_per_header;      /* the table's ticks column: per round trip or switch */
+	bool lock_columns;                 /* the rows carry sleeping-lock counts (sleeps, ...) */
 	size_t rows_written, runs_written; /* really written: flushed without error */
 	bool counts_varied;
 	size_t rows_with_integrity_errors;

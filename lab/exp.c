@@ -30,6 +30,7 @@ const char *const fp_names[FP_NR] = { FPULAB_FP_USERS(NAME) };
 static const struct experiment *const experiments[FPULAB_EXP_NR] = {
 	[FPULAB_EXP_context_switch] = &context_switch_experiment,
 	[FPULAB_EXP_stress] = &stress_experiment,
+	[FPULAB_EXP_sleeping_lock] = &sleeping_lock_experiment,
 };
 
 struct config cfg;
@@ -236,11 +237,16 @@ void fill_counts(struct result *res)
 
 static void print_result(const struct result *res)
 {
-	char line[1024];
+	char line[1536];
 	size_t n = (size_t)ksnprintf(line, sizeof(line), "%s%s", FPULAB_RECORD_PREFIX,
 				     FPULAB_REC_RESULT);
-#define S(f) n += (size_t)ksnprintf(line + n, sizeof(line) - n, " " #f "=%s", res->f);
-#define U(f) n += (size_t)ksnprintf(line + n, sizeof(line) - n, " " #f "=%lu", res->f);
+/* A field left unmeasured (NULL, FPULAB_NOT_MEASURED) is not sent. */
+#define S(f)        \
+	if (res->f) \
+		n += (size_t)ksnprintf(line + n, sizeof(line) - n, " " #f "=%s", res->f);
+#define U(f)                               \
+	if (res->f != FPULAB_NOT_MEASURED) \
+		n += (size_t)ksnprintf(line + n, sizeof(line) - n, " " #f "=%lu", res->f);
 	FPULAB_RESULT_FIELDS(S, U)
 #undef S
 #undef U
@@ -267,6 +273,7 @@ static unsigned int run_experiment(const struct experiment *e)
 	nconfigs = e->configs();
 	for (unsigned int c = 0; c < nconfigs; c++) {
 		struct result label = { .experiment = name, .cpus = ncpus };
+		result_not_measured(&label);
 		const char *skip = e->label(c, &label);
 		if (skip) {
 			kprintf("warning: %s: %s\n", name, skip);

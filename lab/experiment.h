@@ -36,6 +36,7 @@ static inline const struct fpulab_experiment *experiment_abi(const struct experi
 /* The table (exp.c), one line per experiment. */
 extern const struct experiment context_switch_experiment; /* exp_context_switch.c */
 extern const struct experiment stress_experiment;         /* exp_stress.c */
+extern const struct experiment sleeping_lock_experiment;  /* exp_sleeping_lock.c */
 
 /*
  * Options, checked against their abi.h entry (FPULAB_OPTIONS): a bad value

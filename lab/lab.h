@@ -15,6 +15,11 @@ void timer_tick(void);
 void timer_jitter(uint64_t seed);   /* non-zero: each tick 0.3..1.7 x tick_ns, seeded; 0: off */
 uint64_t timer_user_preempts(void); /* ticks that preempted a ring-3 task, all CPUs */
 extern uint32_t tick_ns;
+extern void (*volatile timer_hook)(void); /* called at every timer tick of CPU 0 (IRQ context) */
+/* Stop every CPU's timer (no interrupt, no instruction on any CPU), and
+ * restart them: for measurements that must see only their own instructions. */
+void timers_pause(void);
+void timers_resume(void);
 
 /* exp.c: the experiment controller and the measured window. */
 #include "exp.h"
@@ -41,6 +46,16 @@ struct result {
 #undef S
 #undef U
 };
+
+/* The optional fields of @r: not measured (not sent) until an experiment sets them. */
+static inline void result_not_measured(struct result *r)
+{
+#define S(f) r->f = NULL;
+#define U(f) r->f = FPULAB_NOT_MEASURED;
+	FPULAB_RESULT_OPTIONAL_FIELDS(S, U)
+#undef S
+#undef U
+}
 
 extern struct config cfg;
 extern struct semaphore user_sems[MAX_USER_SEMS];

@@ -8,7 +8,9 @@
 #include "smp.h"
 #include <fpulab/abi.h>
 
-uint32_t tick_ns = 1000000;                        /* 1 ms time slices */
+uint32_t tick_ns = 1000000;        /* 1 ms time slices */
+void (*volatile timer_hook)(void); /* at every tick of CPU 0 */
+static volatile int timers_paused;
 static uint64_t jitter_seed, jitter_rng[MAX_CPUS]; /* 0: no jitter */
 static uint64_t user_preempts[MAX_CPUS];
 
@@ -48,16 +50,32 @@ void timer_tick(void)
 {
 	struct cpu *c = this_cpu();
 	c->timer_ticks++;
+	void (*hook)(void) = timer_hook;
+	if (c->id == 0 && hook)
+		hook();
 	if (c->current != c->idle && READ_ONCE(c->rq.nr)) {
 		c->need_resched = true;
 		user_preempts[c->id] += c->current->user;
 	}
-	apic_timer_arm(next_tick_ns(c));
+	if (!READ_ONCE(timers_paused))
+		apic_timer_arm(next_tick_ns(c));
 }
 
 void cpu_start_timer(void)
 {
 	apic_timer_arm(tick_ns);
+}
+
+void timers_pause(void)
+{
+	WRITE_ONCE(timers_paused, 1);
+	smp_call_all(apic_timer_stop);
+}
+
+void timers_resume(void)
+{
+	WRITE_ONCE(timers_paused, 0);
+	smp_call_all(cpu_start_timer);
 }
 
 static void mask_8259(void)

@@ -17,9 +17,12 @@
 #include "cpu.h"
 #include "current.h"
 
+#define X(id, name) +1
+_Static_assert(STATE_API_NR == 0 FPULAB_STATE_APIS(X), "abi.h's FPULAB_STATE_APIS");
+#undef X
 const char *const state_api_names[STATE_API_NR] = {
-#define X(e, name) name,
-	STATE_API_LIST(X)
+#define X(id, name) name,
+	FPULAB_STATE_APIS(X)
 #undef X
 };
 
@@ -226,8 +229,10 @@ void sleeplock_unlock(struct sleeplock *l)
 		return;
 #ifdef FPU_TESTING
 	if (sleeplock_drop_wakeup &&
-	    __atomic_add_fetch(&wakeups_seen, 1, __ATOMIC_RELAXED) == sleeplock_drop_wakeup) {
-		kprintf("sleeping-lock: wake-up of task %u dropped (injected)\n", t->id);
+	    __atomic_add_fetch(&wakeups_seen, 1, __ATOMIC_RELAXED) >= sleeplock_drop_wakeup) {
+		if (wakeups_seen == sleeplock_drop_wakeup)
+			kprintf("sleeping-lock: wake-ups dropped from now on (injected), first: task %u\n",
+				t->id);
 		return;
 	}
 #endif
@@ -236,9 +241,13 @@ void sleeplock_unlock(struct sleeplock *l)
 }
 
 static const char *const task_state_names[] = {
-	[TASK_RUNNING] = "running", [TASK_RUNNABLE] = "runnable",
-	[TASK_BLOCKED] = "blocked", [TASK_MIGRATING] = "migrating",
-	[TASK_DEAD] = "dead",       [TASK_UNINTERRUPTIBLE] = "uninterruptible",
+	[TASK_RUNNING] = "running",
+	[TASK_RUNNABLE] = "runnable",
+	[TASK_BLOCKED] = "blocked",
+	[TASK_MIGRATING] = "migrating",
+	[TASK_DEAD] = "dead",
+	[TASK_STOPPED] = "stopped",
+	[TASK_UNINTERRUPTIBLE] = "uninterruptible",
 };
 
 void sleeplock_print_waiters(struct sleeplock *l)

@@ -23,19 +23,15 @@
 
 #include "kernel.h"
 #include "sched.h"
+#include <fpulab/abi.h>
 
-/* How the wait loop writes the task state (names as on the command line). */
-#define STATE_API_LIST(X)                                                                    \
-	X(TASK, "task")                         /* set_task_state(tsk): pointer read once */ \
-	X(CURRENT, "current")                   /* set_current_state(): reusable GS read */  \
-	X(CURRENT_VOLATILE, "current-volatile") /* a GS read the compiler must repeat */     \
-	X(CURRENT_STACK, "current-stack")       /* RSP masked, task loaded from the stack */
-
+/* How the wait loop writes the task state: abi.h's FPULAB_STATE_APIS, in order. */
 enum state_api {
-#define X(e, name) STATE_API_##e,
-	STATE_API_LIST(X)
-#undef X
-		STATE_API_NR
+	STATE_API_TASK,             /* set_task_state(tsk): the pointer read once */
+	STATE_API_CURRENT,          /* set_current_state(): a GS read the compiler may reuse */
+	STATE_API_CURRENT_VOLATILE, /* a GS read the compiler must repeat */
+	STATE_API_CURRENT_STACK,    /* RSP masked, the task loaded from the stack */
+	STATE_API_NR
 };
 
 extern const char *const state_api_names[STATE_API_NR];
@@ -92,7 +88,7 @@ void sl_wait_current_volatile(struct sleeplock *l);
 void sl_wait_current_stack(struct sleeplock *l);
 
 #ifdef FPU_TESTING
-/* Test kernels: the Nth (1-based) wake-up of a waiter is dropped, 0 never. */
+/* Test kernels: from the Nth (1-based) wake-up of a waiter on, every one is dropped; 0 never. */
 extern uint64_t sleeplock_drop_wakeup;
 #endif
 

@@ -47,7 +47,9 @@
 	X(context_switch, "context-switch", 5, ticks, "TSC ticks per round trip", lower, \
 	  "two ring-3 tasks ping-pong through semaphores (same CPU, cross-CPU or migrating), FP in none, one or both, x87, SSE or AVX") \
 	X(stress, "stress", 1, integrity_errors, "integrity errors", lower,   \
-	  "correctness: tasks on every CPU keep patterns in every FPU component while they block, wake, migrate, are preempted and exit")
+	  "correctness: tasks on every CPU keep patterns in every FPU component while they block, wake, migrate, are preempted and exit") \
+	X(sleeping_lock, "sleeping-lock", 3, ticks, "TSC ticks per operation", lower, \
+	  "seed 001: tasks create, close and unlink names in one directory under a sleeping lock; its wait loop writes the task state as set_task_state, set_current_state, with a volatile current or current from the stack")
 
 /* Named values: X(id, name). */
 #define FPULAB_PLACEMENTS(X)                                                  \
@@ -57,6 +59,16 @@
 #define FPULAB_REGSETS(X) X(x87, "x87") X(sse, "sse") X(avx, "avx")
 #define FPULAB_PREFETCH_MODES(X)                                              \
 	X(conditional, "conditional") X(always, "always") X(off, "off")
+/* sleeping-lock: how the wait loop writes the task state (lab/current.h). */
+#define FPULAB_STATE_APIS(X)                                                  \
+	X(task, "task") X(current, "current")                                    \
+	X(current_volatile, "current-volatile") X(current_stack, "current-stack")
+/*
+ * Options whose absence makes an experiment run several values of them, a
+ * configuration each: X(experiment id, option id, how many). The host counts
+ * configurations with it. sleeping-lock: 1, 2 and 4 tasks per CPU.
+ */
+#define FPULAB_DEFAULT_SWEEPS(X) X(sleeping_lock, tasks, 3)
 #define FPULAB_SAVE_INSNS(X)                                                  \
 	X(auto, "auto") X(fxsave, "fxsave") X(xsave, "xsave")                     \
 	X(xsaveopt, "xsaveopt") X(xsavec, "xsavec") X(xsaves, "xsaves")
@@ -82,7 +94,8 @@
 	X(placement, "placement", "placement", LIST, 0, 0, 0,                    \
 	  FPULAB_EXP_BIT(context_switch), placements, "LIST|all",                \
 	  "same-cpu,cross-cpu,migrating (default all; same-cpu with --cpus 1)")  \
-	X(fp_users, "fp", "fp-users", LIST, 0, 0, 0, FPULAB_EXP_BIT(context_switch), \
+	X(fp_users, "fp", "fp-users", LIST, 0, 0, 0,                             \
+	  FPULAB_EXP_BIT(context_switch) | FPULAB_EXP_BIT(sleeping_lock),        \
 	  fp_users, "LIST|all", "none,one,both (default all)")                   \
 	X(regset, "regset", "regset", LIST, 0, 0, 0, FPULAB_EXP_BIT(context_switch), \
 	  regsets, "LIST|all", "x87,sse,avx (default all)")                      \
@@ -92,8 +105,18 @@
 	  "runs per configuration and policy (default: the experiment's)")       \
 	X(seed, "seed", "seed", NUMBER, 0, UINT64_MAX, 1, FPULAB_EXP_BIT(stress), any, \
 	  "N", "random seed")                                                    \
-	X(tasks, "tasks", "tasks", NUMBER, 1, 62, 0, FPULAB_EXP_BIT(stress), any, "N", \
-	  "tasks (default 4 per CPU, at most the maximum)")                      \
+	X(tasks, "tasks", "tasks", NUMBER, 1, 62, 0,                             \
+	  FPULAB_EXP_BIT(stress) | FPULAB_EXP_BIT(sleeping_lock), any, "N",     \
+	  "tasks (stress: default 4 per CPU, at most the maximum; sleeping-lock: default a row each for 1, 2 and 4 per CPU)") \
+	X(state_api, "state_api", "state-api", LIST, 0, 0, 0,                    \
+	  FPULAB_EXP_BIT(sleeping_lock), state_apis, "LIST|all",                 \
+	  "how the sleeping lock's wait loop writes the task state: task,current,current-volatile,current-stack (default all)") \
+	X(ops, "ops", "ops", NUMBER, 1, 100000000, 240,                          \
+	  FPULAB_EXP_BIT(sleeping_lock), any, "N",                               \
+	  "operations per run (open, close and unlink of a name), split over the tasks") \
+	X(drop_wakeup, "drop_wakeup", "drop-wakeup", NUMBER, 0, 100000000, 0,     \
+	  FPULAB_EXP_BIT(sleeping_lock), any, "N",                               \
+	  "test kernel only: the lock drops every wake-up from its Nth on, which the lost wake-up check must catch") \
 	X(switches, "switches", "switches", NUMBER, 1, 1000000000, 200000,       \
 	  FPULAB_EXP_BIT(stress), any, "N", "switches per run (approximate target)") \
 	X(fpu_counter, "fpu_counter", "fpu-counter", NUMBER, 0, 255, 5, FPULAB_EXP_ALL, \
@@ -148,6 +171,7 @@ static const char *const fpulab_names_placements[] = { FPULAB_PLACEMENTS(FPULAB_
 static const char *const fpulab_names_fp_users[] = { FPULAB_FP_USERS(FPULAB_X_NAME) 0 };
 static const char *const fpulab_names_regsets[] = { FPULAB_REGSETS(FPULAB_X_NAME) 0 };
 static const char *const fpulab_names_prefetch_modes[] = { FPULAB_PREFETCH_MODES(FPULAB_X_NAME) 0 };
+static const char *const fpulab_names_state_apis[] = { FPULAB_STATE_APIS(FPULAB_X_NAME) 0 };
 static const char *const fpulab_names_save_insns[] = { FPULAB_SAVE_INSNS(FPULAB_X_NAME) 0 };
 #define fpulab_names_any 0
 #undef FPULAB_X_NAME
@@ -210,7 +234,27 @@ static const struct fpulab_option fpulab_options[FPULAB_OPT_NR] = {
 	U(ptrace_reads)      /* stress: exports of a stopped task */             \
 	U(ptrace_writes)     /* stress: imports into a stopped task */           \
 	U(kills)             /* stress: tasks killed for a bad or unplaceable frame */ \
-	U(ticks)             /* TSC ticks of the measured window */
+	U(ticks)             /* TSC ticks of the measured window */            \
+	FPULAB_RESULT_OPTIONAL_FIELDS(S, U)
+
+/*
+ * Fields only some experiments measure. The others leave them NULL or
+ * FPULAB_NOT_MEASURED and they are not sent: absent, never a made-up 0.
+ * sleeping-lock (docs/sleeping-lock.md): its lock's counts over the window;
+ * cal_*: the calibration of the wait loop, once per boot and variant.
+ */
+#define FPULAB_NOT_MEASURED UINT64_MAX
+#define FPULAB_RESULT_OPTIONAL_FIELDS(S, U)                                   \
+	S(variant)           /* sleeping-lock: the state write (FPULAB_STATE_APIS) */ \
+	U(acquisitions)      /* lock acquisitions */                             \
+	U(contended)         /* ... that found it taken and waited */            \
+	U(passes)            /* wait-loop passes: state written, lock tested */  \
+	U(sleeps)            /* passes that found it taken: schedule() calls */  \
+	U(wakeups)           /* unlocks that woke a waiter */                    \
+	U(wake_retaken)      /* passes after a wake-up that found it taken again */ \
+	U(wait_bytes)        /* size of the wait function, bytes (kernel symbols) */ \
+	U(cal_passes)        /* calibration: wait-loop passes measured */        \
+	U(cal_ticks)         /* ... their TSC ticks, each with a schedule() round trip */
 
 /* clang-format on */
 
