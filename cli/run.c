@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* fpulab run: boot the lab kernel once, collect its records, report. */
 #include <errno.h>
+#include <inttypes.h>
 #include <libgen.h>
 #include <limits.h>
 #include <stdint.h>
@@ -168,9 +169,12 @@ static int configuration_done(void *ctx, const struct result_row *rows, size_t n
 	fprintf(stderr, "fpulab: config %zu", s->collector.configs_done + 1);
 	if (s->expected_configs)
 		fprintf(stderr, "/%u", s->expected_configs);
-	fprintf(stderr, " done: %s %s fp=%s %s, %zu policies, %zu runs\n",
-		rows[0].median.experiment, rows[0].median.placement, rows[0].median.fp_users,
-		rows[0].median.regset, n, runs);
+	fprintf(stderr, " done: %s %s fp=%s %s", rows[0].median.experiment,
+		rows[0].median.placement, rows[0].median.fp_users, rows[0].median.regset);
+	if (rows[0].present & (UINT64_C(1) << RESULT_variant))
+		fprintf(stderr, " tasks=%" PRIu64 " %s", rows[0].median.tasks,
+			rows[0].median.variant);
+	fprintf(stderr, ", %zu policies, %zu runs\n", n, runs);
 	return report_rows(&s->report, rows, n);
 }
 

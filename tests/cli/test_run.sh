@@ -235,7 +235,7 @@ expect "out of range says so" 2 - "--cpus: 99 is out of range (1..64)"
 run_fpulab "$work/good" --experiment stress --tasks 63
 expect "--tasks: the kernel's range 1..62" 2 - "--tasks: 63 is out of range (1..62)"
 run_fpulab "$work/good" --experiment fp-vs-spinner
-expect "--experiment: only what the kernel has" 2 - "--experiment: unknown value 'fp-vs-spinner' (one of: context-switch,stress)"
+expect "--experiment: only what the kernel has" 2 - "--experiment: unknown value 'fp-vs-spinner' (one of: context-switch,stress,sleeping-lock)"
 run_fpulab "$work/good" --seed 7
 expect "--seed with context-switch is refused" 2 - "--seed only applies to --experiment stress (this is context-switch)"
 run_fpulab "$work/good" --experiment stress --regset avx
