@@ -1,7 +1,7 @@
 # fpulab: libfpu (lib/), the lab kernel (lab/), the host command (cli/).
 #
 #   make            build everything
-#   make run        build, then run the default matrix (fpulab run)
+#   make run        build, run the default matrix (fpulab run), print the summary
 #   make test       build, then run every test; ends with "N passed, N failed, N skipped"
 
 # gcc unless the user chose a compiler (make's own default CC is cc).
@@ -89,10 +89,13 @@ $(BUILD)/fpulab: $(CLI_OBJS) $(BUILD)/libfpu.a
 	$(CC) $(HCFLAGS) -o $@ $(CLI_OBJS) $(BUILD)/libfpu.a $(HLDLIBS)
 
 # Dependencies first: on a fresh machine they are what the build needs.
+# The results and plots stay in $(BUILD)/results; the summary is what to read first.
 run:
 	./tools/ensure-deps run
 	$(MAKE) --no-print-directory all
-	./$(BUILD)/fpulab run
+	@mkdir -p $(BUILD)/results
+	./$(BUILD)/fpulab run --format json --output $(BUILD)/results/run.json
+	@./$(BUILD)/fpulab summary --plot $(BUILD)/results/plots $(BUILD)/results/run.json
 
 clean:
 	rm -rf $(BUILD)

@@ -17,6 +17,8 @@
 #include "guest_session.h"
 #include "kernel_elf.h"
 #include "output.h"
+#include "progress.h"
+#include "provenance.h"
 #include "qemu.h"
 #include "qmp.h"
 #include "records.h"
@@ -47,6 +49,7 @@ struct run_state {
 	struct vcpu_pins pins;
 	int qemu_term_signal; /* QEMU said "terminating on signal N" */
 	char qemu_term[128];
+	struct progress progress;
 };
 
 #define GUEST_WARNING "warning: "
@@ -172,15 +175,14 @@ static int configuration_done(void *ctx, const struct result_row *rows, size_t n
 
 	for (size_t i = 0; i < n; i++)
 		runs += rows[i].repeats;
-	fprintf(stderr, "fpulab: config %zu", s->collector.configs_done + 1);
-	if (s->expected_configs)
-		fprintf(stderr, "/%u", s->expected_configs);
-	fprintf(stderr, " done: %s %s fp=%s %s", rows[0].median.experiment,
-		rows[0].median.placement, rows[0].median.fp_users, rows[0].median.regset);
+	char what[4 * RECORD_WORD_MAX + 128], lock[RECORD_WORD_MAX + 48] = "";
 	if (rows[0].present & (UINT64_C(1) << RESULT_variant))
-		fprintf(stderr, " tasks=%" PRIu64 " %s", rows[0].median.tasks,
-			rows[0].median.variant);
-	fprintf(stderr, ", %zu policies, %zu runs\n", n, runs);
+		snprintf(lock, sizeof(lock), " tasks=%" PRIu64 " %s", rows[0].median.tasks,
+			 rows[0].median.variant);
+	snprintf(what, sizeof(what), "%s %s fp=%s %s%s, %zu policies, %zu runs",
+		 rows[0].median.experiment, rows[0].median.placement, rows[0].median.fp_users,
+		 rows[0].median.regset, lock, n, runs);
+	progress_step(&s->progress, s->collector.configs_done + 1, s->expected_configs, what);
 	return report_rows(&s->report, rows, n);
 }
 
@@ -340,8 +342,11 @@ static int judge(struct run_state *s, const struct session_end *end)
 	int rc = 0;
 
 	if (end->interrupted) {
-		fprintf(stderr, "fpulab: interrupted; QEMU killed\n");
-		rc = 130;
+		int sig = session_signal() ? session_signal() : SIGINT;
+		fprintf(stderr, "fpulab: interrupted (SIG%s); QEMU killed\n", sigabbrev_np(sig));
+		snprintf(s->stop_reason, sizeof(s->stop_reason), "interrupted (SIG%s)",
+			 sigabbrev_np(sig));
+		rc = 128 + sig;
 	} else if (end->stopped) {
 		fprintf(stderr, "fpulab: %s; QEMU killed\n", s->stop_reason);
 		rc = 1;
@@ -434,6 +439,28 @@ static int judge(struct run_state *s, const struct session_end *end)
 	return rc;
 }
 
+/* A run that stopped early keeps its finished configurations: say they are all there is. */
+static void mark_partial(struct run_state *s, const struct session_end *end)
+{
+	char reason[300];
+
+	if (s->stop_reason[0])
+		snprintf(reason, sizeof(reason), "%s", s->stop_reason);
+	else if (end->hung)
+		snprintf(reason, sizeof(reason), "the guest hung (no record for %u s)",
+			 s->opt->timeout_s);
+	else if (end_signal(s, end))
+		snprintf(reason, sizeof(reason), "QEMU was ended by signal %d (SIG%s)",
+			 end_signal(s, end), sigabbrev_np(end_signal(s, end)) ?: "?");
+	else if (end->status == FPULAB_QEMU_STATUS(FPULAB_EXIT_PANIC))
+		snprintf(reason, sizeof(reason), "the guest panicked");
+	else
+		snprintf(reason, sizeof(reason), "the guest stopped early (QEMU status %d)",
+			 end->status);
+	report_partial(&s->report, reason, s->collector.configs_done, s->expected_configs,
+		       collector_pending_runs(&s->collector));
+}
+
 /* QEMU started paused: pin its vCPU threads and resume the guest. Returns 0
  * when the guest runs, or when QEMU exited or a signal came first (then the
  * session reports it); -1 when the guest could not be resumed: QEMU is
@@ -467,7 +494,9 @@ static int boot_and_collect(struct run_state *s, const struct qemu_command *cmd)
 	}
 	if (s->qmp_socket)
 		resume_failed = pin_and_resume(s, proc.pid, qmp_err, sizeof(qmp_err)) < 0;
+	progress_start(&s->progress);
 	session_run(&proc, s->opt->timeout_s, on_line, s, &end);
+	progress_end(&s->progress);
 	if (resume_failed && !end.interrupted) {
 		fprintf(stderr, "fpulab: cannot start the paused guest: %s; QEMU killed\n",
 			qmp_err);
@@ -480,6 +509,8 @@ static int boot_and_collect(struct run_state *s, const struct qemu_command *cmd)
 	rc = judge(s, &end);
 	if (rc == 0)
 		report_end(&s->report);
+	else if (s->report.rows_written)
+		mark_partial(s, &end);
 	if (rc == 0 && s->report.integrity_errors) {
 		fprintf(stderr,
 			"fpulab: INTEGRITY ERRORS: %llu in %zu of %zu rows: FPU state was "
@@ -588,6 +619,13 @@ int cmd_run(int argc, char **argv)
 	s.opt = &opt;
 	s.expected_configs = run_options_config_count(&opt);
 	output_provenance_host(&out, argc, argv);
+	char seed[24];
+	snprintf(seed, sizeof(seed), "%s",
+		 opt.guest_value[FPULAB_OPT_seed] ? opt.guest_value[FPULAB_OPT_seed] : "");
+	if (!seed[0])
+		snprintf(seed, sizeof(seed), "%llu", fpulab_options[FPULAB_OPT_seed].dflt);
+	run_provenance(&out, seed);
+	provenance_comment(&out);
 	s.report = (struct report){
 		.out = &out,
 		.accel = kvm ? "kvm" : "tcg",
