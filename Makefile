@@ -20,7 +20,7 @@ KCFLAGS  := -std=gnu11 -O2 -g $(WARN) $(INCLUDES) -ffreestanding -nostdinc \
             -fno-stack-protector -fno-pic -fno-pie -fno-omit-frame-pointer \
             -fno-asynchronous-unwind-tables -mno-red-zone -mgeneral-regs-only \
             -mcmodel=small -fcf-protection=none
-KLDFLAGS := -nostdlib -static -no-pie -Wl,--build-id=none -Wl,-z,max-page-size=0x1000 \
+KLDFLAGS := -nostdlib -static -Wl,--build-id=none -Wl,-z,max-page-size=0x1000 \
             -Wl,-z,noexecstack -Wl,--no-warn-rwx-segments
 
 # Host code (cli/, tests, lib/ as the host links it).
@@ -47,7 +47,7 @@ $(BUILD)/lab/%.S.o: %.S
 	@mkdir -p $(dir $@)
 	$(CC) $(KCFLAGS) -MMD -c $< -o $@
 $(BUILD)/lab.elf: $(LAB_OBJS) lab/lab.ld
-	$(CC) $(KCFLAGS) $(KLDFLAGS) -T lab/lab.ld -o $@ $(LAB_OBJS)
+	$(CC) $(KLDFLAGS) -T lab/lab.ld -o $@ $(LAB_OBJS)
 
 # Each wait function of the sleeping lock is followed by its end label (sleeplock.c).
 $(BUILD)/lab/lab/sleeplock.c.o $(BUILD)/lab-test/lab/sleeplock.c.o: KCFLAGS += -fno-toplevel-reorder
@@ -60,7 +60,7 @@ $(BUILD)/lab-test/%.S.o: %.S
 	@mkdir -p $(dir $@)
 	$(CC) $(KCFLAGS) -DFPU_TESTING -MMD -c $< -o $@
 $(BUILD)/lab-test.elf: $(LABTEST_OBJS) lab/lab.ld
-	$(CC) $(KCFLAGS) $(KLDFLAGS) -T lab/lab.ld -o $@ $(LABTEST_OBJS)
+	$(CC) $(KLDFLAGS) -T lab/lab.ld -o $@ $(LABTEST_OBJS)
 
 # ---- host side ----
 $(BUILD)/host/%.c.o: %.c
