@@ -67,8 +67,8 @@ bad=$(row_fields all policy tasks variant round_trips acquisitions integrity_err
 	ok "every row: $OPS operations, acquisitions = 2 x $OPS, 0 integrity errors" ||
 	not_ok "acquisitions = 2 x ops, no integrity error" "$bad"
 bad=$(row_fields all policy tasks variant contended passes sleeps wakeups wake_retaken |
-	awk -F, '$5 != $4 + $6 || ($7 > $6) || ($8 > $6)')
-[ -z "$bad" ] && ok "every row: passes = contended + sleeps; wake-ups and retaken <= sleeps" ||
+	awk -F, '$5 != $4 + $6 || ($7 > $5) || ($8 > $6)')
+[ -z "$bad" ] && ok "every row: passes = contended + sleeps; wake-ups <= passes; retaken <= sleeps" ||
 	not_ok "passes = contended + sleeps" "$bad"
 bad=$(row_fields all policy tasks variant sleeps wakeups | awk -F, '$2 >= 4 && ($4 == 0 || $5 == 0)')
 [ -z "$bad" ] && ok "2 and 4 tasks per CPU: the lock is contended (sleeps and wake-ups in every row)" ||
