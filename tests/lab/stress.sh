@@ -28,6 +28,14 @@ else
 	not_ok "stress --policy all ran" "exit $rc, policies '$policies'" "$(tail -n 8 "$work/all.err")"
 fi
 [ -n "$policies" ] || policies="eager lazy lazy-counter owner deferred smp-lazy"
+# QEMU's TCG "max" model offers PKU: the lab enables it, libfpu switches PKRU,
+# and every task checks its own PKRU after every step under every policy.
+xcr0=$(sed -En 's/.*guest up:.* xcr0=(0x[0-9a-f]+).*/\1/p' "$work/all.err")
+if [ -n "$xcr0" ] && [ $((xcr0 & 0x200)) != 0 ]; then
+	ok "PKRU is in XCR0 ($xcr0): stress checked it under every policy"
+else
+	not_ok "PKRU is in XCR0" "xcr0 '$xcr0'"
+fi
 
 for p in $policies; do
 	sw=$(get all "$p" switches)
