@@ -29,7 +29,7 @@ struct config cfg;
 /* Counters summed over CPUs at one instant. */
 struct snapshot {
 	struct fpu_stats fpu;
-	uint64_t ipis, migrations, tsc;
+	uint64_t ipis, migrations, prefetches_useful, prefetches_wasted, tsc;
 };
 
 /* The run in progress. */
@@ -126,8 +126,11 @@ static void snapshot(struct snapshot *s)
 		s->fpu.prefetches += f->prefetches;
 		s->fpu.kernel_fpu_sections += f->kernel_fpu_sections;
 		s->fpu.scrubs += f->scrubs;
+		s->fpu.ts_writes += f->ts_writes;
 		s->ipis += cpus[i]->ipis_sent;
 		s->migrations += cpus[i]->migrations;
+		s->prefetches_useful += cpus[i]->prefetches_useful;
+		s->prefetches_wasted += cpus[i]->prefetches_wasted;
 	}
 }
 
@@ -186,6 +189,9 @@ void fill_counts(struct result *res)
 	res->restores_skipped = b->fpu.restores_skipped - a->fpu.restores_skipped;
 	res->flush_ipis = b->fpu.flush_ipis - a->fpu.flush_ipis;
 	res->prefetches = b->fpu.prefetches - a->fpu.prefetches;
+	res->prefetches_useful = b->prefetches_useful - a->prefetches_useful;
+	res->prefetches_wasted = b->prefetches_wasted - a->prefetches_wasted;
+	res->ts_writes = b->fpu.ts_writes - a->fpu.ts_writes;
 	res->kernel_fpu_sections = b->fpu.kernel_fpu_sections - a->fpu.kernel_fpu_sections;
 	res->scrubs = b->fpu.scrubs - a->fpu.scrubs;
 	res->ipis = b->ipis - a->ipis;

@@ -30,8 +30,14 @@ static void context_switch_run(struct result *res, enum placement pl, enum fp_us
 			.round_trips = cfg.round_trips,
 			.migrate = pl == PLACE_MIGRATING,
 		};
-	task_create_user("ping", pingpong_main, &pp_args[0], 0, &exited);
-	task_create_user("pong", pingpong_main, &pp_args[1], cpu_b, &exited);
+	/* An FP user touches the FPU in every slice, except those that begin
+	 * with a migration: there, prefetches are not sorted. */
+	for (unsigned int r = 0; r < 2; r++)
+		task_create_user_fp(r ? "pong" : "ping", pingpong_main, &pp_args[r], r ? cpu_b : 0,
+				    &exited,
+				    pl == PLACE_MIGRATING ? FP_SLICES_UNKNOWN
+				    : pp_args[r].fp       ? FP_SLICES_ALL
+							  : 0);
 	sem_down(&exited);
 	sem_down(&exited);
 	fill_counts(res);

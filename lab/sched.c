@@ -66,6 +66,9 @@ static struct task *slot_alloc(void)
 	t->on_cpu = 0;
 	t->exit_sem = NULL;
 	t->user = false;
+	t->fp_slices = FP_SLICES_UNKNOWN;
+	t->switch_ins = 0;
+	t->prefetches = 0;
 	signal_task_init(t);
 	return t;
 }
@@ -163,14 +166,34 @@ static void finish_switch(struct task *prev)
 		enqueue(prev);
 }
 
+/* A switch-in of @t, which the policy may have prefetched (@prefetched). */
+static void count_switch_in(struct cpu *c, struct task *t, bool prefetched)
+{
+	t->switch_ins++;
+	if (!prefetched)
+		return;
+	t->prefetches++;
+	if (t->fp_slices == FP_SLICES_UNKNOWN)
+		return;
+	if (t->switch_ins <= t->fp_slices)
+		c->prefetches_useful++;
+	else
+		c->prefetches_wasted++;
+}
+
 static void context_switch(struct cpu *c, struct task *prev, struct task *next)
 {
+	const struct fpu_stats *fs = fpu_stats_cpu(c->id);
+	uint64_t prefetches = fs->prefetches;
+
 	while (__atomic_load_n(&next->on_cpu, __ATOMIC_ACQUIRE))
 		cpu_relax();
 	next->on_cpu = 1;
 	next->state = TASK_RUNNING;
 
 	fpu_switch(user_fpu(prev), user_fpu(next));
+	if (next->user)
+		count_switch_in(c, next, fs->prefetches != prefetches);
 
 	c->current = next;
 	c->kstack_top = next->kstack_top;
@@ -288,8 +311,15 @@ static void push_switch_frame(struct task *t, uint64_t top, void *ret)
 struct task *task_create_user(const char *name, void (*entry)(void *), void *arg, unsigned int cpu,
 			      struct semaphore *exit_sem)
 {
+	return task_create_user_fp(name, entry, arg, cpu, exit_sem, FP_SLICES_UNKNOWN);
+}
+
+struct task *task_create_user_fp(const char *name, void (*entry)(void *), void *arg,
+				 unsigned int cpu, struct semaphore *exit_sem, uint64_t fp_slices)
+{
 	struct task *t = slot_alloc();
 	t->exit_sem = exit_sem;
+	t->fp_slices = fp_slices;
 	task_name(t, name);
 	t->user = true;
 	t->cpu = (int)cpu;

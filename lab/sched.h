@@ -32,6 +32,11 @@ struct task {
 	void (*kfn)(void *); /* kernel threads */
 	void *arg;
 	struct semaphore *exit_sem; /* upped when the task exits */
+	/* The workload's own knowledge: its first fp_slices slices (switch-ins)
+	 * use the FPU, the others do not; FP_SLICES_UNKNOWN: not said. */
+	uint64_t fp_slices;
+	uint64_t switch_ins; /* times switched in */
+	uint64_t prefetches; /* switch-ins at which its save area was prefetched */
 	unsigned int slot;
 	/* signal.c */
 	uint64_t sig_handler, sig_arg;     /* ring-3 handler and its first argument; 0: none */
@@ -69,6 +74,13 @@ noreturn void idle_loop(void);
  */
 struct task *task_create_user(const char *name, void (*entry)(void *), void *arg, unsigned int cpu,
 			      struct semaphore *exit_sem);
+/* The same, for a task whose first @fp_slices slices use the FPU and no others
+ * (FP_SLICES_ALL: every slice): the lab then sorts its prefetches into useful
+ * and wasted. */
+#define FP_SLICES_UNKNOWN (~0ull)
+#define FP_SLICES_ALL (~0ull - 1)
+struct task *task_create_user_fp(const char *name, void (*entry)(void *), void *arg,
+				 unsigned int cpu, struct semaphore *exit_sem, uint64_t fp_slices);
 struct task *task_create_kthread(const char *name, void (*fn)(void *), void *arg, unsigned int cpu);
 noreturn void task_exit(void);
 

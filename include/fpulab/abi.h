@@ -77,6 +77,9 @@
 	U(ipis)              /* every IPI sent: reschedule and flush */          \
 	U(flush_ipis)                                                             \
 	U(prefetches)                                                             \
+	U(prefetches_useful) /* the task then used the FPU in that slice */      \
+	U(prefetches_wasted) /* it did not (tasks whose FP slices are known) */  \
+	U(ts_writes)         /* CR0 writes that set or clear TS */               \
 	U(kernel_fpu_sections)                                                    \
 	U(scrubs)            /* AMD FIP/FDP/FOP scrubs (forced with scrub=1) */  \
 	U(migrations)                                                             \

@@ -57,24 +57,24 @@ done
 # ---- same CPU: exact counts for every policy (docs/counts.md) ----
 run same --policy all --placement same-cpu --regset sse
 S=$((2 * R))
-expect same eager same-cpu none "switches=$S nm_traps=0 saves=$S restores=$S restores_skipped=0 integrity_errors=0"
-expect same eager same-cpu one "switches=$S nm_traps=0 saves=$S restores=$S restores_skipped=0 integrity_errors=0"
-expect same eager same-cpu both "switches=$S nm_traps=0 saves=$S restores=$S restores_skipped=0 integrity_errors=0"
-expect same lazy same-cpu none "switches=$S nm_traps=0 saves=0 restores=0 restores_skipped=0 integrity_errors=0"
-expect same lazy same-cpu one "switches=$S nm_traps=$R saves=$R restores=0 restores_skipped=$R integrity_errors=0"
-expect same lazy same-cpu both "switches=$S nm_traps=$S saves=$S restores=$S restores_skipped=0 integrity_errors=0"
-expect same lazy-counter same-cpu none "nm_traps=0 saves=0 restores=0 prefetches=0 integrity_errors=0"
-expect same lazy-counter same-cpu one "nm_traps=0 saves=$R restores=0 restores_skipped=$R prefetches=$R integrity_errors=0"
-expect same lazy-counter same-cpu both "nm_traps=0 saves=$S restores=$S restores_skipped=0 prefetches=$S integrity_errors=0"
-expect same owner same-cpu none "nm_traps=0 saves=0 restores=0 restores_skipped=0 integrity_errors=0"
-expect same owner same-cpu one "nm_traps=0 saves=$R restores=0 restores_skipped=$R integrity_errors=0"
-expect same owner same-cpu both "nm_traps=0 saves=$S restores=$S restores_skipped=0 integrity_errors=0"
-expect same deferred same-cpu none "nm_traps=0 saves=$S restores=$S restores_skipped=0 integrity_errors=0"
-expect same deferred same-cpu one "nm_traps=0 saves=$S restores=$S restores_skipped=0 integrity_errors=0"
-expect same deferred same-cpu both "nm_traps=0 saves=$S restores=$S restores_skipped=0 integrity_errors=0"
-expect same smp-lazy same-cpu none "nm_traps=0 saves=0 restores=0 restores_skipped=0 flush_ipis=0 integrity_errors=0"
-expect same smp-lazy same-cpu one "nm_traps=0 saves=0 restores=0 restores_skipped=$R flush_ipis=0 integrity_errors=0"
-expect same smp-lazy same-cpu both "nm_traps=$S saves=$S restores=$S restores_skipped=0 flush_ipis=0 integrity_errors=0"
+expect same eager same-cpu none "switches=$S nm_traps=0 saves=$S restores=$S restores_skipped=0 ts_writes=0 integrity_errors=0"
+expect same eager same-cpu one "switches=$S nm_traps=0 saves=$S restores=$S restores_skipped=0 ts_writes=0 integrity_errors=0"
+expect same eager same-cpu both "switches=$S nm_traps=0 saves=$S restores=$S restores_skipped=0 ts_writes=0 integrity_errors=0"
+expect same lazy same-cpu none "switches=$S nm_traps=0 saves=0 restores=0 restores_skipped=0 ts_writes=0 integrity_errors=0"
+expect same lazy same-cpu one "switches=$S nm_traps=$R saves=$R restores=0 restores_skipped=$R ts_writes=$S integrity_errors=0"
+expect same lazy same-cpu both "switches=$S nm_traps=$S saves=$S restores=$S restores_skipped=0 ts_writes=$((2 * S)) integrity_errors=0"
+expect same lazy-counter same-cpu none "nm_traps=0 saves=0 restores=0 prefetches=0 ts_writes=0 integrity_errors=0"
+expect same lazy-counter same-cpu one "nm_traps=0 saves=$R restores=0 restores_skipped=$R prefetches=$R prefetches_useful=$R prefetches_wasted=0 ts_writes=$S integrity_errors=0"
+expect same lazy-counter same-cpu both "nm_traps=0 saves=$S restores=$S restores_skipped=0 prefetches=$S prefetches_useful=$S prefetches_wasted=0 ts_writes=0 integrity_errors=0"
+expect same owner same-cpu none "nm_traps=0 saves=0 restores=0 restores_skipped=0 ts_writes=0 integrity_errors=0"
+expect same owner same-cpu one "nm_traps=0 saves=$R restores=0 restores_skipped=$R ts_writes=$S integrity_errors=0"
+expect same owner same-cpu both "nm_traps=0 saves=$S restores=$S restores_skipped=0 ts_writes=0 integrity_errors=0"
+expect same deferred same-cpu none "nm_traps=0 saves=$S restores=$S restores_skipped=0 ts_writes=0 integrity_errors=0"
+expect same deferred same-cpu one "nm_traps=0 saves=$S restores=$S restores_skipped=0 ts_writes=0 integrity_errors=0"
+expect same deferred same-cpu both "nm_traps=0 saves=$S restores=$S restores_skipped=0 ts_writes=0 integrity_errors=0"
+expect same smp-lazy same-cpu none "nm_traps=0 saves=0 restores=0 restores_skipped=0 flush_ipis=0 ts_writes=0 integrity_errors=0"
+expect same smp-lazy same-cpu one "nm_traps=0 saves=0 restores=0 restores_skipped=$R flush_ipis=0 ts_writes=$S integrity_errors=0"
+expect same smp-lazy same-cpu both "nm_traps=$S saves=$S restores=$S restores_skipped=0 flush_ipis=0 ts_writes=$((2 * S)) integrity_errors=0"
 
 # ---- cross CPU: each task keeps its CPU, idle in between ----
 run cross --policy all --placement cross-cpu --regset sse --cpus 2
@@ -114,24 +114,24 @@ done
 m=mig-single
 # Structural zeros are exact; counts of events within 2 (see expect_near).
 for fp in none one both; do
-	expect $m eager migrating $fp "nm_traps=0 flush_ipis=0"
-	expect $m deferred migrating $fp "nm_traps=0 flush_ipis=0"
+	expect $m eager migrating $fp "nm_traps=0 flush_ipis=0 ts_writes=0"
+	expect $m deferred migrating $fp "nm_traps=0 flush_ipis=0 ts_writes=0"
 	expect_near $m eager migrating $fp "saves=$M4 restores=$M4"
 	expect_near $m deferred migrating $fp "saves=$M4 restores=$M4"
 done
 for policy in lazy lazy-counter owner smp-lazy; do
-	expect $m $policy migrating none "nm_traps=0 saves=0 restores=0 restores_skipped=0 flush_ipis=0"
+	expect $m $policy migrating none "nm_traps=0 saves=0 restores=0 restores_skipped=0 flush_ipis=0 ts_writes=0"
 done
 for policy in lazy lazy-counter; do
 	expect $m $policy migrating one "flush_ipis=0"
-	expect_near $m $policy migrating one "nm_traps=$R saves=$R restores=$R restores_skipped=0"
-	expect_near $m $policy migrating both "nm_traps=$M2 saves=$M2 restores=$M2 restores_skipped=0"
+	expect_near $m $policy migrating one "nm_traps=$R saves=$R restores=$R restores_skipped=0 ts_writes=$M2"
+	expect_near $m $policy migrating both "nm_traps=$M2 saves=$M2 restores=$M2 restores_skipped=0 ts_writes=$M4"
 done
-expect $m owner migrating both "nm_traps=0 flush_ipis=0"
-expect_near $m owner migrating one "nm_traps=0 saves=$M2 restores=$R restores_skipped=$R"
+expect $m owner migrating both "nm_traps=0 flush_ipis=0 ts_writes=0"
+expect_near $m owner migrating one "nm_traps=0 saves=$M2 restores=$R restores_skipped=$R ts_writes=$M4"
 expect_near $m owner migrating both "saves=$M4 restores=$M4 restores_skipped=0"
-expect_near $m smp-lazy migrating one "nm_traps=$R saves=$R restores=$R flush_ipis=$R"
-expect_near $m smp-lazy migrating both "nm_traps=$M2 saves=$M2 restores=$M2 flush_ipis=$M2"
+expect_near $m smp-lazy migrating one "nm_traps=$R saves=$R restores=$R flush_ipis=$R ts_writes=$M2"
+expect_near $m smp-lazy migrating both "nm_traps=$M2 saves=$M2 restores=$M2 flush_ipis=$M2 ts_writes=$M4"
 for policy in eager lazy lazy-counter owner deferred smp-lazy; do
 	for fp in none one both; do
 		expect $m $policy migrating $fp "migrations=$M2 integrity_errors=0"
@@ -143,11 +143,11 @@ done
 
 # ---- the heuristic's knobs ----
 run never --policy lazy-counter --placement same-cpu --fp-users one --regset sse --fpu-counter 255
-expect never lazy-counter same-cpu one "nm_traps=$R restores_skipped=$R prefetches=0 integrity_errors=0"
+expect never lazy-counter same-cpu one "nm_traps=$R restores_skipped=$R prefetches=0 ts_writes=$S integrity_errors=0"
 run always --policy lazy-counter --placement same-cpu --fp-users none --regset sse --prefetch always
-expect always lazy-counter same-cpu none "nm_traps=0 prefetches=$S"
+expect always lazy-counter same-cpu none "nm_traps=0 prefetches=$S prefetches_useful=0 prefetches_wasted=$S ts_writes=0"
 run off --policy lazy-counter --placement same-cpu --fp-users both --regset sse --prefetch off
-expect off lazy-counter same-cpu both "nm_traps=0 restores=$S prefetches=0 integrity_errors=0"
+expect off lazy-counter same-cpu both "nm_traps=0 restores=$S prefetches=0 ts_writes=0 integrity_errors=0"
 
 # ---- the integrity check catches a broken policy (test kernel only) ----
 run broken --kernel "$build/lab-test.elf" --policy broken-lazy,lazy --placement same-cpu --fp-users both --regset sse
