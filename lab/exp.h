@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+/* The orders of abi.h's FPULAB_REGSETS, FPULAB_PLACEMENTS, FPULAB_FP_USERS. */
 enum regset { REGSET_X87, REGSET_SSE, REGSET_AVX, REGSET_NR };
 /* migrating: cross-cpu, and both tasks move to the other CPU every round trip. */
 enum placement { PLACE_SAME_CPU, PLACE_CROSS_CPU, PLACE_MIGRATING, PLACE_NR };
@@ -16,7 +17,7 @@ enum fp_users { FP_NONE, FP_ONE, FP_BOTH, FP_NR };
 #define REPORT_PKRU (REGSET_NR + 3) /* PKRU: reg 0 the register, 1 a frame's, 2 a ptrace image's */
 
 /* One side of the context-switch ping-pong. */
-struct pingpong_args {
+struct context_switch_args {
 	unsigned int role; /* 0: initiator, marks the window; 1: responder */
 	unsigned int task; /* pattern id, unique per task */
 	bool fp;           /* keeps a pattern in its register set */
@@ -26,7 +27,7 @@ struct pingpong_args {
 	uint64_t warmup, round_trips;
 };
 
-void pingpong_main(void *args); /* user/pingpong.c, ring 3 */
+void context_switch_main(void *args); /* user/context_switch.c, ring 3 */
 
 /*
  * The x87 pointer registers (FNSTENV's 32-bit format: the low 32 bits of
