@@ -44,9 +44,13 @@ struct run_state {
 	bool warnings_predicted;     /* hello said which configurations the guest skips */
 	const char *qmp_socket;      /* QEMU starts paused: pin its vCPUs, then resume */
 	struct vcpu_pins pins;
+	int qemu_term_signal; /* QEMU said "terminating on signal N" */
+	char qemu_term[128];
 };
 
 #define GUEST_WARNING "warning: "
+/* What QEMU prints when SIGTERM, SIGINT or SIGHUP ends it (then it exits 0). */
+#define QEMU_TERMINATING "terminating on signal "
 
 static bool word_in_list(const char *list, const char *word, size_t wlen)
 {
@@ -183,6 +187,10 @@ static enum line_verdict on_line(void *ctx, enum line_source from, const char *l
 	char err[160];
 
 	if (from == FROM_QEMU_STDERR) {
+		const char *term = strstr(line, QEMU_TERMINATING);
+		if (term &&
+		    sscanf(term + strlen(QEMU_TERMINATING), "%d", &s->qemu_term_signal) == 1)
+			snprintf(s->qemu_term, sizeof(s->qemu_term), "%s", term);
 		/* QEMU names itself ("qemu-system-x86_64: ..."): no second prefix then. */
 		tail_add(&s->tail, strncmp(line, "qemu", 4) ? "qemu: " : "", line);
 		tail_add(&s->qemu_tail, "", line);
@@ -304,6 +312,23 @@ static bool qemu_failed(const struct run_state *s, const struct session_end *end
 	       end->status != FPULAB_QEMU_STATUS(FPULAB_EXIT_PANIC);
 }
 
+/* The watchdog fired while the guest's console was still printing: in the
+ * last half of the watchdog's window. */
+static bool still_printing(const struct run_state *s, const struct session_end *end)
+{
+	return s->console_since_record && end->console_quiet_ms >= 0 &&
+	       end->console_quiet_ms <= (long long)s->opt->timeout_s * 500;
+}
+
+/* The signal that ended QEMU when fpulab did not: QEMU died of it, or caught
+ * it and exited by itself, saying "terminating on signal N". 0: none. */
+static int end_signal(const struct run_state *s, const struct session_end *end)
+{
+	if (!end->exited)
+		return end->signal;
+	return s->qemu_term_signal;
+}
+
 /* Decide the exit status once QEMU is gone. */
 static int judge(struct run_state *s, const struct session_end *end)
 {
@@ -316,6 +341,16 @@ static int judge(struct run_state *s, const struct session_end *end)
 	} else if (end->stopped) {
 		fprintf(stderr, "fpulab: %s; QEMU killed\n", s->stop_reason);
 		rc = 1;
+	} else if (end->hung && still_printing(s, end)) {
+		fprintf(stderr,
+			"fpulab: no record for %u s, but the guest is still working: its console "
+			"printed %zu lines since its last record, the last %.1f s before the "
+			"watchdog fired; QEMU killed. Raise --timeout (now %u s) for a run this "
+			"long\n",
+			s->opt->timeout_s, s->console_since_record, end->console_quiet_ms / 1000.0,
+			s->opt->timeout_s);
+		show_last_words(s);
+		rc = 1;
 	} else if (end->hung) {
 		fprintf(stderr,
 			"fpulab: guest hung: no record for %u s; QEMU killed (--timeout %u)\n",
@@ -327,6 +362,12 @@ static int judge(struct run_state *s, const struct session_end *end)
 				s->console_since_record);
 		show_last_words(s);
 		rc = 1;
+	} else if (end_signal(s, end)) {
+		fprintf(stderr, "fpulab: QEMU was ended by signal %d (SIG%s), not by fpulab%s%s\n",
+			end_signal(s, end), sigabbrev_np(end_signal(s, end)) ?: "?",
+			s->qemu_term[0] ? "; QEMU said: " : "", s->qemu_term);
+		show_last_words(s);
+		rc = 1;
 	} else if (qemu_failed(s, end)) {
 		fprintf(stderr,
 			"fpulab: QEMU failed (status %d) before the guest started; QEMU said:\n",
@@ -335,10 +376,6 @@ static int judge(struct run_state *s, const struct session_end *end)
 			tail_print(stderr, &s->qemu_tail, "  ");
 		else
 			fprintf(stderr, "  (nothing on stderr)\n");
-		rc = 1;
-	} else if (!end->exited) {
-		fprintf(stderr, "fpulab: QEMU was killed by signal %d\n", end->signal);
-		show_last_words(s);
 		rc = 1;
 	} else if (end->status == FPULAB_QEMU_STATUS(FPULAB_EXIT_PANIC)) {
 		fprintf(stderr, "fpulab: the guest panicked (QEMU exit status %d)\n", end->status);

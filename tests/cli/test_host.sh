@@ -82,8 +82,8 @@ else
 fi
 jq_check "context-switch: the floor share is there for FP rows only" "$work/cs.json" \
 	'all(.[]; (.fp_users == "none") == (.floor_share == null)) and all(.[] | select(.floor_share != null); .floor_share > 0)'
-jq_check "context-switch: rows carry CPU model, kernel release and fpulab version" "$work/cs.json" \
-	'all(.host_cpu != null and .host_kernel != null and .fpulab_version != null)'
+jq_check "context-switch: rows carry CPU model, kernel release, clock source and fpulab version" "$work/cs.json" \
+	'all(.host_cpu != null and .host_kernel != null and .clocksource != null and .fpulab_version != null)'
 
 if "$fpulab" host context-switch --ipc yield --placement same-cpu --mode processes --fp-users both \
 	--regset x87,sse --seconds 0.05 --repeat 1 --format csv > "$work/cs.csv" 2> "$work/cs.err"; then

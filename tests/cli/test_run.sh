@@ -283,6 +283,22 @@ if [ "$rc" = 1 ] && grep -qF "guest hung: no record for 1 s" "$work/err" && ! gr
 	ok "hang with a silent console: no --timeout hint"
 else not_ok "hang with a silent console: no --timeout hint" "exit $rc" "$(cat "$work/err")"; fi
 
+FAKE_GUEST_CHATTER=1 run_fpulab "$work/hang-silent" --timeout 2
+expect "watchdog while the console still prints: the guest is still working" 1 - \
+	"no record for 2 s, but the guest is still working"
+expect "watchdog while the console still prints: raise --timeout" 1 - "Raise --timeout (now 2 s)"
+if grep -qF "guest hung" "$work/err"; then not_ok "watchdog while the console still prints: not 'hung'" "$(cat "$work/err")"
+else ok "watchdog while the console still prints: not 'hung'"; fi
+
+{ echo "$hello"; result eager same-cpu 0 0 3000000; } > "$work/cut-short"
+FAKE_QEMU_TERM=15 run_fpulab "$work/cut-short"
+expect "QEMU ended by SIGTERM (it exits 0): reported as a signal" 1 - \
+	"QEMU was ended by signal 15 (SIGTERM), not by fpulab; QEMU said: terminating on signal 15 from pid 4242"
+if grep -qF "triple fault" "$work/err"; then not_ok "QEMU ended by SIGTERM: no triple fault guessed" "$(cat "$work/err")"
+else ok "QEMU ended by SIGTERM: no triple fault guessed"; fi
+FAKE_QEMU_KILL_SELF=HUP run_fpulab "$work/cut-short"
+expect "QEMU killed by SIGHUP: reported as a signal" 1 - "QEMU was ended by signal 1 (SIGHUP), not by fpulab"
+
 {
 	echo "$hello"
 	result eager same-cpu 0 0 3000000; result lazy same-cpu 0 1000 2000000
