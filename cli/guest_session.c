@@ -36,6 +36,11 @@ bool session_signal_pending(void)
 	return got_signal != 0;
 }
 
+int session_signal(void)
+{
+	return got_signal;
+}
+
 static long long now_ms(void)
 {
 	struct timespec ts;

@@ -31,6 +31,8 @@ struct session_end {
  * signal before session_run is not lost; and whether one has arrived. */
 void session_catch_signals(void);
 bool session_signal_pending(void);
+/* The signal that arrived (SIGINT, SIGTERM, SIGHUP), or 0. */
+int session_signal(void);
 
 /* Feed every line from QEMU to on_line until QEMU exits. The watchdog kills
  * QEMU (its whole process group) after timeout_s seconds without a record. */

@@ -16,6 +16,8 @@
 #include "guest_session.h"
 #include "kernel_elf.h"
 #include "output.h"
+#include "progress.h"
+#include "provenance.h"
 #include "qemu.h"
 #include "qmp.h"
 #include "records.h"
@@ -46,6 +48,7 @@ struct run_state {
 	struct vcpu_pins pins;
 	int qemu_term_signal; /* QEMU said "terminating on signal N" */
 	char qemu_term[128];
+	struct progress progress;
 };
 
 #define GUEST_WARNING "warning: "
@@ -171,12 +174,11 @@ static int configuration_done(void *ctx, const struct result_row *rows, size_t n
 
 	for (size_t i = 0; i < n; i++)
 		runs += rows[i].repeats;
-	fprintf(stderr, "fpulab: config %zu", s->collector.configs_done + 1);
-	if (s->expected_configs)
-		fprintf(stderr, "/%u", s->expected_configs);
-	fprintf(stderr, " done: %s %s fp=%s %s, %zu policies, %zu runs\n",
-		rows[0].median.experiment, rows[0].median.placement, rows[0].median.fp_users,
-		rows[0].median.regset, n, runs);
+	char what[4 * RECORD_WORD_MAX + 64];
+	snprintf(what, sizeof(what), "%s %s fp=%s %s, %zu policies, %zu runs",
+		 rows[0].median.experiment, rows[0].median.placement, rows[0].median.fp_users,
+		 rows[0].median.regset, n, runs);
+	progress_step(&s->progress, s->collector.configs_done + 1, s->expected_configs, what);
 	return report_rows(&s->report, rows, n);
 }
 
@@ -336,8 +338,11 @@ static int judge(struct run_state *s, const struct session_end *end)
 	int rc = 0;
 
 	if (end->interrupted) {
-		fprintf(stderr, "fpulab: interrupted; QEMU killed\n");
-		rc = 130;
+		int sig = session_signal() ? session_signal() : SIGINT;
+		fprintf(stderr, "fpulab: interrupted (SIG%s); QEMU killed\n", sigabbrev_np(sig));
+		snprintf(s->stop_reason, sizeof(s->stop_reason), "interrupted (SIG%s)",
+			 sigabbrev_np(sig));
+		rc = 128 + sig;
 	} else if (end->stopped) {
 		fprintf(stderr, "fpulab: %s; QEMU killed\n", s->stop_reason);
 		rc = 1;
@@ -430,6 +435,28 @@ static int judge(struct run_state *s, const struct session_end *end)
 	return rc;
 }
 
+/* A run that stopped early keeps its finished configurations: say they are all there is. */
+static void mark_partial(struct run_state *s, const struct session_end *end)
+{
+	char reason[300];
+
+	if (s->stop_reason[0])
+		snprintf(reason, sizeof(reason), "%s", s->stop_reason);
+	else if (end->hung)
+		snprintf(reason, sizeof(reason), "the guest hung (no record for %u s)",
+			 s->opt->timeout_s);
+	else if (end_signal(s, end))
+		snprintf(reason, sizeof(reason), "QEMU was ended by signal %d (SIG%s)",
+			 end_signal(s, end), sigabbrev_np(end_signal(s, end)) ?: "?");
+	else if (end->status == FPULAB_QEMU_STATUS(FPULAB_EXIT_PANIC))
+		snprintf(reason, sizeof(reason), "the guest panicked");
+	else
+		snprintf(reason, sizeof(reason), "the guest stopped early (QEMU status %d)",
+			 end->status);
+	report_partial(&s->report, reason, s->collector.configs_done, s->expected_configs,
+		       collector_pending_runs(&s->collector));
+}
+
 /* QEMU started paused: pin its vCPU threads and resume the guest. Returns 0
  * when the guest runs, or when QEMU exited or a signal came first (then the
  * session reports it); -1 when the guest could not be resumed: QEMU is
@@ -463,7 +490,9 @@ static int boot_and_collect(struct run_state *s, const struct qemu_command *cmd)
 	}
 	if (s->qmp_socket)
 		resume_failed = pin_and_resume(s, proc.pid, qmp_err, sizeof(qmp_err)) < 0;
+	progress_start(&s->progress);
 	session_run(&proc, s->opt->timeout_s, on_line, s, &end);
+	progress_end(&s->progress);
 	if (resume_failed && !end.interrupted) {
 		fprintf(stderr, "fpulab: cannot start the paused guest: %s; QEMU killed\n",
 			qmp_err);
@@ -476,6 +505,8 @@ static int boot_and_collect(struct run_state *s, const struct qemu_command *cmd)
 	rc = judge(s, &end);
 	if (rc == 0)
 		report_end(&s->report);
+	else if (s->report.rows_written)
+		mark_partial(s, &end);
 	if (rc == 0 && s->report.integrity_errors) {
 		fprintf(stderr,
 			"fpulab: INTEGRITY ERRORS: %llu in %zu of %zu rows: FPU state was "
@@ -584,6 +615,13 @@ int cmd_run(int argc, char **argv)
 	s.opt = &opt;
 	s.expected_configs = run_options_config_count(&opt);
 	output_provenance_host(&out, argc, argv);
+	char seed[24];
+	snprintf(seed, sizeof(seed), "%s",
+		 opt.guest_value[FPULAB_OPT_seed] ? opt.guest_value[FPULAB_OPT_seed] : "");
+	if (!seed[0])
+		snprintf(seed, sizeof(seed), "%llu", fpulab_options[FPULAB_OPT_seed].dflt);
+	run_provenance(&out, seed);
+	provenance_comment(&out);
 	s.report = (struct report){
 		.out = &out,
 		.accel = kvm ? "kvm" : "tcg",

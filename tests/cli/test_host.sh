@@ -9,10 +9,7 @@ root=$(cd "$here/../.." && pwd)
 fpulab=${FPULAB:-$root/build/fpulab}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-n=0 failed=0
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-not_ok() { n=$((n + 1)); failed=$((failed + 1)); echo "not ok $n - $1"; shift; for l in "$@"; do echo "# $l"; done; }
-skip() { n=$((n + 1)); echo "ok $n - $1 # SKIP $2"; }
+. "$root/tests/tap.sh"
 
 # check NAME WANT_RC STDOUT_NEEDLE|- STDERR_NEEDLE|- -- COMMAND...
 check() {
@@ -162,5 +159,4 @@ else
 	not_ok "unlink: Ctrl-C stops the run (exit 130) and removes its directory" "exit $rc" "$(ls -A "$work/tmp")" "$(cat "$work/err")"
 fi
 
-echo "1..$n"
-[ "$failed" = 0 ]
+finish
