@@ -10,9 +10,7 @@ fpulab=${FPULAB:-$root/build/fpulab}
 fx=$here/fixtures
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-n=0 failed=0
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-not_ok() { n=$((n + 1)); failed=$((failed + 1)); echo "not ok $n - $1"; shift; for l in "$@"; do echo "# $l"; done; }
+. "$root/tests/tap.sh"
 expect() {
 	if grep -qE -- "$3" "$2"; then ok "$1"; else not_ok "$1" "no line matches: $3" "$(cat "$2")"; fi
 }
@@ -34,9 +32,14 @@ expect "and the plots" "$work/s" "^plots: $work/plots/ \\(1 SVG\\)$"
 expect "classes: one per FP-user count; smp-lazy wins with FP in one task" "$work/s2" \
 	'^  fp_users=one +smp-lazy +0\.76x +0\.80x lazy +yes$'
 
+printf '%s\n' '{"experiment": "stress", "policy": "eager", "repeats": 1, "integrity_errors": 0, "integrity_errors_all_runs": 0, "ticks_per_switch": 900.0}' \
+	'{"experiment": "stress", "policy": "owner", "repeats": 1, "integrity_errors": 1, "integrity_errors_all_runs": 1, "ticks_per_switch": 800.0}' > "$work/stress.json"
+"$fpulab" summary "$work/stress.json" > "$work/s3" 2> /dev/null
+expect "a correctness experiment: its abi.h figure per policy, not a timing" "$work/s3" '^  eager 0 owner 1$'
+expect "named with its unit" "$work/s3" '^stress: integrity errors per policy, exact counts over 2 runs \(lower is better\):$'
+
 "$fpulab" summary "$work/nosuch.json" > /dev/null 2>&1
 rc=$?
 [ "$rc" = 2 ] && ok "a missing file: exit 2" || not_ok "a missing file: exit 2" "exit $rc"
 
-echo "1..$n"
-[ "$failed" -eq 0 ]
+finish
