@@ -29,7 +29,7 @@ struct config cfg;
 /* Counters summed over CPUs at one instant. */
 struct snapshot {
 	struct fpu_stats fpu;
-	uint64_t ipis, migrations, prefetches_useful, prefetches_wasted, tsc;
+	uint64_t ipis, migrations, slices, fp_slices, prefetches_useful, prefetches_wasted, tsc;
 };
 
 /* The run in progress. */
@@ -129,6 +129,8 @@ static void snapshot(struct snapshot *s)
 		s->fpu.ts_writes += f->ts_writes;
 		s->ipis += cpus[i]->ipis_sent;
 		s->migrations += cpus[i]->migrations;
+		s->slices += cpus[i]->slices;
+		s->fp_slices += cpus[i]->fp_slices;
 		s->prefetches_useful += cpus[i]->prefetches_useful;
 		s->prefetches_wasted += cpus[i]->prefetches_wasted;
 	}
@@ -188,6 +190,8 @@ void fill_counts(struct result *res)
 	res->restores_skipped = b->fpu.restores_skipped - a->fpu.restores_skipped;
 	res->flush_ipis = b->fpu.flush_ipis - a->fpu.flush_ipis;
 	res->prefetches = b->fpu.prefetches - a->fpu.prefetches;
+	res->slices = b->slices - a->slices;
+	res->fp_slices = b->fp_slices - a->fp_slices;
 	res->prefetches_useful = b->prefetches_useful - a->prefetches_useful;
 	res->prefetches_wasted = b->prefetches_wasted - a->prefetches_wasted;
 	res->ts_writes = b->fpu.ts_writes - a->fpu.ts_writes;
@@ -231,6 +235,12 @@ void experiment_main(void *unused)
 		runs = context_switch_experiment();
 	} else if (!strcmp(cfg.experiment, "stress")) {
 		runs = stress_experiment();
+	} else if (!strcmp(cfg.experiment, "fp-vs-spinner")) {
+		runs = fp_vs_spinner_experiment();
+	} else if (!strcmp(cfg.experiment, "short-tasks")) {
+		runs = short_tasks_experiment();
+	} else if (!strcmp(cfg.experiment, "kernel-checksum")) {
+		runs = kernel_checksum_experiment();
 	} else {
 		kprintf("error: unknown experiment '%s'\n", cfg.experiment);
 		qemu_exit(FPULAB_EXIT_PANIC);

@@ -83,6 +83,13 @@ void lab_fpu_init(void)
 
 	struct fpu_tunables t = { 5, FPU_PREFETCH_CONDITIONAL };
 	t.fpu_counter_threshold = (unsigned int)parse_num(FPULAB_KEY_FPU_COUNTER, 5, 1000000);
+	/* libfpu loads at count >= threshold; Linux 2.6 loaded at fpu_counter > 5. */
+	if (cmdline_get(FPULAB_KEY_FPU_COUNTER_RULE, buf, sizeof(buf))) {
+		if (!strcmp(buf, "gt"))
+			t.fpu_counter_threshold++;
+		else if (strcmp(buf, "ge"))
+			panic("bad value '%s' for " FPULAB_KEY_FPU_COUNTER_RULE, buf);
+	}
 	if (cmdline_get(FPULAB_KEY_PREFETCH, buf, sizeof(buf))) {
 		if (!strcmp(buf, "always"))
 			t.prefetch = FPU_PREFETCH_ALWAYS;

@@ -15,6 +15,8 @@ void timer_tick(void);
 void timer_jitter(uint64_t seed);   /* non-zero: each tick 0.3..1.7 x tick_ns, seeded; 0: off */
 uint64_t timer_user_preempts(void); /* ticks that preempted a ring-3 task, all CPUs */
 extern uint32_t tick_ns;
+extern bool timer_preempt; /* false: the timer never preempts (slices end by yield or block) */
+extern bool timer_whole_slices; /* true: a slice younger than half a tick is not preempted */
 
 /* exp.c: the experiment controller and the measured window. */
 #include "exp.h"
@@ -60,5 +62,8 @@ void print_result(const struct result *res);
 /* The experiments. Each returns the number of runs it reported. */
 unsigned int context_switch_experiment(void);
 unsigned int stress_experiment(void);
+unsigned int fp_vs_spinner_experiment(void);
+unsigned int short_tasks_experiment(void);
+unsigned int kernel_checksum_experiment(void);
 
 #endif

@@ -9,6 +9,8 @@
 #include <fpulab/abi.h>
 
 uint32_t tick_ns = 1000000;                        /* 1 ms time slices */
+bool timer_preempt = true;
+bool timer_whole_slices;
 static uint64_t jitter_seed, jitter_rng[MAX_CPUS]; /* 0: no jitter */
 static uint64_t user_preempts[MAX_CPUS];
 
@@ -48,7 +50,12 @@ void timer_tick(void)
 {
 	struct cpu *c = this_cpu();
 	c->timer_ticks++;
-	if (c->current != c->idle && READ_ONCE(c->rq.nr)) {
+	/* A tick that was pending while the switch ran would end the new slice
+	 * before its first instruction: with whole slices, a slice younger than
+	 * half a tick is not preempted. */
+	bool young = READ_ONCE(timer_whole_slices) &&
+		     rdtsc() - c->slice_start < (uint64_t)tick_ns * tsc_khz / 2000000;
+	if (c->current != c->idle && READ_ONCE(c->rq.nr) && READ_ONCE(timer_preempt) && !young) {
 		c->need_resched = true;
 		user_preempts[c->id] += c->current->user;
 	}

@@ -43,9 +43,19 @@
 #define FPULAB_KEY_SWITCHES "switches" /* stress: switches per run (approximate target) */
 #define FPULAB_KEY_FPU_COUNTER "fpu_counter"
 #define FPULAB_KEY_PREFETCH "prefetch" /* conditional | always | off */
+#define FPULAB_KEY_FPU_COUNTER_RULE "fpu_counter_rule" /* ge (count >= N) | gt (> N, Linux 2.6) */
 #define FPULAB_KEY_INJECT "inject"     /* fault name */
 #define FPULAB_KEY_INSN "insn"         /* auto | fxsave | xsave | xsaveopt | xsavec | xsaves */
 #define FPULAB_KEY_SCRUB "scrub"       /* 1: force the AMD FIP/FDP/FOP scrub */
+#define FPULAB_KEY_UNITS "units"       /* fp-vs-spinner: units of FP work */
+#define FPULAB_KEY_SLICE_US "slice_us" /* fp-vs-spinner: timer slice, microseconds */
+#define FPULAB_KEY_TASKS_TOTAL "tasks_total" /* short-tasks: tasks in the run */
+#define FPULAB_KEY_CONCURRENCY "concurrency" /* short-tasks: tasks at a time per CPU */
+#define FPULAB_KEY_SLICES "slices"           /* short-tasks: slices per task */
+#define FPULAB_KEY_FP_SLICES "fp_slices"     /* short-tasks: of those, first ones using SSE */
+#define FPULAB_KEY_MIX "mix"                 /* short-tasks: none | boot | build */
+#define FPULAB_KEY_BUFFER_BYTES "buffer_bytes" /* kernel-checksum: bytes per call */
+#define FPULAB_KEY_CALLS "calls"               /* kernel-checksum: calls per run */
 
 /* clang-format off */
 /* hello record. */
@@ -68,6 +78,8 @@
 	U(tasks)                                                                  \
 	U(round_trips)                                                            \
 	U(switches)                                                               \
+	U(slices)            /* switch-ins of ring-3 tasks */                    \
+	U(fp_slices)         /* those into a slice the task uses the FPU in */   \
 	U(nm_traps)                                                               \
 	U(saves)             /* all instructions */                              \
 	U(saves_fxsave) U(saves_xsave) U(saves_xsaveopt) U(saves_xsavec)         \
