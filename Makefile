@@ -75,6 +75,10 @@ $(BUILD)/host/cli/version.c.o: HCFLAGS += -DFPULAB_GIT_DESCRIBE='"$(GIT_DESCRIBE
 .PHONY: FORCE
 FORCE:
 
+# The replay engine runs between the simulated tasks' uses of the vector
+# registers: the compiler must leave them alone (cli/replay_engine.c).
+$(BUILD)/host/cli/replay_engine.c.o: HCFLAGS += -mgeneral-regs-only
+
 $(BUILD)/fpulab: $(CLI_OBJS) $(BUILD)/libfpu.a
 	$(CC) $(HCFLAGS) -o $@ $(CLI_OBJS) $(BUILD)/libfpu.a $(HLDLIBS)
 

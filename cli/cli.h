@@ -8,5 +8,6 @@ int cmd_run(int argc, char **argv);       /* cli/run.c: boot the lab, report res
 int cmd_xstate(int argc, char **argv);    /* cli/xstate_cmd.c: xstate check|dump FILE */
 int cmd_calibrate(int argc, char **argv); /* cli/calibrate.c: native host baseline */
 int cmd_trace(int argc, char **argv);     /* cli/trace.c: trace synth|dump|info */
+int cmd_replay(int argc, char **argv);    /* cli/replay.c: replay traces natively */
 
 #endif

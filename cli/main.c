@@ -13,6 +13,7 @@ static void usage(FILE *f)
 		   "  xstate     check or dump an xstate image (xstate check|dump FILE)\n"
 		   "  calibrate  measure the native XSAVE*/XRSTOR cost on this host\n"
 		   "  trace      make and read FPU traces (trace synth|dump|info)\n"
+		   "  replay     replay traces natively under every policy, against the oracle\n"
 		   "  help       this text; 'fpulab help COMMAND' for a command's options\n"
 		   "  --version  fpulab's version and the git description it was built from\n");
 }
@@ -49,6 +50,8 @@ int main(int argc, char **argv)
 		fn = cmd_calibrate;
 	else if (!strcmp(cmd, "trace"))
 		fn = cmd_trace;
+	else if (!strcmp(cmd, "replay"))
+		fn = cmd_replay;
 	else {
 		fprintf(stderr, "fpulab: unknown command '%s'\ntry 'fpulab help'\n", cmd);
 		return 2;

@@ -27,6 +27,17 @@ struct pingpong_args {
 
 void pingpong_main(void *args); /* user/pingpong.c, ring 3 */
 
+/*
+ * The x87 pointer registers (FNSTENV's 32-bit format: the low 32 bits of
+ * FIP and FDP, and FOP) as the AMD scrub leaves them: a new task may find
+ * these, or zero, and nothing else (CVE-2006-1056, Xen XSA-172).
+ */
+struct x87_ptrs {
+	uint32_t fip, fdp;
+	uint16_t fop;
+	bool valid; /* the scrub runs (forced, or AMD without XSaveErPtr) */
+};
+
 /* Experiment stress: state shared by every task of a run and the kernel. */
 #define STRESS_MAX_TASKS 62 /* user_sems[0..61] are theirs, 62 and 63 the start barrier */
 struct stress_shared {
@@ -49,6 +60,7 @@ struct stress_args {
 	unsigned int sem_ready, sem_go; /* start barrier */
 	uint64_t spin_short, spin_long; /* TSC ticks: most spins, one in four */
 	uint64_t spin_check;            /* TSC ticks between checks while spinning */
+	struct x87_ptrs scrub;          /* what the scrub leaves in FIP/FDP/FOP */
 	struct stress_shared *shared;
 };
 

@@ -33,6 +33,7 @@ static struct kfpu_worker workers[MAX_CPUS];
 static struct semaphore events, workers_done;
 static volatile int window_open, workers_stop;
 static uint64_t seed, target;
+static struct x87_ptrs scrub;
 static unsigned int ntasks;
 
 /* Kernel threads call this between sections: end the run at the target. */
@@ -59,6 +60,7 @@ static void spawn(unsigned int task, unsigned int gen, bool ymm)
 		.spin_short = STRESS_TICK_NS / 4 * tsc_khz / 1000000 + 1,
 		.spin_long = 3 * STRESS_TICK_NS * tsc_khz / 1000000 + 1,
 		.spin_check = STRESS_TICK_NS / 2 * tsc_khz / 1000000 + 1,
+		.scrub = scrub,
 	};
 	/* A successor starts where task % ncpus did, so it may meet its predecessor's registers. */
 	task_create_user("stress", stress_main, &args[task], task % ncpus, &events);
@@ -175,6 +177,7 @@ unsigned int stress_experiment(void)
 	target = parse_num(FPULAB_KEY_SWITCHES, 200000, UINT64_MAX / 2);
 	if (!ntasks)
 		ntasks = 1;
+	kfpu_probe_scrub(&scrub);
 	kprintf("stress: seed=%lu tasks=%u switches=%lu kernel checksum with %s\n", seed, ntasks,
 		target, kfpu_uses_avx2() ? "avx2" : "sse2");
 	for (uint64_t rep = 0; rep < repeat; rep++) {

@@ -153,3 +153,22 @@ void kfpu_worker_main(void *arg)
 	}
 	sem_up(w->done);
 }
+
+void kfpu_probe_scrub(struct x87_ptrs *out)
+{
+	*out = (struct x87_ptrs){ 0 };
+	kernel_fpu_begin();
+	if (xstate_scrub_fxsave_leak()) {
+		struct {
+			uint16_t fcw, r0, fsw, r1, ftw, r2;
+			uint32_t fip, fcs_fop, fdp, fds;
+		} env; /* FNSTENV, 32-bit format */
+		__asm__ volatile("fnstenv %0" : "=m"(env));
+		*out = (struct x87_ptrs){ .fip = env.fip,
+					  .fdp = env.fdp,
+					  .fop = (uint16_t)((env.fcs_fop >> 16) & 0x7ff),
+					  .valid = true };
+		__asm__ volatile("fninit");
+	}
+	kernel_fpu_end();
+}

@@ -36,4 +36,8 @@ struct kfpu_worker {
 
 void kfpu_worker_main(void *worker);
 
+/* What libfpu's AMD pointer scrub leaves in FIP/FDP/FOP; valid false if it does not run. */
+struct x87_ptrs;
+void kfpu_probe_scrub(struct x87_ptrs *out);
+
 #endif

@@ -66,8 +66,9 @@ struct ptrace_info {
 #define MARK_START 0
 #define MARK_END 1
 
-#define REPORT_REG_INIT 98    /* integrity_report.reg: a new task not in the init state */
-#define REPORT_REG_CONTROL 99 /* integrity_report.reg: FCW or MXCSR */
+#define REPORT_REG_X87_PTRS 97 /* integrity_report.reg: FIP/FDP/FOP of another task at first use */
+#define REPORT_REG_INIT 98     /* integrity_report.reg: a new task not in the init state */
+#define REPORT_REG_CONTROL 99  /* integrity_report.reg: FCW or MXCSR */
 
 /* Registers that did not hold what their task last wrote there: @count of
  * them in one check, the first one described (a data register rather than

@@ -360,3 +360,43 @@ unsigned int regs_check_init(unsigned int task, bool ymm)
 		sys_integrity(&vec);
 	return x87.count + vec.count;
 }
+
+struct x87_env {
+	uint16_t fcw, r0, fsw, r1, ftw, r2;
+	uint32_t fip, fcs_fop, fdp, fds;
+}; /* FNSTENV, 32-bit format (SDM Vol. 1 §8.1.10) */
+
+unsigned int regs_check_x87_ptrs(unsigned int task, const struct x87_ptrs *scrub, bool report)
+{
+	struct x87_env env;
+	uint16_t fop;
+	struct integrity_report r = {
+		.count = 1, .task = task, .regset = REGSET_X87, .reg = REPORT_REG_X87_PTRS
+	};
+
+	__asm__ volatile("fnstenv %0" : "=m"(env));
+	__asm__ volatile("fldcw %0" : : "m"(env.fcw)); /* FNSTENV masked every exception */
+	fop = (uint16_t)((env.fcs_fop >> 16) & 0x7ff);
+	if (!env.fip && !env.fdp && !fop)
+		return 0;
+	if (scrub && scrub->valid && env.fip == scrub->fip && env.fdp == scrub->fdp &&
+	    fop == scrub->fop)
+		return 0;
+	if (report) {
+		r.expected = scrub && scrub->valid ? (uint64_t)scrub->fip << 32 | scrub->fdp : 0;
+		r.got = (uint64_t)env.fip << 32 | env.fdp;
+		sys_integrity(&r);
+	}
+	return 1;
+}
+
+bool regs_x87_ptrs_check_can_fail(const struct x87_ptrs *scrub)
+{
+	static const uint32_t one = 1;
+	bool fails;
+
+	__asm__ volatile("fildl %0" : : "m"(one));
+	fails = regs_check_x87_ptrs(0, scrub, false) == 1;
+	__asm__ volatile("fstp %st(0)");
+	return fails;
+}

@@ -163,6 +163,7 @@ static void on_signal(void *arg, struct sigframe *sf, void *fpstate)
 	bool ymm = t->a->ymm;
 	uint64_t x = t->st, own;
 
+	regs_check_x87_ptrs(t->id, &t->a->scrub, true);
 	regs_check_init(t->id, ymm);
 	check_frame(t, sf, fp);
 	if (t->want_bad) {
@@ -352,7 +353,10 @@ void stress_main(void *p)
 	t.hrng = splitmix(t.rng);
 	if (t.a->task == 0 && t.a->gen == 0)
 		kernel_csum_refusals(&t);
+	regs_check_x87_ptrs(t.id, &t.a->scrub, true);
 	regs_check_init(t.id, t.a->ymm);
+	if (t.a->task == 0 && t.a->gen == 0 && !regs_x87_ptrs_check_can_fail(&t.a->scrub))
+		report(&t, 6, 1, 0); /* the FIP/FDP/FOP check is blind here */
 	t.stack_base = (uint64_t)sys_sigaction(on_signal, &t, t.a->task);
 	regs_write_all(t.id, t.seq, t.a->ymm);
 	t.st = ST_STABLE | t.seq;

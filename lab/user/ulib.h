@@ -3,6 +3,7 @@
 #ifndef LAB_USER_ULIB_H
 #define LAB_USER_ULIB_H
 
+#include "../exp.h"
 #include "../syscall.h"
 #include <stdbool.h>
 #include <stddef.h>
@@ -98,6 +99,13 @@ void regs_write_all(unsigned int task, uint64_t seq, bool ymm);
 unsigned int regs_check_all(unsigned int task, uint64_t seq, bool ymm);
 /* A new task's registers hold the init state (nothing leaked from another task). */
 unsigned int regs_check_init(unsigned int task, bool ymm);
+/*
+ * A task's first x87 state: FIP, FDP and FOP zero, or what the scrub left
+ * (@scrub, if it runs). @report false: only count (the positive control).
+ */
+unsigned int regs_check_x87_ptrs(unsigned int task, const struct x87_ptrs *scrub, bool report);
+/* Positive control: right after an x87 load of its own the check must fail. */
+bool regs_x87_ptrs_check_can_fail(const struct x87_ptrs *scrub);
 
 /*
  * What a signal handler (or a legacy-only frame) changed in a task's

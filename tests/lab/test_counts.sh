@@ -172,6 +172,10 @@ run amd --policy eager --placement same-cpu --fp-users both --regset x87
 expect amd eager same-cpu both "scrubs=$S integrity_errors=0"
 run intel --qemu-cpu max,vendor=GenuineIntel --policy eager --placement same-cpu --fp-users both --regset x87
 expect intel eager same-cpu both "scrubs=0 integrity_errors=0"
+# --scrub forces it on a model that does not scrub by default.
+run intel-scrub --scrub --qemu-cpu max,vendor=GenuineIntel --policy eager,lazy --placement same-cpu --fp-users both --regset x87
+expect intel-scrub eager same-cpu both "scrubs=$S integrity_errors=0"
+expect intel-scrub lazy same-cpu both "scrubs=$S integrity_errors=0"
 for insn in xsavec xsaves; do
 	run $insn --insn $insn --policy eager --placement same-cpu --fp-users both --regset sse
 	if grep -q "not supported" "$work/$insn.err"; then

@@ -1,0 +1,568 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The replay engine (docs/model.md). Built with -mgeneral-regs-only: the
+ * compiler must not touch the vector registers, which hold the simulated
+ * tasks' state between events. The only vector instructions here are the
+ * tasks' own "uses" (writing and checking a signature in each component
+ * they dirty), the kernel's clobber inside a kernel-FPU section, and the
+ * untimed swaps of per-CPU register images.
+ *
+ * Design: one pinned host thread plays every traced CPU. When the next
+ * event is on another CPU than the last, the real registers are saved into
+ * the old CPU's image and the new CPU's image is loaded (XSAVE/XRSTOR of
+ * all of XCR0, untimed). CR0.TS cannot be written from user mode: libfpu's
+ * set_ts/clear_ts callbacks keep a per-CPU mirror, and a use with TS set
+ * calls fpu_handle_nm() as the #NM handler would. A flush IPI is delivered
+ * at once: the engine switches to the target CPU, runs fpu_flush_ipi()
+ * there (timed) and comes back (untimed).
+ */
+#include "replay_engine.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <fpu/fpu.h>
+#include <fpu/xstate.h>
+
+struct task_sig {
+	uint64_t sse, avx, zmm, kmask, hi16; /* the value last written in each component */
+	uint16_t fcw;
+	uint32_t written; /* union of the components written so far */
+	uint64_t gen;
+};
+
+struct replay {
+	const struct trace *t;
+	uint32_t ntasks, ncpus;
+	uint64_t xcr0;
+	struct fpu *fpus;
+	struct xregs_state **areas;
+	struct task_sig *sig;
+	uint8_t *exited;
+	struct xregs_state *img[FPULAB_TRACE_MAX_CPUS]; /* each CPU's registers while another runs */
+	struct xregs_state *scratch, *init_img;
+	void *export_buf;
+	uint16_t cur[FPULAB_TRACE_MAX_CPUS];
+	uint8_t ts[FPULAB_TRACE_MAX_CPUS];
+	unsigned int active; /* whose registers the real ones are */
+	uint64_t overhead;   /* ticks of an empty timed region */
+	uint64_t excluded;   /* harness ticks inside timed hooks (IPI delivery's swaps) */
+	uint64_t integrity;
+	uint64_t clipped;
+};
+
+static struct replay *rp_cur; /* libfpu's callbacks have no context argument */
+static unsigned int sim_cpu;
+
+static inline uint64_t tsc0(void)
+{
+	uint32_t lo, hi;
+	__asm__ volatile("lfence\n\trdtsc\n\tlfence" : "=a"(lo), "=d"(hi) : : "memory");
+	return ((uint64_t)hi << 32) | lo;
+}
+
+static inline uint64_t tsc1(void)
+{
+	uint32_t lo, hi, aux;
+	__asm__ volatile("rdtscp\n\tlfence" : "=a"(lo), "=d"(hi), "=c"(aux) : : "memory");
+	return ((uint64_t)hi << 32) | lo;
+}
+
+/* All of XCR0, standard format: the harness's own saves, never libfpu's. */
+static inline void regs_save(struct xregs_state *img)
+{
+	__asm__ volatile("xsave64 %0" : "+m"(*img) : "a"(-1), "d"(-1) : "memory");
+}
+
+static inline void regs_load(const struct xregs_state *img)
+{
+	__asm__ volatile("xrstor64 %0" : : "m"(*img), "a"(-1), "d"(-1) : "memory");
+}
+
+/* Make the real registers those of traced CPU @cpu (untimed). */
+static void on_cpu(struct replay *rp, unsigned int cpu)
+{
+	if (rp->active != cpu) {
+		regs_save(rp->img[rp->active]);
+		regs_load(rp->img[cpu]);
+		rp->active = cpu;
+	}
+	sim_cpu = cpu;
+}
+
+/* ---- libfpu's callbacks ---- */
+
+static unsigned int host_cpu_id(void)
+{
+	return sim_cpu;
+}
+
+static void host_panic(const char *msg)
+{
+	fprintf(stderr, "fpulab replay: libfpu: %s\n", msg);
+	abort();
+}
+
+static void host_set_ts(void)
+{
+	rp_cur->ts[sim_cpu] = 1;
+}
+
+static void host_clear_ts(void)
+{
+	rp_cur->ts[sim_cpu] = 0;
+}
+
+static struct fpu *host_current_fpu(void)
+{
+	unsigned int t = rp_cur->cur[sim_cpu];
+	return t ? &rp_cur->fpus[t] : NULL;
+}
+
+/* Delivered at once on @cpu; the swaps there and back are not libfpu's time. */
+static void host_send_flush_ipi(unsigned int cpu)
+{
+	struct replay *rp = rp_cur;
+	unsigned int from = sim_cpu;
+	uint64_t t0 = tsc0();
+
+	on_cpu(rp, cpu);
+	rp->excluded += tsc1() - t0;
+	fpu_flush_ipi();
+	t0 = tsc0();
+	on_cpu(rp, from);
+	rp->excluded += tsc1() - t0;
+}
+
+static void host_wait_relax(void)
+{
+	host_panic("replay: a wait that synchronous IPI delivery should have made unnecessary");
+}
+
+static const struct fpu_arch_ops host_ops = {
+	.cpu_id = host_cpu_id,
+	.panic = host_panic,
+	.set_ts = host_set_ts,
+	.clear_ts = host_clear_ts,
+	.send_flush_ipi = host_send_flush_ipi,
+	.current_fpu = host_current_fpu,
+	.wait_relax = host_wait_relax,
+};
+
+/* ---- what a task does with the registers ---- */
+
+#define M_X87 0x1u
+#define M_SSE 0x2u
+#define M_AVX 0x4u
+#define M_K 0x20u
+#define M_ZMM 0x40u
+#define M_HI16 0x80u
+
+/* Whether the registers hold the task's own state, component by component. */
+static bool regs_are(const struct task_sig *s)
+{
+	uint64_t v;
+	bool ok = true;
+
+	if (s->written & M_X87) {
+		uint16_t cw;
+		__asm__ volatile("fnstcw %0" : "=m"(cw));
+		ok &= cw == s->fcw;
+	}
+	__asm__ volatile("movq %%xmm0, %0" : "=r"(v));
+	ok &= v == s->sse;
+	if (s->written & M_AVX) {
+		__asm__ volatile("vextractf128 $1, %%ymm0, %%xmm1\n\tvmovq %%xmm1, %0" : "=r"(v));
+		ok &= v == s->avx;
+	}
+	if (s->written & M_ZMM) {
+		__asm__ volatile("vextracti64x4 $1, %%zmm0, %%ymm1\n\tvmovq %%xmm1, %0" : "=r"(v));
+		ok &= v == s->zmm;
+	}
+	if (s->written & M_K) {
+		__asm__ volatile("kmovq %%k1, %0" : "=r"(v));
+		ok &= v == s->kmask;
+	}
+	if (s->written & M_HI16) {
+		__asm__ volatile("vmovq %%xmm16, %0" : "=r"(v));
+		ok &= v == s->hi16;
+	}
+	return ok;
+}
+
+/* The task dirties the components of @mask with new values. */
+static void regs_write(struct task_sig *s, unsigned int task, uint32_t mask)
+{
+	uint64_t v = ((uint64_t)task << 40) | ++s->gen;
+
+	if (mask & M_X87) {
+		s->fcw = (s->gen & 1) ? 0x027f : 0x037f; /* precision control: double / extended */
+		__asm__ volatile("fldcw %0" : : "m"(s->fcw));
+	}
+	if (mask & M_SSE) {
+		__asm__ volatile("movq %0, %%xmm0" : : "r"(v));
+		s->sse = v;
+	}
+	if (mask & M_AVX) {
+		__asm__ volatile("movq %0, %%xmm1\n\tvinsertf128 $1, %%xmm1, %%ymm0, %%ymm0"
+				 :
+				 : "r"(v));
+		s->avx = v;
+		s->zmm = 0; /* a VEX write zeroes bits 511:256 */
+	}
+	if (mask & M_ZMM) {
+		__asm__ volatile("vmovq %0, %%xmm1\n\tvinserti64x4 $1, %%ymm1, %%zmm0, %%zmm0"
+				 :
+				 : "r"(v));
+		s->zmm = v;
+	}
+	if (mask & M_K) {
+		__asm__ volatile("kmovq %0, %%k1" : : "r"(v));
+		s->kmask = v;
+	}
+	if (mask & M_HI16) {
+		__asm__ volatile("vmovq %0, %%xmm16" : : "r"(v));
+		s->hi16 = v;
+	}
+	s->written |= mask | (mask & M_AVX ? M_ZMM & (uint32_t)rp_cur->xcr0 : 0);
+}
+
+/* Kernel-mode FPU work (a checksum): clobbers what a task's signature lives in. */
+static void kernel_clobber(const struct replay *rp)
+{
+	uint64_t v = 0x6b65726e656c2121ull;
+
+	__asm__ volatile("movq %0, %%xmm0" : : "r"(v));
+	if (rp->xcr0 & M_AVX)
+		__asm__ volatile("movq %0, %%xmm1\n\tvinsertf128 $1, %%xmm1, %%ymm0, %%ymm0"
+				 :
+				 : "r"(v));
+}
+
+/* ---- setup ---- */
+
+static void reset_task(struct replay *rp, unsigned int t)
+{
+	/* fpu_task_init's memset may use vector registers: keep the real ones */
+	regs_save(rp->scratch);
+	fpu_task_init(&rp->fpus[t], rp->areas[t], t);
+	regs_load(rp->scratch);
+	memset(&rp->sig[t], 0, sizeof(rp->sig[t]));
+	rp->sig[t].fcw = 0x037f;
+	rp->exited[t] = 0;
+}
+
+uint64_t replay_timer_overhead(const struct replay *rp)
+{
+	return rp->overhead;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return (x > y) - (x < y);
+}
+
+static uint64_t measure_overhead(void)
+{
+	uint64_t s[501];
+	for (int i = 0; i < 501; i++) {
+		uint64_t t0 = tsc0();
+		uint64_t t1 = tsc1();
+		s[i] = t1 - t0;
+	}
+	qsort(s, 501, sizeof(s[0]), cmp_u64);
+	return s[250];
+}
+
+void replay_free(struct replay *rp)
+{
+	if (!rp)
+		return;
+	for (uint32_t t = 0; rp->areas && t <= rp->ntasks; t++)
+		free(rp->areas[t]);
+	for (unsigned int c = 0; c < FPULAB_TRACE_MAX_CPUS; c++)
+		free(rp->img[c]);
+	free(rp->areas);
+	free(rp->fpus);
+	free(rp->sig);
+	free(rp->exited);
+	free(rp->scratch);
+	free(rp->init_img);
+	free(rp->export_buf);
+	free(rp);
+}
+
+struct replay *replay_new(const struct trace *t, int insn)
+{
+	struct xstate_init_opts o = { .mode = XSTATE_MODE_USER, .insn = (enum fpu_save_insn)insn };
+	struct replay *rp;
+	int err = xstate_init(&o);
+
+	if (err) {
+		fprintf(stderr, "fpulab replay: %s\n", xstate_strerror(err));
+		return NULL;
+	}
+	if (!xstate_cfg.caps.xsave) {
+		fprintf(stderr, "fpulab replay: this CPU has no XSAVE\n");
+		return NULL;
+	}
+	if (fpu_init(&host_ops)) {
+		fprintf(stderr, "fpulab replay: fpu_init failed\n");
+		return NULL;
+	}
+	rp = calloc(1, sizeof(*rp));
+	if (!rp)
+		goto oom;
+	rp->t = t;
+	rp->ntasks = t->hdr.ntasks;
+	rp->ncpus = t->hdr.ncpus;
+	rp->xcr0 = xstate_cfg.xcr0;
+	rp->fpus = calloc(rp->ntasks + 1, sizeof(*rp->fpus));
+	rp->areas = calloc(rp->ntasks + 1, sizeof(*rp->areas));
+	rp->sig = calloc(rp->ntasks + 1, sizeof(*rp->sig));
+	rp->exited = calloc(rp->ntasks + 1, 1);
+	rp->scratch = aligned_alloc(64, XSTATE_MAX_SIZE);
+	rp->init_img = aligned_alloc(64, XSTATE_MAX_SIZE);
+	rp->export_buf = malloc(XSTATE_MAX_SIZE);
+	if (!rp->fpus || !rp->areas || !rp->sig || !rp->exited || !rp->scratch || !rp->init_img ||
+	    !rp->export_buf)
+		goto oom;
+	for (uint32_t i = 0; i <= rp->ntasks; i++)
+		if (!(rp->areas[i] = aligned_alloc(64, XSTATE_MAX_SIZE)))
+			goto oom;
+		else
+			memset(rp->areas[i], 0, XSTATE_MAX_SIZE); /* XRSTOR wants a clean header */
+	for (unsigned int c = 0; c < rp->ncpus; c++)
+		if (!(rp->img[c] = aligned_alloc(64, XSTATE_MAX_SIZE)))
+			goto oom;
+	memset(rp->scratch, 0, XSTATE_MAX_SIZE);
+	memset(rp->init_img, 0, XSTATE_MAX_SIZE);
+	xstate_load_init();
+	regs_save(rp->init_img);
+	rp->overhead = measure_overhead();
+	return rp;
+oom:
+	fprintf(stderr, "fpulab replay: out of memory\n");
+	replay_free(rp);
+	return NULL;
+}
+
+/* ---- the run ---- */
+
+/*
+ * A hook call longer than this was interrupted or preempted (the host is
+ * shared): it is left out and counted (replay_result.clipped).
+ */
+#define CLIP_TICKS 20000
+
+#define TIMED(rp, acc, call)                                                  \
+	do {                                                                  \
+		uint64_t x0_ = (rp)->excluded, t0_ = tsc0();                  \
+		call;                                                         \
+		uint64_t t1_ = tsc1();                                        \
+		int64_t d_ = (int64_t)(t1_ - t0_) - (int64_t)(rp)->overhead - \
+			     (int64_t)((rp)->excluded - x0_);                 \
+		if (d_ > CLIP_TICKS)                                          \
+			(rp)->clipped++;                                      \
+		else                                                          \
+			(acc) += d_;                                          \
+	} while (0)
+
+static void start(struct replay *rp)
+{
+	for (unsigned int c = 0; c < rp->ncpus; c++) {
+		memcpy(rp->img[c], rp->init_img, XSTATE_MAX_SIZE);
+		rp->cur[c] = 0;
+		rp->ts[c] = 0;
+	}
+	for (unsigned int c = 0; c < rp->ncpus; c++) {
+		sim_cpu = c;
+		fpu_cpu_quiesce();
+	}
+	for (uint32_t t = 0; t <= rp->ntasks; t++)
+		reset_task(rp, t);
+	fpu_stats_reset();
+	regs_load(rp->init_img);
+	rp->active = 0;
+	sim_cpu = 0;
+	rp->excluded = 0;
+	rp->integrity = 0;
+	rp->clipped = 0;
+}
+
+static uint64_t saves_of(const struct fpu_stats *st)
+{
+	uint64_t n = 0;
+	for (int i = 0; i < FPU_INSN_NR; i++)
+		n += st->saves[i];
+	return n;
+}
+
+static void do_switch(struct replay *rp, const struct fpulab_trace_event *e,
+		      struct replay_result *r)
+{
+	unsigned int c = e->cpu;
+	struct fpu *prev = e->task ? &rp->fpus[e->task] : NULL;
+	struct fpu *next = e->arg ? &rp->fpus[e->arg] : NULL;
+	struct fpu_stats before = *fpu_stats_cpu(c);
+	int64_t ticks = 0;
+
+	if (next && rp->exited[e->arg])
+		reset_task(rp, e->arg); /* a new task in an exited one's id */
+	TIMED(rp, ticks, fpu_switch(prev, next));
+	rp->cur[c] = e->arg;
+	const struct fpu_stats *after = fpu_stats_cpu(c);
+	if (after->restores_skipped == before.restores_skipped + 1 &&
+	    after->restores == before.restores && saves_of(after) == saves_of(&before) &&
+	    r->skip_ticks)
+		r->skip_ticks[r->nskip++] = ticks > 0 ? (uint64_t)ticks : 0;
+	if (next && !(e->flags & FPULAB_EVF_NO_USER))
+		TIMED(rp, ticks, fpu_return_to_user(next));
+	r->ticks += ticks;
+}
+
+static void do_use(struct replay *rp, const struct fpulab_trace_event *e, struct replay_result *r)
+{
+	struct fpu *f = &rp->fpus[e->task];
+	struct task_sig *s = &rp->sig[e->task];
+
+	if (rp->ts[e->cpu])
+		TIMED(rp, r->ticks, fpu_handle_nm(f));
+	if (rp->ts[e->cpu] || !regs_are(s))
+		rp->integrity++;
+	regs_write(s, e->task, e->mask & (uint32_t)rp->xcr0);
+}
+
+static void do_kfpu(struct replay *rp, const struct fpulab_trace_event *e, struct replay_result *r)
+{
+	if (e->type == FPULAB_EV_KFPU_BEGIN) {
+		TIMED(rp, r->ticks, kernel_fpu_begin());
+		kernel_clobber(rp);
+		return;
+	}
+	TIMED(rp, r->ticks, kernel_fpu_end());
+	if (e->task) /* the syscall returns to ring 3 */
+		TIMED(rp, r->ticks, fpu_return_to_user(&rp->fpus[e->task]));
+}
+
+static void do_export(struct replay *rp, const struct fpulab_trace_event *e)
+{
+	/* untimed; its copy may use the vector registers: keep the real ones */
+	regs_save(rp->scratch);
+	fpu_export_std(&rp->fpus[e->task], rp->export_buf, XSTATE_MAX_SIZE);
+	regs_load(rp->scratch);
+}
+
+int replay_run(struct replay *rp, const char *policy, struct replay_result *r)
+{
+	const struct trace *t = rp->t;
+
+	rp_cur = rp;
+	for (unsigned int c = 0; c < rp->ncpus; c++) { /* quiescent before the policy changes */
+		sim_cpu = c;
+		fpu_cpu_quiesce();
+	}
+	if (fpu_set_policy(policy))
+		return -1;
+	start(rp);
+	r->ticks = 0;
+	r->nskip = 0;
+	for (uint64_t i = 0; i < t->hdr.nevents; i++) {
+		const struct fpulab_trace_event *e = &t->ev[i];
+		on_cpu(rp, e->cpu);
+		switch (e->type) {
+		case FPULAB_EV_SWITCH:
+			do_switch(rp, e, r);
+			break;
+		case FPULAB_EV_USE:
+			do_use(rp, e, r);
+			break;
+		case FPULAB_EV_KFPU_BEGIN:
+		case FPULAB_EV_KFPU_END:
+			do_kfpu(rp, e, r);
+			break;
+		case FPULAB_EV_MIGRATE:
+			fpu_task_migrated(&rp->fpus[e->task]);
+			break;
+		case FPULAB_EV_EXIT:
+			TIMED(rp, r->ticks, fpu_task_exit(&rp->fpus[e->task]));
+			rp->cur[e->cpu] = 0;
+			rp->exited[e->task] = 1;
+			break;
+		case FPULAB_EV_EXPORT:
+			do_export(rp, e);
+			break;
+		default:
+			break;
+		}
+	}
+	memset(&r->n, 0, sizeof(r->n));
+	for (unsigned int c = 0; c < rp->ncpus; c++) {
+		const struct fpu_stats *st = fpu_stats_cpu(c);
+		r->n.switches += st->switches;
+		r->n.nm_traps += st->nm_traps;
+		for (int i = 0; i < FPU_INSN_NR; i++)
+			r->n.saves += st->saves[i];
+		r->n.restores += st->restores;
+		r->n.restores_skipped += st->restores_skipped;
+		r->n.flush_ipis += st->flush_ipis;
+		r->n.ts_writes += st->ts_writes;
+		r->n.kernel_fpu_sections += st->kernel_fpu_sections;
+		r->n.prefetches += st->prefetches;
+	}
+	/* the counts are the trace's; the clean-up below is the harness's */
+	for (unsigned int c = 0; c < rp->ncpus; c++) {
+		on_cpu(rp, c);
+		fpu_cpu_quiesce();
+	}
+	xstate_load_init();
+	r->n.integrity_errors = rp->integrity;
+	r->clipped = rp->clipped;
+	return 0;
+}
+
+void replay_floor(struct replay *rp, uint32_t mask, unsigned int samples, uint64_t *save_ticks,
+		  uint64_t *restore_ticks)
+{
+	struct task_sig dummy = { 0 };
+	struct xregs_state *a = rp->areas[0];
+	uint64_t *sv = calloc(samples, sizeof(*sv)), *rs = calloc(samples, sizeof(*rs));
+
+	*save_ticks = *restore_ticks = 0;
+	if (!sv || !rs) {
+		free(sv);
+		free(rs);
+		return;
+	}
+	rp_cur = rp;
+	xstate_load_init();
+	regs_write(&dummy, 0xffff, mask & (uint32_t)rp->xcr0);
+	xstate_save(a, xstate_cfg.kernel_mask);
+	for (unsigned int i = 0; i < samples; i++) {
+		uint64_t t0 = tsc0();
+		for (int k = 0; k < 16; k++)
+			xstate_save(a, xstate_cfg.kernel_mask);
+		uint64_t t1 = tsc1();
+		sv[i] = (t1 - t0 - rp->overhead) / 16;
+		t0 = tsc0();
+		for (int k = 0; k < 16; k++)
+			xstate_restore(a, xstate_cfg.kernel_mask);
+		t1 = tsc1();
+		rs[i] = (t1 - t0 - rp->overhead) / 16;
+	}
+	qsort(sv, samples, sizeof(*sv), cmp_u64);
+	qsort(rs, samples, sizeof(*rs), cmp_u64);
+	*save_ticks = sv[samples / 2];
+	*restore_ticks = rs[samples / 2];
+	free(sv);
+	free(rs);
+	xstate_load_init();
+}
+
+const char *const *replay_policy_names(void)
+{
+	fpu_init(&host_ops); /* fills the names; replay_new() initialises again */
+	return fpu_policy_names();
+}

@@ -1,0 +1,135 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * fpulab replay's engine: exact counts on small traces, the same counts on
+ * a second replay, no integrity errors, and no policy below the oracle on
+ * any workload (docs/model.md). Counts only: timings are not asserted.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include <fpu/fpu.h>
+#include <fpu/xstate.h>
+
+#include "oracle.h"
+#include "replay_engine.h"
+#include "trace_io.h"
+
+static struct replay_result run(struct replay *rp, const char *policy, uint64_t switches)
+{
+	struct replay_result r = { 0 };
+	r.skip_ticks = calloc(switches + 1, sizeof(*r.skip_ticks));
+	assert_non_null(r.skip_ticks);
+	assert_int_equal(replay_run(rp, policy, &r), 0);
+	free(r.skip_ticks);
+	r.skip_ticks = NULL;
+	return r;
+}
+
+static struct replay *setup(const char *workload, uint64_t switches, struct trace *t)
+{
+	char err[256];
+	assert_int_equal(trace_synth(workload, switches, 5, 0x7, t, err, sizeof(err)), 0);
+	struct replay *rp = replay_new(t, FPU_INSN_AUTO);
+	assert_non_null(rp);
+	return rp;
+}
+
+/* pingpong-both: every policy saves and restores at every switch; lazy traps at each. */
+static void test_exact_pingpong_both(void **state)
+{
+	struct trace t;
+	struct replay *rp = setup("pingpong-both", 100, &t);
+	struct replay_result r;
+
+	r = run(rp, "eager", 100);
+	assert_int_equal(r.n.switches, 100);
+	assert_int_equal(r.n.nm_traps, 0);
+	assert_int_equal(r.n.saves, 99); /* every switch but the first saves the live task */
+	assert_int_equal(r.n.restores, 100);
+	assert_int_equal(r.n.integrity_errors, 0);
+	r = run(rp, "lazy", 100);
+	assert_int_equal(r.n.nm_traps, 100);
+	assert_int_equal(r.n.ts_writes, 200); /* set at switch, cleared at the trap */
+	assert_int_equal(r.n.saves, 99);
+	assert_int_equal(r.n.restores, 100);
+	assert_int_equal(r.n.integrity_errors, 0);
+	replay_free(rp);
+	trace_free(&t);
+}
+
+/* pingpong-one: owner and smp-lazy restore once and skip the other 49 loads. */
+static void test_exact_pingpong_one(void **state)
+{
+	struct trace t;
+	struct replay *rp = setup("pingpong-one", 100, &t);
+	struct replay_result r;
+
+	r = run(rp, "owner", 100);
+	assert_int_equal(r.n.restores, 1);
+	assert_int_equal(r.n.restores_skipped, 49);
+	assert_int_equal(r.n.nm_traps, 1);
+	assert_int_equal(r.n.integrity_errors, 0);
+	r = run(rp, "smp-lazy", 100);
+	assert_int_equal(r.n.restores, 1);
+	assert_int_equal(r.n.saves, 0);
+	assert_int_equal(r.n.restores_skipped, 49);
+	assert_int_equal(r.n.integrity_errors, 0);
+	r = run(rp, "lazy", 100);
+	assert_int_equal(r.n.nm_traps, 50);
+	assert_int_equal(r.n.restores, 1);
+	replay_free(rp);
+	trace_free(&t);
+}
+
+/* Every workload, every policy: no integrity error, the same counts twice,
+ * never less work than the oracle. */
+static void test_oracle_bound(void **state)
+{
+	for (int w = 0; trace_workloads[w]; w++) {
+		struct trace t;
+		struct oracle_counts oc;
+		struct replay *rp = setup(trace_workloads[w], 400, &t);
+		const char *const *pols = fpu_policy_names();
+
+		assert_int_equal(oracle_run(&t, &oc), 0);
+		for (int p = 0; pols[p]; p++) {
+			struct replay_result a = run(rp, pols[p], oc.switches);
+			struct replay_result b = run(rp, pols[p], oc.switches);
+			if (a.n.integrity_errors || memcmp(&a.n, &b.n, sizeof(a.n)) ||
+			    a.n.saves < oc.saves || a.n.restores < oc.restores)
+				fail_msg(
+					"%s under %s: integrity %lu, saves %lu (oracle %lu), restores "
+					"%lu (oracle %lu), counts %s",
+					trace_workloads[w], pols[p],
+					(unsigned long)a.n.integrity_errors,
+					(unsigned long)a.n.saves, (unsigned long)oc.saves,
+					(unsigned long)a.n.restores, (unsigned long)oc.restores,
+					memcmp(&a.n, &b.n, sizeof(a.n)) ? "differ" : "equal");
+			assert_int_equal(a.n.switches, oc.switches);
+		}
+		replay_free(rp);
+		trace_free(&t);
+	}
+}
+
+int main(void)
+{
+	struct xstate_init_opts o = { .mode = XSTATE_MODE_USER, .insn = FPU_INSN_AUTO };
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_exact_pingpong_both),
+		cmocka_unit_test(test_exact_pingpong_one),
+		cmocka_unit_test(test_oracle_bound),
+	};
+	if (xstate_init(&o) || !xstate_cfg.caps.xsave) {
+		printf("1..0 # SKIP no XSAVE on this CPU\n");
+		return 0;
+	}
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
