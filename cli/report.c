@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* Table, JSON lines and CSV. JSON and CSV share one list of keys per row. */
 #include "report.h"
+#include "catalog.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -20,7 +21,7 @@ const char *clock_description(const char *clock)
 bool report_ratio_meaningful(const struct report *r, const struct result_row *row)
 {
 	return row->has_vs_eager && strcmp(r->clock, "icount") != 0 &&
-	       strcmp(row->median.experiment, "stress") != 0;
+	       experiment_is_timed(row->median.experiment);
 }
 
 /* ---- one row as key/value pairs (JSON and CSV) ---- */
@@ -244,8 +245,10 @@ static void write_table_header(struct report *r, FILE *f, const struct result_ro
 		" over all runs;\n"
 		"# ticks are per %s: median, min and max over the runs; ",
 		!strcmp(r->ticks_per_header, "switch") ? "sw" : "rt", r->ticks_per_header);
-	if (!strcmp(first->median.experiment, "stress"))
-		fprintf(f, "vs eager: not shown for stress (a correctness run, not a timing)\n");
+	if (experiment_info(first->median.experiment) &&
+	    !experiment_is_timed(first->median.experiment))
+		fprintf(f, "vs eager: not shown for %s (a correctness run, not a timing)\n",
+			first->median.experiment);
 	else if (!strcmp(r->clock, "icount"))
 		fprintf(f,
 			"vs eager: not shown under --icount (an XSAVE counts as one instruction)\n");

@@ -87,22 +87,23 @@ static void recount_configs(struct run_state *s)
 	if (!s->expected_configs)
 		return;
 	s->warnings_predicted = one_cpu || no_avx;
-	if (one_cpu && o.guest_value[GOPT_PLACEMENT]) {
+	if (one_cpu && o.guest_value[FPULAB_OPT_placement]) {
 		snprintf(placement, sizeof(placement), "%s",
-			 word_in_list(o.guest_value[GOPT_PLACEMENT], "same-cpu", 8) ? "same-cpu"
-										    : "");
-		o.guest_value[GOPT_PLACEMENT] = placement;
+			 word_in_list(o.guest_value[FPULAB_OPT_placement], "same-cpu", 8)
+				 ? "same-cpu"
+				 : "");
+		o.guest_value[FPULAB_OPT_placement] = placement;
 	}
-	if (no_avx && o.guest_value[GOPT_REGSET]) {
+	if (no_avx && o.guest_value[FPULAB_OPT_regset]) {
 		regset[0] = '\0';
-		for (const char *p = o.guest_value[GOPT_REGSET]; *p;) {
+		for (const char *p = o.guest_value[FPULAB_OPT_regset]; *p;) {
 			size_t n = strcspn(p, ",");
 			if (!(n == 3 && !strncmp(p, "avx", 3)))
 				snprintf(regset + strlen(regset), sizeof(regset) - strlen(regset),
 					 "%s%.*s", regset[0] ? "," : "", (int)n, p);
 			p += n + (p[n] == ',');
 		}
-		o.guest_value[GOPT_REGSET] = regset;
+		o.guest_value[FPULAB_OPT_regset] = regset;
 	}
 	s->expected_configs = run_options_config_count(&o);
 	s->report.expected_configs = s->expected_configs;
@@ -111,7 +112,7 @@ static void recount_configs(struct run_state *s)
 static enum line_verdict on_hello(struct run_state *s, const char *line)
 {
 	char err[160], name[64];
-	const char *wanted = s->opt->guest_value[GOPT_POLICY];
+	const char *wanted = s->opt->guest_value[FPULAB_OPT_policies];
 
 	if (parse_hello_record(line, &s->hello, NULL, err, sizeof(err)) < 0) {
 		snprintf(s->stop_reason, sizeof(s->stop_reason), "malformed hello record (%s)",
@@ -475,8 +476,8 @@ int cmd_run(int argc, char **argv)
 	rc = 1;
 	if (opt.kernel_path)
 		snprintf(kernel, sizeof(kernel), "%s", opt.kernel_path);
-	else if (default_kernel_path(kernel, sizeof(kernel), opt.guest_value[GOPT_INJECT] != NULL) <
-		 0)
+	else if (default_kernel_path(kernel, sizeof(kernel),
+				     opt.guest_value[FPULAB_OPT_inject] != NULL) < 0)
 		goto done_options;
 	if (check_kernel(kernel) < 0 || choose_accel(&opt, &kvm) < 0)
 		goto done_options;

@@ -11,67 +11,16 @@
 #include <string.h>
 
 #include "fpulab/abi.h"
+#include "catalog.h"
 #include "qemu.h"
 
-enum value_type { VALUE_LIST, VALUE_WORD, VALUE_NUMBER, VALUE_FLAG };
-
-struct guest_option {
-	const char *option; /* --option */
-	const char *key;    /* kernel command-line key (abi.h) */
-	enum value_type type;
-	const char *const *choices; /* NULL: any name of [a-z0-9_-] */
-	uint64_t min, max;          /* VALUE_NUMBER */
-	const char *metavar, *help;
-};
-
-/* The experiments the lab kernel has (lab/exp.c). */
-static const char *const experiments[] = { "context-switch", "stress", NULL };
-static const char *const placements[] = { "same-cpu", "cross-cpu", "migrating", NULL };
-static const char *const fp_users[] = { "none", "one", "both", NULL };
-static const char *const regsets[] = { "x87", "sse", "avx", NULL };
-static const char *const prefetch_modes[] = { "conditional", "always", "off", NULL };
-static const char *const save_insns[] = { "auto",   "fxsave", "xsave", "xsaveopt",
-					  "xsavec", "xsaves", NULL };
-
-static const struct guest_option guest_options[GOPT_COUNT] = {
-	[GOPT_EXPERIMENT] = { "experiment", FPULAB_KEY_EXPERIMENT, VALUE_WORD, experiments, 0, 0,
-			      "NAME", "experiment to run (default " RUN_DEFAULT_EXPERIMENT ")" },
-	[GOPT_POLICY] = { "policy", FPULAB_KEY_POLICIES, VALUE_LIST, NULL, 0, 0, "LIST|all",
-			  "FPU policies, e.g. eager,lazy (default and 'all': every policy the kernel has)" },
-	[GOPT_PLACEMENT] = { "placement", FPULAB_KEY_PLACEMENT, VALUE_LIST, placements, 0, 0,
-			     "LIST|all",
-			     "same-cpu,cross-cpu,migrating (default all; same-cpu with --cpus 1)" },
-	[GOPT_FP_USERS] = { "fp-users", FPULAB_KEY_FP_USERS, VALUE_LIST, fp_users, 0, 0, "LIST|all",
-			    "none,one,both (default all)" },
-	[GOPT_REGSET] = { "regset", FPULAB_KEY_REGSET, VALUE_LIST, regsets, 0, 0, "LIST|all",
-			  "x87,sse,avx (default all)" },
-	[GOPT_ROUND_TRIPS] = { "round-trips", FPULAB_KEY_ROUND_TRIPS, VALUE_NUMBER, NULL, 1,
-			       1000000000, "R",
-			       "round trips per run (context-switch; default: the kernel's)" },
-	[GOPT_REPEAT] = { "repeat", FPULAB_KEY_REPEAT, VALUE_NUMBER, NULL, 1, 1000, "K",
-			  "runs per configuration and policy (default: the kernel's)" },
-	[GOPT_SEED] = { "seed", FPULAB_KEY_SEED, VALUE_NUMBER, NULL, 0, UINT64_MAX, "N",
-			"random seed (stress)" },
-	[GOPT_TASKS] = { "tasks", FPULAB_KEY_TASKS, VALUE_NUMBER, NULL, 1, RUN_MAX_TASKS, "N",
-			 "tasks, 1..62 (stress)" },
-	[GOPT_SWITCHES] = { "switches", FPULAB_KEY_SWITCHES, VALUE_NUMBER, NULL, 1, 1000000000, "N",
-			    "switches per run (stress)" },
-	[GOPT_FPU_COUNTER] = { "fpu-counter", FPULAB_KEY_FPU_COUNTER, VALUE_NUMBER, NULL, 0, 255,
-			       "N", "fpu_counter threshold for the heuristic policies" },
-	[GOPT_PREFETCH] = { "prefetch", FPULAB_KEY_PREFETCH, VALUE_WORD, prefetch_modes, 0, 0,
-			    "MODE", "conditional|always|off" },
-	[GOPT_INJECT] = { "inject", FPULAB_KEY_INJECT, VALUE_WORD, NULL, 0, 0, "NAME",
-			  "fault to inject (boots lab-test.elf unless --kernel)" },
-	[GOPT_INSN] = { "insn", FPULAB_KEY_INSN, VALUE_WORD, save_insns, 0, 0, "NAME",
-			"save instruction: auto|fxsave|xsave|xsaveopt|xsavec|xsaves" },
-	[GOPT_SCRUB] = { "scrub", FPULAB_KEY_SCRUB, VALUE_FLAG, NULL, 0, 0, NULL,
-			 "force the AMD FIP/FDP/FOP scrub" },
-};
+/* The guest options and their ranges are abi.h's, shared with the kernel. */
+static const struct fpulab_option *const guest_options = fpulab_options;
 
 #define OPT_BASE 256 /* getopt_long values: OPT_BASE + option id */
 
 enum host_option_id {
-	HOPT_CPUS = GOPT_COUNT,
+	HOPT_CPUS = FPULAB_OPT_NR,
 	HOPT_ACCEL,
 	HOPT_QEMU_CPU,
 	HOPT_TIMEOUT,
@@ -93,33 +42,34 @@ struct host_option {
 	const char *metavar, *help;
 };
 
-static const struct host_option host_options[HOPT_END - GOPT_COUNT] = {
-	[HOPT_CPUS - GOPT_COUNT] = { "cpus", true, "N", "guest CPUs, 1..64 (default 2)" },
-	[HOPT_ACCEL - GOPT_COUNT] = { "accel", true, "auto|tcg|kvm",
-				      "auto: KVM only with vmx/svm and a usable /dev/kvm" },
+static const struct host_option host_options[HOPT_END - FPULAB_OPT_NR] = {
+	[HOPT_CPUS - FPULAB_OPT_NR] = { "cpus", true, "N", "guest CPUs, 1..64 (default 2)" },
+	[HOPT_ACCEL - FPULAB_OPT_NR] = { "accel", true, "auto|tcg|kvm",
+					 "auto: KVM only with vmx/svm and a usable /dev/kvm" },
 	[HOPT_QEMU_CPU -
-		GOPT_COUNT] = { "qemu-cpu", true, "MODEL",
-				"QEMU -cpu model (default max under TCG, host under KVM)" },
+		FPULAB_OPT_NR] = { "qemu-cpu", true, "MODEL",
+				   "QEMU -cpu model (default max under TCG, host under KVM)" },
 	[HOPT_TIMEOUT -
-		GOPT_COUNT] = { "timeout", true, "S",
-				"watchdog: seconds without a record before QEMU is killed (default 60)" },
-	[HOPT_FORMAT - GOPT_COUNT] = { "format", true, "table|json|csv", "output format" },
-	[HOPT_OUTPUT - GOPT_COUNT] = { "output", true, "FILE", "write results to FILE" },
-	[HOPT_KERNEL - GOPT_COUNT] = { "kernel", true, "PATH",
-				       "lab kernel (default lab.elf next to fpulab)" },
-	[HOPT_ICOUNT - GOPT_COUNT] = { "icount", false, NULL,
-				       "TCG -icount shift=0: deterministic, clock = instructions" },
-	[HOPT_TCG_THREADS - GOPT_COUNT] = { "tcg-threads", true, "single|multi",
-					    "TCG threading (default " QEMU_DEFAULT_TCG_THREADS
-					    ")" },
-	[HOPT_MACHINE - GOPT_COUNT] = { "machine", true, "microvm|q35|pc",
-					"QEMU machine (default " QEMU_DEFAULT_MACHINE ")" },
-	[HOPT_PIN - GOPT_COUNT] = { "pin", true, "on|off",
-				    "pin each vCPU thread to a host CPU (default on; KVM and"
-				    " --tcg-threads multi only)" },
+		FPULAB_OPT_NR] = { "timeout", true, "S",
+				   "watchdog: seconds without a record before QEMU is killed (default 60)" },
+	[HOPT_FORMAT - FPULAB_OPT_NR] = { "format", true, "table|json|csv", "output format" },
+	[HOPT_OUTPUT - FPULAB_OPT_NR] = { "output", true, "FILE", "write results to FILE" },
+	[HOPT_KERNEL - FPULAB_OPT_NR] = { "kernel", true, "PATH",
+					  "lab kernel (default lab.elf next to fpulab)" },
+	[HOPT_ICOUNT -
+		FPULAB_OPT_NR] = { "icount", false, NULL,
+				   "TCG -icount shift=0: deterministic, clock = instructions" },
+	[HOPT_TCG_THREADS - FPULAB_OPT_NR] = { "tcg-threads", true, "single|multi",
+					       "TCG threading (default " QEMU_DEFAULT_TCG_THREADS
+					       ")" },
+	[HOPT_MACHINE - FPULAB_OPT_NR] = { "machine", true, "microvm|q35|pc",
+					   "QEMU machine (default " QEMU_DEFAULT_MACHINE ")" },
+	[HOPT_PIN - FPULAB_OPT_NR] = { "pin", true, "on|off",
+				       "pin each vCPU thread to a host CPU (default on; KVM and"
+				       " --tcg-threads multi only)" },
 	[HOPT_VERBOSE -
-		GOPT_COUNT] = { "verbose", false, NULL, "echo the guest console to stderr" },
-	[HOPT_HELP - GOPT_COUNT] = { "help", false, NULL, "this text" },
+		FPULAB_OPT_NR] = { "verbose", false, NULL, "echo the guest console to stderr" },
+	[HOPT_HELP - FPULAB_OPT_NR] = { "help", false, NULL, "this text" },
 };
 
 void run_usage(FILE *f)
@@ -130,14 +80,14 @@ void run_usage(FILE *f)
 		   "Boots the lab kernel once under QEMU; it runs every configuration and policy\n"
 		   "(policies interleaved A B A B) and the table/JSON/CSV summarises the runs.\n"
 		   "Lists are comma-separated; 'all' expands to every value.\n\nGuest options:\n");
-	for (int i = 0; i < GOPT_COUNT; i++) {
-		const struct guest_option *g = &guest_options[i];
+	for (int i = 0; i < FPULAB_OPT_NR; i++) {
+		const struct fpulab_option *g = &guest_options[i];
 		snprintf(left, sizeof(left), "--%s%s%s", g->option, g->metavar ? " " : "",
 			 g->metavar ? g->metavar : "");
 		fprintf(f, "  %-28s %s\n", left, g->help);
 	}
 	fprintf(f, "Host options:\n");
-	for (int i = 0; i < HOPT_END - GOPT_COUNT; i++) {
+	for (int i = 0; i < HOPT_END - FPULAB_OPT_NR; i++) {
 		const struct host_option *h = &host_options[i];
 		snprintf(left, sizeof(left), "--%s%s%s", h->option, h->metavar ? " " : "",
 			 h->metavar ? h->metavar : "");
@@ -218,23 +168,23 @@ static int parse_number(const char *opt, const char *text, uint64_t min, uint64_
 
 static int set_guest_option(struct run_options *o, int id, const char *text)
 {
-	const struct guest_option *g = &guest_options[id];
+	const struct fpulab_option *g = &guest_options[id];
 	char buf[32];
 	uint64_t n;
 
 	free(o->guest_value[id]);
 	o->guest_value[id] = NULL;
 	switch (g->type) {
-	case VALUE_FLAG:
+	case FPULAB_FLAG:
 		o->guest_value[id] = strdup("1");
 		return 0;
-	case VALUE_NUMBER:
+	case FPULAB_NUMBER:
 		if (parse_number(g->option, text, g->min, g->max, &n))
 			return 2;
 		snprintf(buf, sizeof(buf), "%" PRIu64, n);
 		o->guest_value[id] = strdup(buf);
 		return 0;
-	case VALUE_WORD:
+	case FPULAB_WORD:
 		if (g->choices ? !in_choices(g->choices, text, strlen(text)) : !is_name(text)) {
 			char *c = g->choices ? join_choices(g->choices) : strdup("[a-z0-9_-]+");
 			int rc = usage_error("--%s: unknown value '%s' (one of: %s)", g->option,
@@ -244,7 +194,7 @@ static int set_guest_option(struct run_options *o, int id, const char *text)
 		}
 		o->guest_value[id] = strdup(text);
 		return 0;
-	case VALUE_LIST:
+	case FPULAB_LIST:
 		break;
 	}
 	if (!strcmp(text, "all")) {
@@ -306,7 +256,7 @@ static const char *const on_off[] = { "on", "off", NULL };
 
 static int set_host_option(struct run_options *o, int id, const char *text)
 {
-	const char *opt = host_options[id - GOPT_COUNT].option, *word = NULL;
+	const char *opt = host_options[id - FPULAB_OPT_NR].option, *word = NULL;
 	uint64_t n;
 	int rc = 0;
 
@@ -382,24 +332,29 @@ static bool list_has(const char *list, const char *word)
 	return false;
 }
 
-/* Guest options only one experiment reads. */
-static const struct experiment_only {
-	enum guest_option_id option;
-	const char *experiment;
-} experiment_only[] = {
-	{ GOPT_PLACEMENT, "context-switch" },
-	{ GOPT_FP_USERS, "context-switch" },
-	{ GOPT_REGSET, "context-switch" },
-	{ GOPT_ROUND_TRIPS, "context-switch" },
-	{ GOPT_TASKS, "stress" },
-	{ GOPT_SWITCHES, "stress" },
-	{ GOPT_SEED, "stress" },
-};
+/* The experiments that read option @id, comma-separated, into @buf. */
+static const char *experiments_reading(int id, char *buf, size_t len)
+{
+	size_t used = 0;
+
+	buf[0] = '\0';
+	for (int e = 0; e < FPULAB_EXP_NR; e++) {
+		if (!(guest_options[id].experiments & (1u << e)))
+			continue;
+		int w = snprintf(buf + used, len - used, "%s%s", used ? "," : "",
+				 fpulab_experiments[e].name);
+		if (w > 0 && (size_t)w < len - used)
+			used += (size_t)w;
+	}
+	return buf;
+}
 
 /* Defaults that depend on other options, and combinations that cannot run. */
 static int finish_options(struct run_options *o)
 {
 	bool tcg_only = o->icount || o->tcg_threads;
+	char readers[128];
+	int exp;
 
 	if (o->accel == ACCEL_KVM && tcg_only)
 		return usage_error("--accel kvm: %s is a TCG option",
@@ -410,34 +365,35 @@ static int finish_options(struct run_options *o)
 		o->accel = ACCEL_TCG;
 	if (!o->tcg_threads)
 		o->tcg_threads = o->icount ? "single" : QEMU_DEFAULT_TCG_THREADS;
-	if (!o->guest_value[GOPT_EXPERIMENT])
-		o->guest_value[GOPT_EXPERIMENT] = strdup(RUN_DEFAULT_EXPERIMENT);
+	if (!o->guest_value[FPULAB_OPT_experiment])
+		o->guest_value[FPULAB_OPT_experiment] = strdup(RUN_DEFAULT_EXPERIMENT);
+	exp = experiment_find(o->guest_value[FPULAB_OPT_experiment]);
 	/* Options the chosen experiment does not read are errors, not silently ignored. */
-	for (size_t i = 0; i < sizeof(experiment_only) / sizeof(experiment_only[0]); i++) {
-		const struct experiment_only *e = &experiment_only[i];
-		if (o->guest_value[e->option] &&
-		    strcmp(o->guest_value[GOPT_EXPERIMENT], e->experiment))
+	for (int i = 0; i < FPULAB_OPT_NR; i++) {
+		if (o->guest_value[i] && !(guest_options[i].experiments & (1u << exp)))
 			return usage_error("--%s only applies to --experiment %s (this is %s)",
-					   guest_options[e->option].option, e->experiment,
-					   o->guest_value[GOPT_EXPERIMENT]);
+					   guest_options[i].option,
+					   experiments_reading(i, readers, sizeof(readers)),
+					   o->guest_value[FPULAB_OPT_experiment]);
 	}
 	/* 'all' means every placement these CPUs can run; a list naming one means it. */
-	if (o->cpus < 2 && o->list_all[GOPT_PLACEMENT]) {
-		free(o->guest_value[GOPT_PLACEMENT]);
-		o->guest_value[GOPT_PLACEMENT] = strdup("same-cpu");
+	if (o->cpus < 2 && o->list_all[FPULAB_OPT_placement]) {
+		free(o->guest_value[FPULAB_OPT_placement]);
+		o->guest_value[FPULAB_OPT_placement] = strdup("same-cpu");
 	}
-	if (o->cpus < 2 && (list_has(o->guest_value[GOPT_PLACEMENT], "cross-cpu") ||
-			    list_has(o->guest_value[GOPT_PLACEMENT], "migrating")))
+	if (o->cpus < 2 && (list_has(o->guest_value[FPULAB_OPT_placement], "cross-cpu") ||
+			    list_has(o->guest_value[FPULAB_OPT_placement], "migrating")))
 		return usage_error("--placement cross-cpu and migrating need --cpus 2 or more");
-	if (!strcmp(o->guest_value[GOPT_EXPERIMENT], "context-switch")) {
-		/* The default matrix: every placement the CPUs allow, fp users, regsets. */
-		if (!o->guest_value[GOPT_PLACEMENT])
-			o->guest_value[GOPT_PLACEMENT] = o->cpus < 2 ? strdup("same-cpu")
-								     : join_choices(placements);
-		if (!o->guest_value[GOPT_FP_USERS])
-			o->guest_value[GOPT_FP_USERS] = join_choices(fp_users);
-		if (!o->guest_value[GOPT_REGSET])
-			o->guest_value[GOPT_REGSET] = join_choices(regsets);
+	/* The default matrix: every value of every list the experiment reads (every
+	 * placement the CPUs allow), so that the number of configurations is known. */
+	if (!o->guest_value[FPULAB_OPT_placement] && o->cpus < 2 &&
+	    (guest_options[FPULAB_OPT_placement].experiments & (1u << exp)))
+		o->guest_value[FPULAB_OPT_placement] = strdup("same-cpu");
+	for (int i = 0; i < FPULAB_OPT_NR; i++) {
+		const struct fpulab_option *g = &guest_options[i];
+		if (g->type == FPULAB_LIST && g->choices && !o->guest_value[i] &&
+		    (g->experiments & (1u << exp)))
+			o->guest_value[i] = join_choices(g->choices);
 	}
 	return 0;
 }
@@ -476,15 +432,15 @@ int run_options_parse(int argc, char **argv, struct run_options *o)
 	o->timeout_s = RUN_DEFAULT_TIMEOUT_S;
 	o->machine = QEMU_DEFAULT_MACHINE;
 	o->pin = true;
-	for (int i = 0; i < GOPT_COUNT; i++)
+	for (int i = 0; i < FPULAB_OPT_NR; i++)
 		longopts[n++] = (struct option){ guest_options[i].option,
-						 guest_options[i].type == VALUE_FLAG
+						 guest_options[i].type == FPULAB_FLAG
 							 ? no_argument
 							 : required_argument,
 						 NULL, OPT_BASE + i };
-	for (int i = GOPT_COUNT; i < HOPT_END; i++)
-		longopts[n++] = (struct option){ host_options[i - GOPT_COUNT].option,
-						 host_options[i - GOPT_COUNT].takes_value
+	for (int i = FPULAB_OPT_NR; i < HOPT_END; i++)
+		longopts[n++] = (struct option){ host_options[i - FPULAB_OPT_NR].option,
+						 host_options[i - FPULAB_OPT_NR].takes_value
 							 ? required_argument
 							 : no_argument,
 						 NULL, OPT_BASE + i };
@@ -505,8 +461,8 @@ int run_options_parse(int argc, char **argv, struct run_options *o)
 			return unknown_option(longopts, argv[optind - 1]);
 		}
 		c -= OPT_BASE;
-		rc = c < GOPT_COUNT ? set_guest_option(o, c, optarg)
-				    : set_host_option(o, c, optarg);
+		rc = c < FPULAB_OPT_NR ? set_guest_option(o, c, optarg)
+				       : set_host_option(o, c, optarg);
 		if (rc)
 			return rc;
 	}
@@ -517,7 +473,7 @@ int run_options_parse(int argc, char **argv, struct run_options *o)
 
 void run_options_free(struct run_options *o)
 {
-	for (int i = 0; i < GOPT_COUNT; i++)
+	for (int i = 0; i < FPULAB_OPT_NR; i++)
 		free(o->guest_value[i]);
 }
 
@@ -526,7 +482,7 @@ int run_options_cmdline(const struct run_options *o, char *buf, size_t len)
 	size_t used = 0;
 
 	buf[0] = '\0';
-	for (int i = 0; i < GOPT_COUNT; i++) {
+	for (int i = 0; i < FPULAB_OPT_NR; i++) {
 		if (!o->guest_value[i])
 			continue;
 		int w = snprintf(buf + used, len - used, "%s%s=%s", used ? " " : "",
@@ -548,11 +504,16 @@ static unsigned list_length(const char *list)
 
 unsigned run_options_config_count(const struct run_options *o)
 {
-	if (strcmp(o->guest_value[GOPT_EXPERIMENT], "context-switch") ||
-	    !o->guest_value[GOPT_PLACEMENT] || !o->guest_value[GOPT_FP_USERS] ||
-	    !o->guest_value[GOPT_REGSET])
-		return 0;
-	return list_length(o->guest_value[GOPT_PLACEMENT]) *
-	       list_length(o->guest_value[GOPT_FP_USERS]) *
-	       list_length(o->guest_value[GOPT_REGSET]);
+	int exp = experiment_find(o->guest_value[FPULAB_OPT_experiment]);
+	unsigned n = 1;
+
+	for (int i = 0; i < FPULAB_OPT_NR && exp >= 0; i++) {
+		const struct fpulab_option *g = &guest_options[i];
+		if (g->type != FPULAB_LIST || !g->choices || !(g->experiments & (1u << exp)))
+			continue;
+		if (!o->guest_value[i])
+			return 0;
+		n *= list_length(o->guest_value[i]);
+	}
+	return exp >= 0 ? n : 0;
 }

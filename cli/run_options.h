@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* `fpulab run` options: parsing, validation, and the kernel command line they
- * become. Guest options map 1:1 to abi.h's FPULAB_KEY_* words. */
+ * become. Guest options are abi.h's FPULAB_OPTIONS. */
 #ifndef FPULAB_CLI_RUN_OPTIONS_H
 #define FPULAB_CLI_RUN_OPTIONS_H
 
@@ -11,35 +11,17 @@
 enum output_format { FORMAT_TABLE, FORMAT_JSON, FORMAT_CSV };
 enum accel_choice { ACCEL_AUTO, ACCEL_TCG, ACCEL_KVM };
 
-/* Guest options, in the order their keys go on the kernel command line. */
-enum guest_option_id {
-	GOPT_EXPERIMENT,
-	GOPT_POLICY,
-	GOPT_PLACEMENT,
-	GOPT_FP_USERS,
-	GOPT_REGSET,
-	GOPT_ROUND_TRIPS,
-	GOPT_REPEAT,
-	GOPT_SEED,
-	GOPT_TASKS,
-	GOPT_SWITCHES,
-	GOPT_FPU_COUNTER,
-	GOPT_PREFETCH,
-	GOPT_INJECT,
-	GOPT_INSN,
-	GOPT_SCRUB,
-	GOPT_COUNT
-};
+/* Guest options: abi.h's FPULAB_OPTIONS, indexed by FPULAB_OPT_<id>. */
+#include "fpulab/abi.h"
 
 #define RUN_DEFAULT_EXPERIMENT "context-switch"
 #define RUN_DEFAULT_CPUS 2
 #define RUN_DEFAULT_TIMEOUT_S 60
-#define RUN_MAX_TASKS 62 /* the kernel's STRESS_MAX_TASKS (lab/exp.h) */
 
 struct run_options {
 	/* The value each guest key gets, as sent; NULL: not sent (guest default). */
-	char *guest_value[GOPT_COUNT];
-	bool list_all[GOPT_COUNT]; /* the list was given as 'all' */
+	char *guest_value[FPULAB_OPT_NR];
+	bool list_all[FPULAB_OPT_NR]; /* the list was given as 'all' */
 	unsigned cpus;
 	enum accel_choice accel;
 	const char *qemu_cpu; /* NULL: max under TCG, host under KVM */
@@ -63,8 +45,9 @@ void run_usage(FILE *f);
 /* "exp=context-switch placement=same-cpu,cross-cpu ..." into buf. */
 int run_options_cmdline(const struct run_options *o, char *buf, size_t len);
 
-/* Number of configurations the guest will run, when the host knows every list
- * (context-switch with placement, fp users and regset all sent); else 0. */
+/* Number of configurations the guest will run: the product of the lengths of
+ * the lists the experiment reads (finish_options sends every one); 0 if one is
+ * not known. */
 unsigned run_options_config_count(const struct run_options *o);
 
 #endif

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The experiment controller, a kernel thread on CPU 0: reads the
- * configuration from the command line, runs every configuration under
- * every policy (A B A B within each configuration and repeat), and prints
- * one result record per run.
+ * configuration from the command line, finds the experiment in the table,
+ * runs every configuration it chose under every policy (A B A B within each
+ * configuration and repeat), and prints one result record per run.
  *
  * Each run happens between two quiescent points (no task has FPU state in
  * any CPU's registers), the only places where the policy may change.
@@ -20,9 +20,20 @@
 
 struct semaphore user_sems[MAX_USER_SEMS];
 
-const char *const regset_names[REGSET_NR] = { "x87", "sse", "avx" };
-const char *const placement_names[PLACE_NR] = { "same-cpu", "cross-cpu", "migrating" };
-const char *const fp_names[FP_NR] = { "none", "one", "both" };
+#define NAME(id, name) name,
+const char *const regset_names[REGSET_NR] = { FPULAB_REGSETS(NAME) };
+const char *const placement_names[PLACE_NR] = { FPULAB_PLACEMENTS(NAME) };
+const char *const fp_names[FP_NR] = { FPULAB_FP_USERS(NAME) };
+#undef NAME
+
+/* The experiments: one line each, indexed by their abi.h id. */
+static const struct experiment *const experiments[FPULAB_EXP_NR] = {
+	[FPULAB_EXP_context_switch] = &context_switch_experiment,
+	[FPULAB_EXP_stress] = &stress_experiment,
+	[FPULAB_EXP_fp_vs_spinner] = &fp_vs_spinner_experiment,
+	[FPULAB_EXP_short_tasks] = &short_tasks_experiment,
+	[FPULAB_EXP_kernel_checksum] = &kernel_checksum_experiment,
+};
 
 struct config cfg;
 
@@ -41,17 +52,27 @@ static struct {
 
 /* ---- configuration ---- */
 
-static noreturn void config_error(const char *key, const char *value)
+static noreturn void config_error(enum fpulab_option_id id, const char *value)
 {
-	kprintf("error: bad value '%s' for %s\n", value, key);
+	kprintf("error: bad value '%s' for %s\n", value, fpulab_options[id].key);
 	qemu_exit(FPULAB_EXIT_PANIC);
 }
 
-/* Parse "a,b,c" against @names into @set; absent key: @dflt for all. */
-static void parse_set(const char *key, const char *const *names, unsigned int n, bool *set)
+/* @word's index in @names, or -1. */
+static int name_index(const char *const *names, const char *word)
 {
+	for (int i = 0; names[i]; i++)
+		if (!strcmp(names[i], word))
+			return i;
+	return -1;
+}
+
+void exp_set(enum fpulab_option_id id, bool *set, unsigned int n)
+{
+	const char *const *names = fpulab_options[id].choices;
 	char buf[128];
-	if (!cmdline_get(key, buf, sizeof(buf))) {
+
+	if (!cmdline_get(fpulab_options[id].key, buf, sizeof(buf))) {
 		for (unsigned int i = 0; i < n; i++)
 			set[i] = true;
 		return;
@@ -60,33 +81,55 @@ static void parse_set(const char *key, const char *const *names, unsigned int n,
 		char *comma = strchr(w, ',');
 		if (comma)
 			*comma = 0;
-		unsigned int i;
-		for (i = 0; i < n && strcmp(w, names[i]); i++)
-			;
-		if (i == n)
-			config_error(key, w);
+		int i = name_index(names, w);
+		if (i < 0 || (unsigned int)i >= n)
+			config_error(id, w);
 		set[i] = true;
 		w = comma ? comma + 1 : w + strlen(w);
 	}
 }
 
-uint64_t parse_num(const char *key, uint64_t dflt, uint64_t max)
+unsigned int exp_word(enum fpulab_option_id id, unsigned int dflt)
 {
+	char buf[48];
+
+	if (!cmdline_get(fpulab_options[id].key, buf, sizeof(buf)))
+		return dflt;
+	int i = name_index(fpulab_options[id].choices, buf);
+	if (i < 0)
+		config_error(id, buf);
+	return (unsigned int)i;
+}
+
+uint64_t exp_num(enum fpulab_option_id id, uint64_t dflt)
+{
+	const struct fpulab_option *o = &fpulab_options[id];
 	char buf[32];
 	const char *end;
-	if (!cmdline_get(key, buf, sizeof(buf)))
+
+	if (!cmdline_get(o->key, buf, sizeof(buf)))
 		return dflt;
 	uint64_t v = parse_u64(buf, &end);
-	if (*end || end == buf || v > max)
-		config_error(key, buf);
+	if (*end || end == buf || v < o->min || v > o->max)
+		config_error(id, buf);
 	return v;
 }
 
 static void parse_config(void)
 {
-	if (!cmdline_get(FPULAB_KEY_EXPERIMENT, cfg.experiment, sizeof(cfg.experiment)))
-		memcpy(cfg.experiment, "context-switch", 15);
-	if (!cmdline_get(FPULAB_KEY_POLICIES, cfg.policy_buf, sizeof(cfg.policy_buf))) {
+	char name[24];
+	int e = 0;
+
+	if (cmdline_get(fpulab_options[FPULAB_OPT_experiment].key, name, sizeof(name))) {
+		e = name_index(fpulab_names_experiments, name);
+		if (e < 0) {
+			kprintf("error: unknown experiment '%s'\n", name);
+			qemu_exit(FPULAB_EXIT_PANIC);
+		}
+	}
+	cfg.experiment = experiments[e];
+	if (!cmdline_get(fpulab_options[FPULAB_OPT_policies].key, cfg.policy_buf,
+			 sizeof(cfg.policy_buf))) {
 		size_t n = 0;
 		for (const char *const *p = fpu_policy_names(); *p; p++)
 			n += (size_t)ksnprintf(cfg.policy_buf + n, sizeof(cfg.policy_buf) - n,
@@ -97,16 +140,11 @@ static void parse_config(void)
 		if (comma)
 			*comma = 0;
 		if (fpu_set_policy(w))
-			config_error(FPULAB_KEY_POLICIES, w);
+			config_error(FPULAB_OPT_policies, w);
 		cfg.policies[cfg.npolicies++] = w;
 		w = comma ? comma + 1 : w + strlen(w);
 	}
-	parse_set(FPULAB_KEY_PLACEMENT, placement_names, PLACE_NR, cfg.placement);
-	parse_set(FPULAB_KEY_FP_USERS, fp_names, FP_NR, cfg.fp);
-	parse_set(FPULAB_KEY_REGSET, regset_names, REGSET_NR, cfg.regset);
-	cfg.round_trips = parse_num(FPULAB_KEY_ROUND_TRIPS, 1000, 100000000);
-	cfg.repeat = parse_num(FPULAB_KEY_REPEAT, 5, 1000);
-	cfg.warmup = 16;
+	cfg.repeat = exp_num(FPULAB_OPT_repeat, experiment_abi(cfg.experiment)->repeat);
 }
 
 /* ---- the measured window ---- */
@@ -203,7 +241,7 @@ void fill_counts(struct result *res)
 	res->integrity_errors = run.integrity_errors;
 }
 
-void print_result(const struct result *res)
+static void print_result(const struct result *res)
 {
 	char line[1024];
 	size_t n = (size_t)ksnprintf(line, sizeof(line), "%s%s", FPULAB_RECORD_PREFIX,
@@ -218,7 +256,7 @@ void print_result(const struct result *res)
 }
 
 /* A quiescent point: no CPU holds task state; then switch policy. */
-void begin_run(const char *policy)
+static void begin_run(const char *policy)
 {
 	smp_call_all(fpu_cpu_quiesce);
 	if (fpu_set_policy(policy))
@@ -226,25 +264,42 @@ void begin_run(const char *policy)
 	memset(&run, 0, sizeof(run));
 }
 
+/* Every configuration, repeat x policies, A B A B. Returns the runs reported. */
+static unsigned int run_experiment(const struct experiment *e)
+{
+	const char *name = experiment_abi(e)->name;
+	unsigned int runs = 0, nconfigs;
+
+	e->parse();
+	nconfigs = e->configs();
+	for (unsigned int c = 0; c < nconfigs; c++) {
+		struct result label = { .experiment = name, .cpus = ncpus };
+		const char *skip = e->label(c, &label);
+		if (skip) {
+			kprintf("warning: %s: %s\n", name, skip);
+			continue;
+		}
+		for (uint64_t rep = 0; rep < cfg.repeat; rep++) {
+			for (unsigned int p = 0; p < cfg.npolicies; p++) {
+				struct result res = label;
+				res.policy = cfg.policies[p];
+				res.repeat = rep;
+				begin_run(cfg.policies[p]);
+				e->run(c, &res);
+				print_result(&res);
+				runs++;
+			}
+		}
+	}
+	return runs;
+}
+
 void experiment_main(void *unused)
 {
 	unsigned int runs;
 
 	parse_config();
-	if (!strcmp(cfg.experiment, "context-switch")) {
-		runs = context_switch_experiment();
-	} else if (!strcmp(cfg.experiment, "stress")) {
-		runs = stress_experiment();
-	} else if (!strcmp(cfg.experiment, "fp-vs-spinner")) {
-		runs = fp_vs_spinner_experiment();
-	} else if (!strcmp(cfg.experiment, "short-tasks")) {
-		runs = short_tasks_experiment();
-	} else if (!strcmp(cfg.experiment, "kernel-checksum")) {
-		runs = kernel_checksum_experiment();
-	} else {
-		kprintf("error: unknown experiment '%s'\n", cfg.experiment);
-		qemu_exit(FPULAB_EXIT_PANIC);
-	}
+	runs = run_experiment(cfg.experiment);
 	smp_call_all(fpu_cpu_quiesce);
 	kprintf(FPULAB_RECORD_PREFIX FPULAB_REC_DONE " runs=%u\n", runs);
 	qemu_exit(FPULAB_EXIT_OK);

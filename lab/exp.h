@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+/* The orders of abi.h's FPULAB_REGSETS, FPULAB_PLACEMENTS, FPULAB_FP_USERS. */
 enum regset { REGSET_X87, REGSET_SSE, REGSET_AVX, REGSET_NR };
 /* migrating: cross-cpu, and both tasks move to the other CPU every round trip. */
 enum placement { PLACE_SAME_CPU, PLACE_CROSS_CPU, PLACE_MIGRATING, PLACE_NR };
@@ -15,7 +16,7 @@ enum fp_users { FP_NONE, FP_ONE, FP_BOTH, FP_NR };
 #define REPORT_SIGNAL (REGSET_NR + 2) /* a bad signal frame, ptrace error or missed kill */
 
 /* One side of the context-switch ping-pong. */
-struct pingpong_args {
+struct context_switch_args {
 	unsigned int role; /* 0: initiator, marks the window; 1: responder */
 	unsigned int task; /* pattern id, unique per task */
 	bool fp;           /* keeps a pattern in its register set */
@@ -25,7 +26,7 @@ struct pingpong_args {
 	uint64_t warmup, round_trips;
 };
 
-void pingpong_main(void *args); /* user/pingpong.c, ring 3 */
+void context_switch_main(void *args); /* user/context_switch.c, ring 3 */
 
 /*
  * The x87 pointer registers (FNSTENV's 32-bit format: the low 32 bits of
@@ -72,9 +73,9 @@ struct spinner_shared {
 	int stop; /* the FP task is done: the spinner exits */
 };
 struct spinner_args {
-	bool fp;          /* the FP task; else the spinner */
+	bool fp; /* the FP task; else the spinner */
 	unsigned int task;
-	uint64_t units;   /* FP task: units of work */
+	uint64_t units; /* FP task: units of work */
 	struct spinner_shared *shared;
 };
 
@@ -99,7 +100,7 @@ void companion_main(void *args); /* user/short_tasks.c: yields until *stop */
 /* kernel-checksum: one task calls SYS_KERNEL_CSUM @calls times on one buffer. */
 struct kcsum_args {
 	unsigned int task;
-	bool fp; /* uses SSE between calls (pattern checked after each call) */
+	bool fp;           /* uses SSE between calls (pattern checked after each call) */
 	unsigned int impl; /* KCSUM_SIMD | KCSUM_SCALAR */
 	uint64_t calls, warmup, bytes;
 	void *buf;

@@ -5,31 +5,70 @@
  * faster than the serializing clts/stts pair"). One ring-3 task on CPU 0
  * (user/kernel_checksum.c) has the kernel checksum one buffer per syscall:
  * with AVX2 (or SSE2 without it) inside kernel_fpu_begin/end, or with the
- * integer reference and no FPU (impl scalar). With fp_users one the task
+ * integer reference and no FPU (regset scalar). With fp_users one the task
  * keeps an XMM pattern between calls. Nothing else runs on CPU 0 in the
  * window, so there are no switches: every count is the calls' own.
+ * Configurations: implementation (simd, scalar) x fp users (none, one).
  */
 #include "boot_info.h"
 #include "cpu.h"
 #include "csum.h"
+#include "experiment.h"
 #include "kfpu.h"
-#include "lab.h"
 #include "syscall.h"
 
-#define KCSUM_DEFAULT_CALLS 200
-#define KCSUM_DEFAULT_BYTES 4096
-#define KCSUM_WARMUP 16
+#define KCSUM_WARMUP 16 /* calls before the window opens */
+
+static struct {
+	uint64_t calls, bytes;
+	bool fp[FP_NR], fp_given;
+	unsigned int nconfigs;
+	struct kcsum_config {
+		unsigned char impl, fp;
+	} configs[2 * FP_NR];
+} opt;
 
 static struct kcsum_args args;
 static uint64_t csum_buf[CSUM_MAX_BYTES / 8 + 1];
 
-static void kcsum_run(struct result *res, bool fp, unsigned int impl, uint64_t calls,
-		      uint64_t bytes)
+static void kcsum_parse(void)
 {
+	char buf[32];
+
+	opt.calls = exp_num(FPULAB_OPT_calls, fpulab_options[FPULAB_OPT_calls].dflt);
+	opt.bytes = exp_num(FPULAB_OPT_buffer_bytes, fpulab_options[FPULAB_OPT_buffer_bytes].dflt);
+	exp_set(FPULAB_OPT_fp_users, opt.fp, FP_NR);
+	/* One task: 'both' means nothing. Absent, the list is none and one. */
+	opt.fp_given = cmdline_get(fpulab_options[FPULAB_OPT_fp_users].key, buf, sizeof(buf));
+	opt.nconfigs = 0;
+	for (unsigned char impl = KCSUM_SIMD; impl <= KCSUM_SCALAR; impl++)
+		for (unsigned char fp = 0; fp < FP_NR; fp++)
+			if (opt.fp[fp] && (fp != FP_BOTH || opt.fp_given))
+				opt.configs[opt.nconfigs++] = (struct kcsum_config){ impl, fp };
+}
+
+static unsigned int kcsum_configs(void)
+{
+	return opt.nconfigs;
+}
+
+static const char *kcsum_label(unsigned int config, struct result *res)
+{
+	const struct kcsum_config *c = &opt.configs[config];
+
+	res->placement = "same-cpu";
+	res->fp_users = fp_names[c->fp];
+	res->regset = c->impl == KCSUM_SCALAR ? "scalar" : kfpu_uses_avx2() ? "avx2" : "sse2";
+	return c->fp == FP_BOTH ? "fp users both needs 2 tasks, skipped" : NULL;
+}
+
+static void kcsum_run(unsigned int config, struct result *res)
+{
+	const struct kcsum_config *c = &opt.configs[config];
 	struct semaphore exited;
 	uint64_t x = 0x243f6a8885a308d3ull;
 
-	for (uint64_t i = 0; i < (bytes + 7) / 8; i++) {
+	for (uint64_t i = 0; i < (opt.bytes + 7) / 8; i++) {
 		x ^= x << 13;
 		x ^= x >> 7;
 		x ^= x << 17;
@@ -37,62 +76,24 @@ static void kcsum_run(struct result *res, bool fp, unsigned int impl, uint64_t c
 	}
 	sem_init(&exited, 0);
 	args = (struct kcsum_args){ .task = 1,
-				    .fp = fp,
-				    .impl = impl,
-				    .calls = calls,
+				    .fp = c->fp == FP_ONE,
+				    .impl = c->impl,
+				    .calls = opt.calls,
 				    .warmup = KCSUM_WARMUP,
-				    .bytes = bytes,
+				    .bytes = opt.bytes,
 				    .buf = csum_buf };
-	task_create_user_fp("kcsum", kcsum_main, &args, 0, &exited, fp ? FP_SLICES_ALL : 0);
+	task_create_user_fp("kcsum", kcsum_main, &args, 0, &exited,
+			    c->fp == FP_ONE ? FP_SLICES_ALL : 0);
 	sem_down(&exited);
 	fill_counts(res);
 	res->tasks = 1;
-	res->round_trips = calls; /* ticks per call */
+	res->round_trips = opt.calls; /* ticks per call */
 }
 
-unsigned int kernel_checksum_experiment(void)
-{
-	unsigned int runs = 0;
-	uint64_t calls = parse_num(FPULAB_KEY_CALLS, KCSUM_DEFAULT_CALLS, 100000000);
-	uint64_t bytes = parse_num(FPULAB_KEY_BUFFER_BYTES, KCSUM_DEFAULT_BYTES, CSUM_MAX_BYTES);
-	const char *simd = kfpu_uses_avx2() ? "avx2" : "sse2";
-	char buf[8];
-
-	if (!calls) {
-		kprintf("error: kernel-checksum: calls must be >= 1\n");
-		qemu_exit(FPULAB_EXIT_PANIC);
-	}
-	/* fp_users: none and one; the default is both of them. */
-	bool fp_set[FP_NR] = { !cmdline_get(FPULAB_KEY_FP_USERS, buf, sizeof(buf)),
-			       !cmdline_get(FPULAB_KEY_FP_USERS, buf, sizeof(buf)), false };
-	if (!fp_set[FP_NONE]) {
-		fp_set[FP_NONE] = cfg.fp[FP_NONE];
-		fp_set[FP_ONE] = cfg.fp[FP_ONE];
-		if (cfg.fp[FP_BOTH])
-			kprintf("warning: kernel-checksum: fp users 'both' means nothing with one task, skipped\n");
-	}
-	for (unsigned int impl = KCSUM_SIMD; impl <= KCSUM_SCALAR; impl++) {
-		for (int fp = FP_NONE; fp <= FP_ONE; fp++) {
-			if (!fp_set[fp])
-				continue;
-			for (uint64_t rep = 0; rep < cfg.repeat; rep++) {
-				for (unsigned int p = 0; p < cfg.npolicies; p++) {
-					struct result res = {
-						.experiment = cfg.experiment,
-						.policy = cfg.policies[p],
-						.placement = "same-cpu",
-						.fp_users = fp_names[fp],
-						.regset = impl == KCSUM_SIMD ? simd : "scalar",
-						.repeat = rep,
-						.cpus = ncpus,
-					};
-					begin_run(cfg.policies[p]);
-					kcsum_run(&res, fp == FP_ONE, impl, calls, bytes);
-					print_result(&res);
-					runs++;
-				}
-			}
-		}
-	}
-	return runs;
-}
+const struct experiment kernel_checksum_experiment = {
+	.id = FPULAB_EXP_kernel_checksum,
+	.parse = kcsum_parse,
+	.configs = kcsum_configs,
+	.label = kcsum_label,
+	.run = kcsum_run,
+};

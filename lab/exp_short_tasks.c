@@ -13,17 +13,21 @@
  * slice ends in a switch. The timer does not preempt during the run: a slice
  * ends where the task yields, so the task knows its slice number and the
  * counts are exact. When a task exits, the controller starts the next one on
- * the same CPU.
+ * the same CPU. One configuration; the record's placement column names the
+ * mix (fixed, boot or build).
  */
-#include "boot_info.h"
 #include "cpu.h"
-#include "lab.h"
+#include "experiment.h"
 #include "syscall.h"
 
 #define SHORT_MAX_LIVE 64 /* tasks alive at once, all CPUs */
 
-enum mix { MIX_NONE, MIX_BOOT, MIX_BUILD, MIX_NR };
-static const char *const mix_names[MIX_NR] = { "none", "boot", "build" };
+enum mix {
+#define MIX_ID(id, name) MIX_##id,
+	FPULAB_MIXES(MIX_ID)
+#undef MIX_ID
+		MIX_NR
+};
 
 static struct {
 	uint64_t total, concurrency, slices, fp_slices, seed;
@@ -49,11 +53,11 @@ static void draw(uint64_t *slices, uint64_t *fp)
 	uint64_t r = next_rand();
 
 	switch (opt.mix) {
-	case MIX_BOOT: /* tiny: 1..4 slices, SSE in 0..all of them */
+	case MIX_boot: /* tiny: 1..4 slices, SSE in 0..all of them */
 		*slices = 1 + r % 4;
 		*fp = (r >> 8) % (*slices + 1);
 		break;
-	case MIX_BUILD: /* 7 in 8: 2..8 slices, SSE in 1..all; 1 in 8: 32..64, all SSE */
+	case MIX_build: /* 7 in 8: 2..8 slices, SSE in 1..all; 1 in 8: 32..64, all SSE */
 		if ((r >> 16) % 8) {
 			*slices = 2 + r % 7;
 			*fp = 1 + (r >> 8) % *slices;
@@ -140,47 +144,44 @@ static void short_run(struct result *res)
 	res->round_trips = opt.total; /* ticks per task */
 }
 
-unsigned int short_tasks_experiment(void)
+static void short_parse(void)
 {
-	unsigned int runs = 0;
-	char buf[16];
-
-	opt.total = parse_num(FPULAB_KEY_TASKS_TOTAL, 50, 1000000);
-	opt.concurrency = parse_num(FPULAB_KEY_CONCURRENCY, 1, 8);
-	opt.slices = parse_num(FPULAB_KEY_SLICES, 8, 1000);
-	opt.fp_slices = parse_num(FPULAB_KEY_FP_SLICES, 6, 1000);
-	opt.seed = parse_num(FPULAB_KEY_SEED, 1, UINT64_MAX);
-	opt.mix = MIX_NONE;
-	if (cmdline_get(FPULAB_KEY_MIX, buf, sizeof(buf))) {
-		while (opt.mix < MIX_NR && strcmp(buf, mix_names[opt.mix]))
-			opt.mix++;
-		if (opt.mix == MIX_NR) {
-			kprintf("error: bad value '%s' for " FPULAB_KEY_MIX "\n", buf);
-			qemu_exit(FPULAB_EXIT_PANIC);
-		}
-	}
-	if (!opt.total || !opt.concurrency || !opt.slices || opt.fp_slices > opt.slices ||
-	    opt.concurrency * ncpus > SHORT_MAX_LIVE) {
-		kprintf("error: short-tasks: need tasks_total, concurrency and slices >= 1, fp_slices <= slices, concurrency x CPUs <= %d\n",
-			SHORT_MAX_LIVE);
+	opt.total = exp_num(FPULAB_OPT_tasks_total, fpulab_options[FPULAB_OPT_tasks_total].dflt);
+	opt.concurrency = exp_num(FPULAB_OPT_concurrency,
+				  fpulab_options[FPULAB_OPT_concurrency].dflt);
+	opt.slices = exp_num(FPULAB_OPT_slices, fpulab_options[FPULAB_OPT_slices].dflt);
+	opt.fp_slices = exp_num(FPULAB_OPT_fp_slices, fpulab_options[FPULAB_OPT_fp_slices].dflt);
+	opt.seed = exp_num(FPULAB_OPT_seed, fpulab_options[FPULAB_OPT_seed].dflt);
+	opt.mix = (enum mix)exp_word(FPULAB_OPT_mix, MIX_fixed);
+	if (opt.fp_slices > opt.slices) {
+		kprintf("error: short-tasks: fp_slices %lu > slices %lu\n", opt.fp_slices,
+			opt.slices);
 		qemu_exit(FPULAB_EXIT_PANIC);
 	}
-	for (uint64_t rep = 0; rep < cfg.repeat; rep++) {
-		for (unsigned int p = 0; p < cfg.npolicies; p++) {
-			struct result res = {
-				.experiment = cfg.experiment,
-				.policy = cfg.policies[p],
-				.placement = mix_names[opt.mix],
-				.fp_users = "all",
-				.regset = "sse",
-				.repeat = rep,
-				.cpus = ncpus,
-			};
-			begin_run(cfg.policies[p]);
-			short_run(&res);
-			print_result(&res);
-			runs++;
-		}
-	}
-	return runs;
 }
+
+static unsigned int short_configs(void)
+{
+	return 1;
+}
+
+static const char *short_label(unsigned int config, struct result *res)
+{
+	res->placement = fpulab_names_mixes[opt.mix];
+	res->fp_users = "all";
+	res->regset = "sse";
+	return NULL;
+}
+
+static void short_run_config(unsigned int config, struct result *res)
+{
+	short_run(res);
+}
+
+const struct experiment short_tasks_experiment = {
+	.id = FPULAB_EXP_short_tasks,
+	.parse = short_parse,
+	.configs = short_configs,
+	.label = short_label,
+	.run = short_run_config,
+};

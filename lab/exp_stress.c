@@ -17,8 +17,8 @@
  */
 #include "apic.h"
 #include "cpu.h"
+#include "experiment.h"
 #include "kfpu.h"
-#include "lab.h"
 #include "signal.h"
 #include "syscall.h"
 
@@ -32,9 +32,11 @@ static struct stress_args args[STRESS_MAX_TASKS];
 static struct kfpu_worker workers[MAX_CPUS];
 static struct semaphore events, workers_done;
 static volatile int window_open, workers_stop;
-static uint64_t seed, target;
+static uint64_t seed, target; /* its settings: seed, switches, tasks */
 static struct x87_ptrs scrub;
 static unsigned int ntasks;
+static uint64_t replaced;     /* tasks replaced in the last run */
+static struct sig_counts sig; /* signal counts of the last run */
 
 /* Kernel threads call this between sections: end the run at the target. */
 static void stress_poll(void)
@@ -82,8 +84,7 @@ static void check_kills(const struct sig_counts *a, const struct sig_counts *b)
 	}
 }
 
-/* Returns the number of tasks that exited and were replaced. */
-static uint64_t stress_run(struct result *res, struct sig_counts *sig)
+static void stress_window(struct result *res, struct sig_counts *sig)
 {
 	bool ymm = xstate_cfg.xcr0 & XFEATURE_MASK(XFEATURE_YMM);
 	uint64_t created = ntasks, ups = 0;
@@ -163,48 +164,54 @@ static uint64_t stress_run(struct result *res, struct sig_counts *sig)
 	res->ptrace_reads = sig->ptrace_reads;
 	res->ptrace_writes = sig->ptrace_writes;
 	res->kills = sig->kills;
-	return created - ntasks;
+	replaced = created - ntasks;
 }
 
-unsigned int stress_experiment(void)
+static void stress_parse(void)
 {
-	unsigned int runs = 0;
-	/* A correctness test, not a measurement: one run per policy unless asked. */
-	uint64_t repeat = parse_num(FPULAB_KEY_REPEAT, 1, 1000);
+	uint64_t dflt = 4 * (uint64_t)ncpus;
 
-	seed = parse_num(FPULAB_KEY_SEED, 1, UINT64_MAX);
-	ntasks = (unsigned int)parse_num(FPULAB_KEY_TASKS, 4 * ncpus, STRESS_MAX_TASKS);
-	target = parse_num(FPULAB_KEY_SWITCHES, 200000, UINT64_MAX / 2);
-	if (!ntasks)
-		ntasks = 1;
+	if (dflt > fpulab_options[FPULAB_OPT_tasks].max)
+		dflt = fpulab_options[FPULAB_OPT_tasks].max;
+	seed = exp_num(FPULAB_OPT_seed, fpulab_options[FPULAB_OPT_seed].dflt);
+	ntasks = (unsigned int)exp_num(FPULAB_OPT_tasks, dflt);
+	target = exp_num(FPULAB_OPT_switches, fpulab_options[FPULAB_OPT_switches].dflt);
 	kfpu_probe_scrub(&scrub);
 	kprintf("stress: seed=%lu tasks=%u switches=%lu kernel checksum with %s\n", seed, ntasks,
 		target, kfpu_uses_avx2() ? "avx2" : "sse2");
-	for (uint64_t rep = 0; rep < repeat; rep++) {
-		for (unsigned int p = 0; p < cfg.npolicies; p++) {
-			struct result res = {
-				.experiment = cfg.experiment,
-				.policy = cfg.policies[p],
-				.placement = "-",
-				.fp_users = "all",
-				.regset = "all",
-				.repeat = rep,
-				.cpus = ncpus,
-			};
-			begin_run(cfg.policies[p]);
-			uint64_t preempts = timer_user_preempts();
-			struct sig_counts sig;
-			uint64_t replaced = stress_run(&res, &sig);
-			kprintf("stress: %s: %lu switches, %lu timer preemptions of ring-3 tasks, %lu tasks replaced\n",
-				res.policy, res.switches, timer_user_preempts() - preempts,
-				replaced);
-			kprintf("stress: %s: signals %lu sent, %lu delivered, %lu sigreturns, %lu tasks killed (as planned: %lu), ptrace %lu reads, %lu writes, %lu given up, %lu moves inside the windows\n",
-				res.policy, sig.sent, sig.delivered, sig.sigreturns, sig.kills,
-				(uint64_t)shared.bad_frames, sig.ptrace_reads, sig.ptrace_writes,
-				sig.ptrace_busy, sig.window_moves);
-			print_result(&res);
-			runs++;
-		}
-	}
-	return runs;
 }
+
+/* One configuration: every task in every register set, on every CPU. */
+static unsigned int stress_configs(void)
+{
+	return 1;
+}
+
+static const char *stress_label(unsigned int config, struct result *res)
+{
+	res->placement = "-";
+	res->fp_users = "all";
+	res->regset = "all";
+	return NULL;
+}
+
+static void stress_run(unsigned int config, struct result *res)
+{
+	uint64_t preempts = timer_user_preempts();
+
+	stress_window(res, &sig);
+	kprintf("stress: %s: %lu switches, %lu timer preemptions of ring-3 tasks, %lu tasks replaced\n",
+		res->policy, res->switches, timer_user_preempts() - preempts, replaced);
+	kprintf("stress: %s: signals %lu sent, %lu delivered, %lu sigreturns, %lu tasks killed (as planned: %lu), ptrace %lu reads, %lu writes, %lu given up, %lu moves inside the windows\n",
+		res->policy, sig.sent, sig.delivered, sig.sigreturns, sig.kills,
+		(uint64_t)shared.bad_frames, sig.ptrace_reads, sig.ptrace_writes, sig.ptrace_busy,
+		sig.window_moves);
+}
+
+const struct experiment stress_experiment = {
+	.id = FPULAB_EXP_stress,
+	.parse = stress_parse,
+	.configs = stress_configs,
+	.label = stress_label,
+	.run = stress_run,
+};

@@ -67,14 +67,15 @@ void lab_fpu_init(void)
 	char buf[48];
 	struct xstate_init_opts opts = { .mode = XSTATE_MODE_KERNEL, .insn = FPU_INSN_AUTO };
 
-	if (cmdline_get(FPULAB_KEY_INSN, buf, sizeof(buf)) && strcmp(buf, "auto")) {
+	if (cmdline_get(fpulab_options[FPULAB_OPT_insn].key, buf, sizeof(buf)) &&
+	    strcmp(buf, "auto")) {
 		for (int i = 0; i < FPU_INSN_NR; i++)
 			if (!strcmp(buf, fpu_insn_name(i)))
 				opts.insn = i;
 		if (opts.insn == FPU_INSN_AUTO)
 			panic("unknown save instruction '%s'", buf);
 	}
-	opts.force_fxsave_scrub = cmdline_get(FPULAB_KEY_SCRUB, buf, sizeof(buf)) && buf[0] == '1';
+	opts.force_fxsave_scrub = exp_num(FPULAB_OPT_scrub, 0) == 1;
 	int err = xstate_init(&opts);
 	if (err)
 		panic("xstate_init: %s", xstate_strerror(err));
@@ -82,25 +83,18 @@ void lab_fpu_init(void)
 		panic("fpu_init failed");
 
 	struct fpu_tunables t = { 5, FPU_PREFETCH_CONDITIONAL };
-	t.fpu_counter_threshold = (unsigned int)parse_num(FPULAB_KEY_FPU_COUNTER, 5, 1000000);
-	/* libfpu loads at count >= threshold; Linux 2.6 loaded at fpu_counter > 5. */
-	if (cmdline_get(FPULAB_KEY_FPU_COUNTER_RULE, buf, sizeof(buf))) {
-		if (!strcmp(buf, "gt"))
-			t.fpu_counter_threshold++;
-		else if (strcmp(buf, "ge"))
-			panic("bad value '%s' for " FPULAB_KEY_FPU_COUNTER_RULE, buf);
-	}
-	if (cmdline_get(FPULAB_KEY_PREFETCH, buf, sizeof(buf))) {
-		if (!strcmp(buf, "always"))
-			t.prefetch = FPU_PREFETCH_ALWAYS;
-		else if (!strcmp(buf, "off"))
-			t.prefetch = FPU_PREFETCH_OFF;
-		else if (strcmp(buf, "conditional"))
-			panic("bad value '%s' for " FPULAB_KEY_PREFETCH, buf);
-	}
+	static const enum fpu_prefetch prefetch[] = {
+		FPU_PREFETCH_CONDITIONAL, FPU_PREFETCH_ALWAYS, FPU_PREFETCH_OFF
+	}; /* FPULAB_PREFETCH_MODES */
+	t.fpu_counter_threshold = (unsigned int)exp_num(
+		FPULAB_OPT_fpu_counter, fpulab_options[FPULAB_OPT_fpu_counter].dflt);
+	t.prefetch = prefetch[exp_word(FPULAB_OPT_prefetch, 0)];
+	/* libfpu loads at count >= threshold; Linux 2.6 at fpu_counter > 5 (gt). */
+	if (exp_word(FPULAB_OPT_fpu_counter_rule, 0) == 1)
+		t.fpu_counter_threshold++;
 	fpu_set_tunables(&t);
 
-	if (cmdline_get(FPULAB_KEY_INJECT, buf, sizeof(buf))) {
+	if (cmdline_get(fpulab_options[FPULAB_OPT_inject].key, buf, sizeof(buf))) {
 		int fault = fpu_fault_by_name(buf);
 		if (fault < 0)
 			panic("unknown fault '%s'", buf);

@@ -15,7 +15,7 @@ void timer_tick(void);
 void timer_jitter(uint64_t seed);   /* non-zero: each tick 0.3..1.7 x tick_ns, seeded; 0: off */
 uint64_t timer_user_preempts(void); /* ticks that preempted a ring-3 task, all CPUs */
 extern uint32_t tick_ns;
-extern bool timer_preempt; /* false: the timer never preempts (slices end by yield or block) */
+extern bool timer_preempt;      /* false: the timer never preempts (slices end by yield or block) */
 extern bool timer_whole_slices; /* true: a slice younger than half a tick is not preempted */
 
 /* exp.c: the experiment controller and the measured window. */
@@ -25,14 +25,14 @@ extern bool timer_whole_slices; /* true: a slice younger than half a tick is not
 #define MAX_USER_SEMS 64
 #define MAX_POLICIES 8
 
-/* The configuration from the command line (FPULAB_KEY_*). */
+/* What every experiment shares from the command line; the rest is each
+ * experiment's own (exp_NAME.c). */
 struct config {
-	char experiment[24];
+	const struct experiment *experiment;
 	char policy_buf[128];
 	const char *policies[MAX_POLICIES];
 	unsigned int npolicies;
-	bool placement[PLACE_NR], fp[FP_NR], regset[REGSET_NR];
-	uint64_t round_trips, repeat, warmup;
+	uint64_t repeat;
 };
 
 /* One result record: the fields of FPULAB_RESULT_FIELDS. */
@@ -51,19 +51,12 @@ extern const char *const placement_names[PLACE_NR];
 extern const char *const fp_names[FP_NR];
 
 void experiment_main(void *unused);
-uint64_t parse_num(const char *key, uint64_t dflt, uint64_t max);
-void begin_run(const char *policy); /* quiescent point, then switch policy */
-void exp_mark(unsigned int which);  /* SYS_MARK: open/close the measured window */
+void exp_mark(unsigned int which); /* SYS_MARK: open/close the measured window */
 void exp_integrity_error(const void *report);
 void fill_counts(struct result *res); /* counters of the window just closed */
 uint64_t exp_window_switches(void);   /* switches since MARK_START, summed over CPUs */
-void print_result(const struct result *res);
 
-/* The experiments. Each returns the number of runs it reported. */
-unsigned int context_switch_experiment(void);
-unsigned int stress_experiment(void);
-unsigned int fp_vs_spinner_experiment(void);
-unsigned int short_tasks_experiment(void);
-unsigned int kernel_checksum_experiment(void);
+/* experiment.h: struct experiment, the table, option helpers. */
+#include "experiment.h"
 
 #endif

@@ -8,7 +8,7 @@
 #include "smp.h"
 #include <fpulab/abi.h>
 
-uint32_t tick_ns = 1000000;                        /* 1 ms time slices */
+uint32_t tick_ns = 1000000; /* 1 ms time slices */
 bool timer_preempt = true;
 bool timer_whole_slices;
 static uint64_t jitter_seed, jitter_rng[MAX_CPUS]; /* 0: no jitter */

@@ -3,7 +3,7 @@
  * The one definition of what the lab kernel (guest) and the fpulab command
  * (host) say to each other. Included by lab/ and cli/; nothing else is shared.
  *
- * Host -> guest: the kernel command line, "key=value" words (FPULAB_KEY_*).
+ * Host -> guest: the kernel command line, "key=value" words (FPULAB_OPTIONS).
  * Guest -> host: text lines on COM1. A line starting with FPULAB_RECORD_PREFIX
  * is a record; any other line is console output. Records are
  *     "@fpulab <kind> key=value key=value ...\n"
@@ -14,6 +14,8 @@
  */
 #ifndef FPULAB_ABI_H
 #define FPULAB_ABI_H
+
+#include <stdint.h>
 
 #define FPULAB_ABI_VERSION 1
 
@@ -30,32 +32,175 @@
 #define FPULAB_EXIT_PANIC 0x11 /* QEMU status 35 */
 #define FPULAB_QEMU_STATUS(v) (((v) << 1) | 1)
 
-/* Command-line keys (host -> guest). Lists are comma-separated. */
-#define FPULAB_KEY_EXPERIMENT "exp"      /* context-switch | stress | selftest */
-#define FPULAB_KEY_POLICIES "policies"   /* eager,lazy,... */
-#define FPULAB_KEY_PLACEMENT "placement" /* same-cpu,cross-cpu */
-#define FPULAB_KEY_FP_USERS "fp"         /* none,one,both */
-#define FPULAB_KEY_REGSET "regset"       /* x87,sse,avx */
-#define FPULAB_KEY_ROUND_TRIPS "rt"      /* round trips per run */
-#define FPULAB_KEY_REPEAT "repeat"       /* runs per configuration and policy */
-#define FPULAB_KEY_SEED "seed"
-#define FPULAB_KEY_TASKS "tasks"
-#define FPULAB_KEY_SWITCHES "switches" /* stress: switches per run (approximate target) */
-#define FPULAB_KEY_FPU_COUNTER "fpu_counter"
-#define FPULAB_KEY_PREFETCH "prefetch" /* conditional | always | off */
-#define FPULAB_KEY_FPU_COUNTER_RULE "fpu_counter_rule" /* ge (count >= N) | gt (> N, Linux 2.6) */
-#define FPULAB_KEY_INJECT "inject"     /* fault name */
-#define FPULAB_KEY_INSN "insn"         /* auto | fxsave | xsave | xsaveopt | xsavec | xsaves */
-#define FPULAB_KEY_SCRUB "scrub"       /* 1: force the AMD FIP/FDP/FOP scrub */
-#define FPULAB_KEY_UNITS "units"       /* fp-vs-spinner: units of FP work */
-#define FPULAB_KEY_SLICE_US "slice_us" /* fp-vs-spinner: timer slice, microseconds */
-#define FPULAB_KEY_TASKS_TOTAL "tasks_total" /* short-tasks: tasks in the run */
-#define FPULAB_KEY_CONCURRENCY "concurrency" /* short-tasks: tasks at a time per CPU */
-#define FPULAB_KEY_SLICES "slices"           /* short-tasks: slices per task */
-#define FPULAB_KEY_FP_SLICES "fp_slices"     /* short-tasks: of those, first ones using SSE */
-#define FPULAB_KEY_MIX "mix"                 /* short-tasks: none | boot | build */
-#define FPULAB_KEY_BUFFER_BYTES "buffer_bytes" /* kernel-checksum: bytes per call */
-#define FPULAB_KEY_CALLS "calls"               /* kernel-checksum: calls per run */
+/* clang-format off */
+/*
+ * The experiments: X(id, name, repeat, figure, unit, better, summary).
+ *   id      C identifier (FPULAB_EXP_<id>, lab/exp_<id>.c, lab/user/<id>.c)
+ *   name    the value of --experiment and of exp=
+ *   repeat  default runs per configuration and policy
+ *   figure  the result field the host's report leads with, in unit; better
+ *           says which way is better (lower | higher). A figure other than
+ *           ticks is a correctness count: no policy-vs-eager ratio is shown.
+ * Adding one: docs/lab.md, "How to add an experiment".
+ */
+#define FPULAB_EXPERIMENTS(X)                                                 \
+	X(context_switch, "context-switch", 5, ticks, "TSC ticks per round trip", lower, \
+	  "two ring-3 tasks ping-pong through semaphores (same CPU, cross-CPU or migrating), FP in none, one or both, x87, SSE or AVX") \
+	X(stress, "stress", 1, integrity_errors, "integrity errors", lower,   \
+	  "correctness: tasks on every CPU keep patterns in every FPU component while they block, wake, migrate, are preempted and exit") \
+	X(fp_vs_spinner, "fp-vs-spinner", 3, ticks, "TSC ticks per unit of FP work (1000 ADDPDs)", lower, \
+	  "seed 000: an FP task with a fixed amount of work and a task spinning without the FPU share CPU 0, switched by the timer; traps, TS writes, useful and wasted prefetches") \
+	X(short_tasks, "short-tasks", 1, nm_traps, "#NM traps", lower,        \
+	  "seed 002: short-lived tasks use SSE in their first slices, a companion never does, every slice ends in a switch; exact #NM traps per policy") \
+	X(kernel_checksum, "kernel-checksum", 5, ticks, "TSC ticks per call", lower, \
+	  "seed 002: a syscall checksums a buffer with AVX2 or SSE2 inside kernel_fpu_begin/end, or scalar; saves, restores, CR0.TS writes and #NM per call")
+
+/* Named values: X(id, name). */
+#define FPULAB_PLACEMENTS(X)                                                  \
+	X(same_cpu, "same-cpu") X(cross_cpu, "cross-cpu")                        \
+	X(migrating, "migrating") /* cross-cpu; both tasks change CPU every round trip */
+#define FPULAB_FP_USERS(X) X(none, "none") X(one, "one") X(both, "both")
+#define FPULAB_REGSETS(X) X(x87, "x87") X(sse, "sse") X(avx, "avx")
+#define FPULAB_PREFETCH_MODES(X)                                              \
+	X(conditional, "conditional") X(always, "always") X(off, "off")
+#define FPULAB_COUNTER_RULES(X) X(ge, "ge") X(gt, "gt") /* count >= N | > N (Linux 2.6) */
+/* short-tasks: each task's slices and FP slices: the options, or drawn (docs/counts.md). */
+#define FPULAB_MIXES(X) X(fixed, "fixed") X(boot, "boot") X(build, "build")
+#define FPULAB_SAVE_INSNS(X)                                                  \
+	X(auto, "auto") X(fxsave, "fxsave") X(xsave, "xsave")                     \
+	X(xsaveopt, "xsaveopt") X(xsavec, "xsavec") X(xsaves, "xsaves")
+
+/*
+ * Options (host -> guest), in the order their keys go on the kernel command
+ * line: X(id, key, option, type, min, max, dflt, experiments, choices,
+ * metavar, help).
+ *   key          the kernel command-line word (key=value)
+ *   option       fpulab run --option
+ *   type         LIST (comma-separated; 'all' on the host), WORD, NUMBER, FLAG
+ *   min..max     NUMBER: the range both sides accept; dflt its default
+ *                (0 where help says the default is computed)
+ *   experiments  FPULAB_EXP_ALL or FPULAB_EXP_BIT(id) | ...: who reads it
+ *   choices      the names a LIST or WORD takes (fpulab_names_<choices>);
+ *                any: [a-z0-9_-] names only the guest can check
+ */
+#define FPULAB_OPTIONS(X)                                                     \
+	X(experiment, "exp", "experiment", WORD, 0, 0, 0, FPULAB_EXP_ALL, experiments, \
+	  "NAME", "experiment to run (default context-switch)")                  \
+	X(policies, "policies", "policy", LIST, 0, 0, 0, FPULAB_EXP_ALL, any,   \
+	  "LIST|all", "FPU policies, e.g. eager,lazy (default and 'all': every policy the kernel has)") \
+	X(placement, "placement", "placement", LIST, 0, 0, 0,                    \
+	  FPULAB_EXP_BIT(context_switch), placements, "LIST|all",                \
+	  "same-cpu,cross-cpu,migrating (default all; same-cpu with --cpus 1)")  \
+	X(fp_users, "fp", "fp-users", LIST, 0, 0, 0,                             \
+	  FPULAB_EXP_BIT(context_switch) | FPULAB_EXP_BIT(kernel_checksum),      \
+	  fp_users, "LIST|all", "none,one,both (default all; kernel-checksum: none,one)") \
+	X(regset, "regset", "regset", LIST, 0, 0, 0, FPULAB_EXP_BIT(context_switch), \
+	  regsets, "LIST|all", "x87,sse,avx (default all)")                      \
+	X(round_trips, "rt", "round-trips", NUMBER, 1, 1000000000, 1000,          \
+	  FPULAB_EXP_BIT(context_switch), any, "R", "round trips per run")        \
+	X(repeat, "repeat", "repeat", NUMBER, 1, 1000, 0, FPULAB_EXP_ALL, any, "K", \
+	  "runs per configuration and policy (default: the experiment's)")       \
+	X(seed, "seed", "seed", NUMBER, 0, UINT64_MAX, 1,                        \
+	  FPULAB_EXP_BIT(stress) | FPULAB_EXP_BIT(short_tasks), any,             \
+	  "N", "random seed")                                                    \
+	X(tasks, "tasks", "tasks", NUMBER, 1, 62, 0, FPULAB_EXP_BIT(stress), any, "N", \
+	  "tasks (default 4 per CPU, at most the maximum)")                      \
+	X(switches, "switches", "switches", NUMBER, 1, 1000000000, 200000,       \
+	  FPULAB_EXP_BIT(stress), any, "N", "switches per run (approximate target)") \
+	X(fpu_counter, "fpu_counter", "fpu-counter", NUMBER, 0, 255, 5, FPULAB_EXP_ALL, \
+	  any, "N", "fpu_counter threshold of the heuristic policies")          \
+	X(fpu_counter_rule, "fpu_counter_rule", "fpu-counter-rule", WORD, 0, 0, 0, \
+	  FPULAB_EXP_ALL, counter_rules, "ge|gt",                                \
+	  "lazy-counter loads at count >= N (ge, default) or > N (gt: Linux 2.6's fpu_counter > 5)") \
+	X(prefetch, "prefetch", "prefetch", WORD, 0, 0, 0, FPULAB_EXP_ALL,       \
+	  prefetch_modes, "MODE", "conditional|always|off (default conditional)") \
+	X(units, "units", "units", NUMBER, 1, 1000000000, 2000,                  \
+	  FPULAB_EXP_BIT(fp_vs_spinner), any, "N", "units of FP work, 1000 ADDPDs each (default 2000)") \
+	X(slice_us, "slice_us", "slice-us", NUMBER, 10, 1000000, 500,            \
+	  FPULAB_EXP_BIT(fp_vs_spinner), any, "US", "timer slice, microseconds (default 500)") \
+	X(tasks_total, "tasks_total", "tasks-total", NUMBER, 1, 1000000, 50,     \
+	  FPULAB_EXP_BIT(short_tasks), any, "N", "short-lived tasks per run (default 50)")    \
+	X(concurrency, "concurrency", "concurrency", NUMBER, 1, 4, 1,            \
+	  FPULAB_EXP_BIT(short_tasks), any, "C", "tasks at a time per CPU (default 1)")      \
+	X(slices, "slices", "slices", NUMBER, 1, 1000, 8,                        \
+	  FPULAB_EXP_BIT(short_tasks), any, "S", "slices per task (--mix fixed; default 8)") \
+	X(fp_slices, "fp_slices", "fp-slices", NUMBER, 0, 1000, 6,               \
+	  FPULAB_EXP_BIT(short_tasks), any, "K", "of those, the first K use SSE, K <= S (--mix fixed; default 6)") \
+	X(mix, "mix", "mix", WORD, 0, 0, 0, FPULAB_EXP_BIT(short_tasks), mixes,  \
+	  "fixed|boot|build", "S and K per task: the options (fixed, default) or drawn with --seed") \
+	X(calls, "calls", "calls", NUMBER, 1, 100000000, 200,                    \
+	  FPULAB_EXP_BIT(kernel_checksum), any, "N", "checksum calls per run (default 200)")   \
+	X(buffer_bytes, "buffer_bytes", "buffer-bytes", NUMBER, 1, 1048576, 4096, \
+	  FPULAB_EXP_BIT(kernel_checksum), any, "B", "bytes per call, at most 1 MiB (default 4096)") \
+	X(inject, "inject", "inject", WORD, 0, 0, 0, FPULAB_EXP_ALL, any, "NAME", \
+	  "fault to inject (boots lab-test.elf unless --kernel)")                \
+	X(insn, "insn", "insn", WORD, 0, 0, 0, FPULAB_EXP_ALL, save_insns, "NAME", \
+	  "save instruction: auto|fxsave|xsave|xsaveopt|xsavec|xsaves")          \
+	X(scrub, "scrub", "scrub", FLAG, 0, 1, 0, FPULAB_EXP_ALL, any, 0,      \
+	  "force the AMD FIP/FDP/FOP scrub")
+/* clang-format on */
+
+enum fpulab_experiment_id {
+#define FPULAB_X_ID(id, ...) FPULAB_EXP_##id,
+	FPULAB_EXPERIMENTS(FPULAB_X_ID)
+#undef FPULAB_X_ID
+		FPULAB_EXP_NR
+};
+#define FPULAB_EXP_BIT(id) (1u << FPULAB_EXP_##id)
+#define FPULAB_EXP_ALL ((1u << FPULAB_EXP_NR) - 1)
+
+enum fpulab_option_id {
+#define FPULAB_X_ID(id, ...) FPULAB_OPT_##id,
+	FPULAB_OPTIONS(FPULAB_X_ID)
+#undef FPULAB_X_ID
+		FPULAB_OPT_NR
+};
+
+enum fpulab_option_type { FPULAB_LIST, FPULAB_WORD, FPULAB_NUMBER, FPULAB_FLAG };
+
+struct fpulab_experiment {
+	const char *name, *summary;
+	unsigned int repeat;
+	const char *figure, *unit, *better;
+};
+
+struct fpulab_option {
+	const char *key, *option;
+	enum fpulab_option_type type;
+	unsigned long long min, max, dflt;
+	unsigned int experiments;   /* FPULAB_EXP_BIT mask */
+	const char *const *choices; /* NULL-terminated; NULL: any name */
+	const char *metavar, *help;
+};
+
+/* The tables, in the order of the lists (static: each includer uses its own). */
+#define FPULAB_X_NAME(id, name, ...) name,
+static const char *const fpulab_names_experiments[] = { FPULAB_EXPERIMENTS(FPULAB_X_NAME) 0 };
+static const char *const fpulab_names_placements[] = { FPULAB_PLACEMENTS(FPULAB_X_NAME) 0 };
+static const char *const fpulab_names_fp_users[] = { FPULAB_FP_USERS(FPULAB_X_NAME) 0 };
+static const char *const fpulab_names_regsets[] = { FPULAB_REGSETS(FPULAB_X_NAME) 0 };
+static const char *const fpulab_names_prefetch_modes[] = { FPULAB_PREFETCH_MODES(FPULAB_X_NAME) 0 };
+static const char *const fpulab_names_save_insns[] = { FPULAB_SAVE_INSNS(FPULAB_X_NAME) 0 };
+static const char *const fpulab_names_counter_rules[] = { FPULAB_COUNTER_RULES(FPULAB_X_NAME) 0 };
+static const char *const fpulab_names_mixes[] = { FPULAB_MIXES(FPULAB_X_NAME) 0 };
+#define fpulab_names_any 0
+#undef FPULAB_X_NAME
+
+/* clang-format off */
+#define FPULAB_X_EXP(id, name, repeat, figure, unit, better, summary) \
+	{ name, summary, repeat, #figure, unit, #better },
+static const struct fpulab_experiment fpulab_experiments[FPULAB_EXP_NR] = {
+	FPULAB_EXPERIMENTS(FPULAB_X_EXP)
+};
+#undef FPULAB_X_EXP
+
+#define FPULAB_X_OPT(id, key, option, type, min, max, dflt, exps, choices, metavar, help) \
+	{ key, option, FPULAB_##type, min, max, dflt, exps, fpulab_names_##choices, metavar, help },
+static const struct fpulab_option fpulab_options[FPULAB_OPT_NR] = {
+	FPULAB_OPTIONS(FPULAB_X_OPT)
+};
+#undef FPULAB_X_OPT
+/* clang-format on */
 
 /* clang-format off */
 /* hello record. */

@@ -72,18 +72,20 @@ expect spin-wrap lazy-counter "nm_traps=$((5 * (f / 256) + w)) prefetches_wasted
 
 # ---- short-tasks (seed 002): exact for C = 1 ----
 # short_case N S K: N tasks of S slices, SSE in the first K; threshold 5.
+# (N is the tasks, n the TAP counter of lib.sh.)
 short_case() {
-	local n=$1 s=$2 k=$3 name=short-$1-$2-$3 min=$3 used=$1 cs lc
+	local N=$1 s=$2 k=$3 name=short-$1-$2-$3 min=$3 used=$1 cs lc p
 	[ "$k" -gt 5 ] && min=5
 	[ "$k" = 0 ] && used=0
-	run $name --experiment short-tasks --cpus 1 --policy all --tasks-total $n --slices $s --fp-slices $k
-	for p in eager deferred; do expect $name $p "fp_slices=$((n * k)) nm_traps=0 ts_writes=0 integrity_errors=0"; done
-	expect $name lazy "nm_traps=$((n * k)) ts_writes=$((2 * n * k + 1)) integrity_errors=0"
+	run $name --experiment short-tasks --cpus 1 --policy all --tasks-total $N --slices $s --fp-slices $k
+	for p in eager deferred; do expect $name $p "fp_slices=$((N * k)) nm_traps=0 ts_writes=0 integrity_errors=0"; done
+	expect $name lazy "nm_traps=$((N * k)) ts_writes=$((2 * N * k + 1)) integrity_errors=0"
 	# lazy-counter: traps until the count reaches 5, then loads at switch
-	if [ "$k" -ge 5 ]; then cs=$((n * (s - 5))) lc=$((2 * n * s + 1))
-	else cs=0 lc=$((2 * n * k + 1)); fi
-	expect $name lazy-counter "nm_traps=$((n * min)) prefetches=$cs prefetches_useful=$((cs ? n * (k - 5) : 0)) prefetches_wasted=$((cs ? n * (s - k) : 0)) ts_writes=$lc integrity_errors=0"
-	for p in owner smp-lazy; do expect $name $p "nm_traps=$used integrity_errors=0"; done
+	if [ "$k" -ge 5 ]; then cs=$((N * (s - 5))) lc=$((2 * N * s + 1))
+	else cs=0 lc=$((2 * N * k + 1)); fi
+	expect $name lazy-counter "nm_traps=$((N * min)) prefetches=$cs prefetches_useful=$((cs ? N * (k - 5) : 0)) prefetches_wasted=$((cs ? N * (s - k) : 0)) ts_writes=$lc integrity_errors=0"
+	expect $name owner "nm_traps=$used ts_writes=$((used ? 2 * N * s + 1 : 1)) integrity_errors=0"
+	expect $name smp-lazy "nm_traps=$used ts_writes=$((used ? 2 * N * s + 1 : 1)) integrity_errors=0"
 }
 short_case 20 8 6 # K above the threshold
 short_case 20 6 5 # at

@@ -10,9 +10,9 @@
 #include "../exp.h"
 #include "ulib.h"
 
-void pingpong_main(void *p)
+void context_switch_main(void *p)
 {
-	const struct pingpong_args *a = p;
+	const struct context_switch_args *a = p;
 	uint64_t seq = 0, total = a->warmup + a->round_trips;
 
 	if (a->fp)
