@@ -259,9 +259,9 @@ static void write_table_header(struct report *r, FILE *f, const struct result_ro
 	else
 		fprintf(f, "vs eager = this median / eager's median in the same configuration\n");
 	fprintf(f,
-		"%-12s %-10s %-5s %-6s %11s %12s %9s %10s %12s %9s %14s %15s %10s %10s %8s %5s\n",
+		"%-12s %-10s %-5s %-6s %11s %12s %9s %8s %10s %12s %9s %14s %15s %10s %10s %8s %5s\n",
 		"policy", "placement", "fp", "regset", "rt/run", "switches/run", "#NM/run",
-		"saves/run", "restores/run", "IPIs/run", "integrity errs",
+		"TS/run", "saves/run", "restores/run", "IPIs/run", "integrity errs",
 		!strcmp(r->ticks_per_header, "switch") ? "ticks/sw median" : "ticks/rt median",
 		"min", "max", "vs eager", "runs");
 }
@@ -284,7 +284,7 @@ static const char *cell_string(const struct result_row *row, enum result_field f
 
 static void write_table_row(struct report *r, FILE *f, const struct result_row *row)
 {
-	char c[7][24], t[3][24], ratio[16], runs[16], integ[24];
+	char c[8][24], t[3][24], ratio[16], runs[16], integ[24];
 	bool ticks = row->ticks_per &&
 		     !strcmp(row->ticks_per,
 			     !strcmp(r->ticks_per_header, "switch") ? "switch" : "round_trip");
@@ -296,13 +296,15 @@ static void write_table_row(struct report *r, FILE *f, const struct result_row *
 	snprintf(runs, sizeof(runs), "%u%s", row->repeats, row->counts_identical ? "" : "*");
 	snprintf(integ, sizeof(integ), "%" PRIu64, row->integrity_errors_all_runs);
 	fprintf(f,
-		"%-12s %-10s %-5s %-6s %11s %12s %9s %10s %12s %9s %14s %15s %10s %10s %8s %5s\n",
+		"%-12s %-10s %-5s %-6s %11s %12s %9s %8s %10s %12s %9s %14s %15s %10s %10s %8s %5s\n",
 		cell_string(row, RESULT_policy), cell_string(row, RESULT_placement),
 		cell_string(row, RESULT_fp_users), cell_string(row, RESULT_regset),
 		cell_count(c[0], 24, row, RESULT_round_trips),
 		cell_count(c[1], 24, row, RESULT_switches),
-		cell_count(c[2], 24, row, RESULT_nm_traps), cell_count(c[3], 24, row, RESULT_saves),
-		cell_count(c[4], 24, row, RESULT_restores), cell_count(c[5], 24, row, RESULT_ipis),
+		cell_count(c[2], 24, row, RESULT_nm_traps),
+		cell_count(c[7], 24, row, RESULT_ts_writes),
+		cell_count(c[3], 24, row, RESULT_saves), cell_count(c[4], 24, row, RESULT_restores),
+		cell_count(c[5], 24, row, RESULT_ipis),
 		(row->present & (UINT64_C(1) << RESULT_integrity_errors)) ? integ : "-",
 		ticks ? t[0] : "-", ticks ? t[1] : "-", ticks ? t[2] : "-",
 		ticks && report_ratio_meaningful(r, row) ? ratio : "-", runs);

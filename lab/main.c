@@ -49,13 +49,12 @@ static uint32_t next_tick_ns(struct cpu *c)
 void timer_tick(void)
 {
 	struct cpu *c = this_cpu();
+	/* Whole slices: the switch re-armed the timer for a full slice, so a
+	 * tick that fired while it ran (and arrives now) is stale: ignore it. */
+	if (READ_ONCE(timer_whole_slices) && apic_timer_remaining())
+		return;
 	c->timer_ticks++;
-	/* A tick that was pending while the switch ran would end the new slice
-	 * before its first instruction: with whole slices, a slice younger than
-	 * half a tick is not preempted. */
-	bool young = READ_ONCE(timer_whole_slices) &&
-		     rdtsc() - c->slice_start < (uint64_t)tick_ns * tsc_khz / 2000000;
-	if (c->current != c->idle && READ_ONCE(c->rq.nr) && READ_ONCE(timer_preempt) && !young) {
+	if (c->current != c->idle && READ_ONCE(c->rq.nr) && READ_ONCE(timer_preempt)) {
 		c->need_resched = true;
 		user_preempts[c->id] += c->current->user;
 	}

@@ -24,6 +24,7 @@
 #include "apic.h"
 #include "cpu.h"
 #include "io.h"
+#include "lab.h"
 #include "signal.h"
 #include "trap.h"
 
@@ -195,7 +196,8 @@ static void context_switch(struct cpu *c, struct task *prev, struct task *next)
 	fpu_switch(user_fpu(prev), user_fpu(next));
 	if (next->user)
 		count_switch_in(c, next, fs->prefetches != prefetches);
-	c->slice_start = rdtsc();
+	if (READ_ONCE(timer_whole_slices))
+		apic_timer_arm(tick_ns); /* every slice a full tick (Linux's hrtick) */
 
 	c->current = next;
 	c->kstack_top = next->kstack_top;

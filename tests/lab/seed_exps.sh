@@ -62,7 +62,7 @@ expect spin-always lazy-counter "nm_traps=5 prefetches=$((2 * f)) prefetches_use
 run spin-off $spin --policy lazy-counter --prefetch off --fpu-counter 3
 expect spin-off lazy-counter "nm_traps=3 prefetches=0 prefetches_useful=0 prefetches_wasted=0"
 # The counter wraps at 256: 5 traps in every 256 slices.
-run spin-wrap --experiment fp-vs-spinner --icount --cpus 1 --units 12000 --slice-us 100 --policy lazy-counter
+run spin-wrap --experiment fp-vs-spinner --icount --cpus 1 --units 10000 --slice-us 100 --policy lazy-counter
 f=$(get spin-wrap lazy-counter fp_slices)
 w=$((f % 256))
 [ $w -gt 5 ] && w=5
