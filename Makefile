@@ -29,7 +29,7 @@ HLDLIBS  := -ljansson -lm
 
 LIB_SRCS := $(wildcard lib/*.c)
 LAB_SRCS := $(wildcard lab/*.c lab/*.S lab/user/*.c)
-CLI_SRCS := $(wildcard cli/*.c)
+CLI_SRCS := $(wildcard cli/*.c cli/*.S)
 
 LAB_OBJS      := $(patsubst %,$(BUILD)/lab/%.o,$(LAB_SRCS) $(LIB_SRCS))
 LABTEST_OBJS  := $(patsubst %,$(BUILD)/lab-test/%.o,$(LAB_SRCS) $(LIB_SRCS))
@@ -61,6 +61,9 @@ $(BUILD)/lab-test.elf: $(LABTEST_OBJS) lab/lab.ld
 
 # ---- host side ----
 $(BUILD)/host/%.c.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(HCFLAGS) -MMD -c $< -o $@
+$(BUILD)/host/%.S.o: %.S
 	@mkdir -p $(dir $@)
 	$(CC) $(HCFLAGS) -MMD -c $< -o $@
 $(BUILD)/libfpu.a: $(HOSTLIB_OBJS)

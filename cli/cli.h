@@ -7,6 +7,7 @@
 int cmd_run(int argc, char **argv);       /* cli/run.c: boot the lab, report results */
 int cmd_xstate(int argc, char **argv);    /* cli/xstate_cmd.c: xstate check|dump FILE */
 int cmd_calibrate(int argc, char **argv); /* cli/calibrate.c: native host baseline */
+int cmd_host(int argc, char **argv);      /* cli/host.c: benchmarks of the host Linux */
 int cmd_trace(int argc, char **argv);     /* cli/trace.c: trace synth|dump|info */
 int cmd_replay(int argc, char **argv);    /* cli/replay.c: replay traces natively */
 

@@ -13,6 +13,7 @@ static void usage(FILE *f)
 		   "  xstate     check or dump an xstate image (xstate check|dump FILE)\n"
 		   "  calibrate  measure the native XSAVE*/XRSTOR cost on this host\n"
 		   "  trace      make and read FPU traces (trace synth|dump|info)\n"
+		   "  host       benchmarks and an xstate check of the host Linux\n"
 		   "  replay     replay traces natively under every policy, against the oracle\n"
 		   "  help       this text; 'fpulab help COMMAND' for a command's options\n"
 		   "  --version  fpulab's version and the git description it was built from\n");
@@ -21,7 +22,9 @@ static void usage(FILE *f)
 int main(int argc, char **argv)
 {
 	const char *cmd = argc > 1 ? argv[1] : NULL;
-	char *help_argv[] = { argv[0], argc > 2 ? argv[2] : NULL, "--help", NULL };
+	/* fpulab help host check = fpulab host check --help */
+	char *help_argv[] = { argv[0], argc > 2 ? argv[2] : NULL, argc > 3 ? argv[3] : "--help",
+			      argc > 3 ? "--help" : NULL, NULL };
 	int (*fn)(int, char **) = NULL;
 
 	if (!cmd) {
@@ -35,7 +38,7 @@ int main(int argc, char **argv)
 	if (!strcmp(cmd, "help") || !strcmp(cmd, "--help") || !strcmp(cmd, "-h")) {
 		if (argc > 2 && !strcmp(cmd, "help")) { /* fpulab help run = fpulab run --help */
 			cmd = argv[2];
-			argc = 3;
+			argc = argc > 3 ? 4 : 3;
 			argv = help_argv;
 		} else {
 			usage(stdout);
@@ -48,6 +51,8 @@ int main(int argc, char **argv)
 		fn = cmd_xstate;
 	else if (!strcmp(cmd, "calibrate"))
 		fn = cmd_calibrate;
+	else if (!strcmp(cmd, "host"))
+		fn = cmd_host;
 	else if (!strcmp(cmd, "trace"))
 		fn = cmd_trace;
 	else if (!strcmp(cmd, "replay"))

@@ -19,6 +19,20 @@ const char *const output_format_names[] = { "table", "json", "csv", NULL };
 
 #define JSON_FLAGS (JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10))
 
+/* A device or a pipe (/dev/stdout, a FIFO) is written as it is: no rename. */
+static int open_in_place(struct output *o, const char *path)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC);
+
+	if (fd < 0 || !(o->f = fdopen(fd, "w"))) {
+		snprintf(o->error, sizeof(o->error), "--output %s: %s", path, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	return 0;
+}
+
 int output_open(struct output *o, enum output_format format, const char *path, const char *cmd)
 {
 	struct stat st;
@@ -37,6 +51,12 @@ int output_open(struct output *o, enum output_format format, const char *path, c
 	}
 	if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
 		snprintf(o->error, sizeof(o->error), "--output %s: is a directory", path);
+		return -1;
+	}
+	if (stat(path, &st) == 0 && !S_ISREG(st.st_mode))
+		return open_in_place(o, path);
+	if (stat(path, &st) == 0 && access(path, W_OK) < 0) {
+		snprintf(o->error, sizeof(o->error), "--output %s: %s", path, strerror(errno));
 		return -1;
 	}
 	o->tmp_path = xasprintf("%s.tmp-XXXXXX", path);
@@ -192,8 +212,9 @@ const char *output_cell(const json_t *v, int decimals, char *buf, size_t len)
 	case JSON_REAL:
 		if (decimals >= 0)
 			snprintf(buf, len, "%.*f", decimals, json_real_value(v));
-		else
-			snprintf(buf, len, "%.10g", json_real_value(v));
+		else if (snprintf(buf, len, "%.10g", json_real_value(v)) > 0 &&
+			 !buf[strcspn(buf, ".eni")] && strlen(buf) + 2 < len)
+			strcat(buf, ".0"); /* as jansson writes it: still a real */
 		return buf;
 	case JSON_TRUE:
 		return "true";
@@ -293,19 +314,23 @@ int output_close(struct output *o)
 	int rc = 0;
 
 	if (o->path && o->f) {
+		bool in_place = !o->tmp_path;
+
 		if (fclose(o->f) != 0 && !o->write_failed) {
 			o->write_failed = true;
 			snprintf(o->error, sizeof(o->error), "cannot write %s: %s", o->path,
 				 strerror(errno));
 		}
-		if (!o->rows) {
+		if (in_place) {
+			/* nothing to rename or remove */
+		} else if (!o->rows) {
 			unlink(o->tmp_path);
 		} else if (!o->write_failed && rename(o->tmp_path, o->path) != 0) {
 			o->write_failed = true;
 			snprintf(o->error, sizeof(o->error), "cannot write %s: %s", o->path,
 				 strerror(errno));
 		}
-		if (o->write_failed)
+		if (o->write_failed && !in_place)
 			unlink(o->tmp_path);
 	} else if (o->f && fflush(o->f) != 0 && !o->write_failed) {
 		o->write_failed = true;

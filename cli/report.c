@@ -3,8 +3,8 @@
 #include "report.h"
 #include "catalog.h"
 
-#include <errno.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -24,67 +24,38 @@ bool report_ratio_meaningful(const struct report *r, const struct result_row *ro
 	       experiment_is_timed(row->median.experiment);
 }
 
-/* ---- one row as key/value pairs (JSON and CSV) ---- */
+/* ---- one row as a JSON object (JSON and CSV) ---- */
 
-enum value_kind { VALUE_NULL, VALUE_STRING, VALUE_NUMBER, VALUE_BOOL };
-struct row_value {
-	const char *key;
-	enum value_kind kind;
-	const char *text; /* buf, or a string that outlives the row (put_string) */
-	char buf[RECORD_WORD_MAX + 16];
-};
-#define ROW_VALUES_MAX (RESULT_FIELD_COUNT + 24)
-
-struct row_values {
-	struct row_value v[ROW_VALUES_MAX];
-	size_t n;
-};
-
-static void put(struct row_values *rv, const char *key, enum value_kind kind, const char *text)
+static void put(json_t *o, const char *key, json_t *v)
 {
-	struct row_value *v = &rv->v[rv->n++];
-	v->key = key;
-	v->kind = kind;
-	snprintf(v->buf, sizeof(v->buf), "%s", text ? text : "");
-	v->text = v->buf;
+	json_object_set_new(o, key, v ? v : json_null());
 }
 
-/* A string that may be longer than a record word, not copied. */
-static void put_string(struct row_values *rv, const char *key, const char *text)
+static json_t *string_or_null(const char *s)
 {
-	struct row_value *v = &rv->v[rv->n++];
-	v->key = key;
-	v->kind = text ? VALUE_STRING : VALUE_NULL;
-	v->text = text ? text : "";
+	return s && *s ? json_string(s) : json_null();
 }
 
-static void put_u64(struct row_values *rv, const char *key, uint64_t n)
+/* @t rounded to @decimals digits after the point, or null. */
+static json_t *real_or_null(bool have, double t, int decimals)
 {
-	char buf[24];
-	snprintf(buf, sizeof(buf), "%" PRIu64, n);
-	put(rv, key, VALUE_NUMBER, buf);
+	double scale = decimals == 1 ? 10.0 : 1000.0;
+	return have ? json_real(round(t * scale) / scale) : json_null();
 }
 
-static void put_ticks(struct row_values *rv, const char *key, bool have, double t)
-{
-	char buf[32];
-	snprintf(buf, sizeof(buf), "%.1f", t);
-	put(rv, key, have ? VALUE_NUMBER : VALUE_NULL, buf);
-}
-
-static void put_field(struct row_values *rv, const struct result_row *row, enum result_field f)
+static void put_field(json_t *o, const struct result_row *row, enum result_field f)
 {
 	const struct record_field *rf = &result_fields[f];
 
 	if (!(row->present & (UINT64_C(1) << f)))
-		put(rv, rf->name, VALUE_NULL, NULL);
+		put(o, rf->name, NULL);
 	else if (rf->type == FIELD_STRING)
-		put(rv, rf->name, VALUE_STRING, result_string(&row->median, f));
+		put(o, rf->name, json_string(result_string(&row->median, f)));
 	else
-		put_u64(rv, rf->name, result_count(&row->median, f));
+		put(o, rf->name, json_integer((json_int_t)result_count(&row->median, f)));
 }
 
-static void row_values(const struct report *r, const struct result_row *row, struct row_values *rv)
+static json_t *row_object(const struct report *r, const struct result_row *row)
 {
 	/* The keys people read first, then every other abi.h field in its order. */
 	static const enum result_field first[] = {
@@ -95,313 +66,222 @@ static void row_values(const struct report *r, const struct result_row *row, str
 		RESULT_round_trips, RESULT_switches, RESULT_nm_traps,         RESULT_saves,
 		RESULT_restores,    RESULT_ipis,     RESULT_integrity_errors,
 	};
+	const struct guest_hello *h = r->hello;
 	uint64_t done = UINT64_C(1) << RESULT_repeat; /* an index, meaningless once summarised */
 	bool rt = row->ticks_per && !strcmp(row->ticks_per, "round_trip");
 	bool sw = row->ticks_per && !strcmp(row->ticks_per, "switch");
+	bool have_xcr0 = h && (h->present & (UINT64_C(1) << HELLO_xcr0));
+	bool have_khz = h && (h->present & (UINT64_C(1) << HELLO_tsc_khz));
+	char xcr0[24];
+	json_t *o = json_object();
 
-	rv->n = 0;
+	if (!o)
+		abort();
 	for (size_t i = 0; i < sizeof(first) / sizeof(first[0]); i++) {
-		put_field(rv, row, first[i]);
+		put_field(o, row, first[i]);
 		done |= UINT64_C(1) << first[i];
 	}
-	put(rv, "accel", VALUE_STRING, r->accel);
-	put(rv, "clock", VALUE_STRING, r->clock);
-	put_u64(rv, "repeats", row->repeats);
+	put(o, "accel", json_string(r->accel));
+	put(o, "clock", json_string(r->clock));
+	put(o, "repeats", json_integer(row->repeats));
 	for (size_t i = 0; i < sizeof(counts) / sizeof(counts[0]); i++) {
-		put_field(rv, row, counts[i]);
+		put_field(o, row, counts[i]);
 		done |= UINT64_C(1) << counts[i];
 	}
-	put_ticks(rv, "ticks_per_round_trip", rt, row->ticks_median);
-	put_ticks(rv, "ticks_per_switch", sw, row->ticks_median);
-	put_ticks(rv, "ticks_min", row->ticks_per, row->ticks_min);
-	put_ticks(rv, "ticks_max", row->ticks_per, row->ticks_max);
-	put(rv, "ticks_per", row->ticks_per ? VALUE_STRING : VALUE_NULL, row->ticks_per);
+	put(o, "ticks_per_round_trip", real_or_null(rt, row->ticks_median, 1));
+	put(o, "ticks_per_switch", real_or_null(sw, row->ticks_median, 1));
+	put(o, "ticks_min", real_or_null(row->ticks_per, row->ticks_min, 1));
+	put(o, "ticks_max", real_or_null(row->ticks_per, row->ticks_max, 1));
+	put(o, "ticks_per", string_or_null(row->ticks_per));
 	for (int f = 0; f < RESULT_FIELD_COUNT; f++)
 		if (!(done & (UINT64_C(1) << f)))
-			put_field(rv, row, (enum result_field)f);
-	if (row->present & (UINT64_C(1) << RESULT_integrity_errors))
-		put_u64(rv, "integrity_errors_all_runs", row->integrity_errors_all_runs);
-	else
-		put(rv, "integrity_errors_all_runs", VALUE_NULL, NULL);
-	put(rv, "counts_identical", VALUE_BOOL, row->counts_identical ? "true" : "false");
-	{
-		char buf[32];
-		snprintf(buf, sizeof(buf), "%.3f", row->vs_eager);
-		put(rv, "vs_eager", report_ratio_meaningful(r, row) ? VALUE_NUMBER : VALUE_NULL,
-		    buf);
-	}
-	put(rv, "machine", VALUE_STRING, r->machine);
-	put(rv, "qemu_accel", VALUE_STRING, r->accel_arg);
-	put(rv, "qemu_cpu", VALUE_STRING, r->qemu_cpu);
-	put_string(rv, "pinned", r->pinned);
-	put(rv, "save_insn", r->hello && r->hello->insn[0] ? VALUE_STRING : VALUE_NULL,
-	    r->hello ? r->hello->insn : NULL);
-	put(rv, "apic", r->hello && r->hello->apic[0] ? VALUE_STRING : VALUE_NULL,
-	    r->hello ? r->hello->apic : NULL);
-	{
-		char buf[24];
-		bool have = r->hello && (r->hello->present & (UINT64_C(1) << HELLO_xcr0));
-		snprintf(buf, sizeof(buf), "0x%" PRIx64, have ? r->hello->xcr0 : 0);
-		put(rv, "xcr0", have ? VALUE_STRING : VALUE_NULL, buf);
-		have = r->hello && (r->hello->present & (UINT64_C(1) << HELLO_tsc_khz));
-		snprintf(buf, sizeof(buf), "%" PRIu64, have ? r->hello->tsc_khz : 0);
-		put(rv, "tsc_khz", have ? VALUE_NUMBER : VALUE_NULL, buf);
-	}
-}
-
-static void write_json_string(FILE *f, const char *s)
-{
-	fputc('"', f);
-	for (; *s; s++) {
-		if (*s == '"' || *s == '\\')
-			fprintf(f, "\\%c", *s);
-		else if ((unsigned char)*s < 0x20)
-			fprintf(f, "\\u%04x", *s);
-		else
-			fputc(*s, f);
-	}
-	fputc('"', f);
-}
-
-static void write_json(FILE *f, const struct row_values *rv)
-{
-	fputc('{', f);
-	for (size_t i = 0; i < rv->n; i++) {
-		const struct row_value *v = &rv->v[i];
-		if (i)
-			fputs(", ", f);
-		write_json_string(f, v->key);
-		fputs(": ", f);
-		if (v->kind == VALUE_STRING)
-			write_json_string(f, v->text);
-		else if (v->kind == VALUE_NULL)
-			fputs("null", f);
-		else
-			fputs(v->text, f);
-	}
-	fputs("}\n", f);
-}
-
-static void write_csv_cell(FILE *f, const char *s)
-{
-	if (!strpbrk(s, ",\"\n")) {
-		fputs(s, f);
-		return;
-	}
-	fputc('"', f);
-	for (; *s; s++) {
-		if (*s == '"')
-			fputc('"', f);
-		fputc(*s, f);
-	}
-	fputc('"', f);
-}
-
-static void write_csv(FILE *f, const struct row_values *rv, bool header)
-{
-	for (size_t i = 0; i < rv->n; i++) {
-		if (i)
-			fputc(',', f);
-		write_csv_cell(f, header                        ? rv->v[i].key
-				  : rv->v[i].kind == VALUE_NULL ? ""
-								: rv->v[i].text);
-	}
-	fputc('\n', f);
+			put_field(o, row, (enum result_field)f);
+	put(o, "integrity_errors_all_runs",
+	    (row->present & (UINT64_C(1) << RESULT_integrity_errors))
+		    ? json_integer((json_int_t)row->integrity_errors_all_runs)
+		    : NULL);
+	put(o, "counts_identical", json_boolean(row->counts_identical));
+	put(o, "vs_eager", real_or_null(report_ratio_meaningful(r, row), row->vs_eager, 3));
+	put(o, "machine", json_string(r->machine));
+	put(o, "qemu_accel", json_string(r->accel_arg));
+	put(o, "qemu_cpu", json_string(r->qemu_cpu));
+	put(o, "pinned", string_or_null(r->pinned));
+	put(o, "save_insn", string_or_null(h ? h->insn : NULL));
+	put(o, "apic", string_or_null(h ? h->apic : NULL));
+	snprintf(xcr0, sizeof(xcr0), "0x%" PRIx64, have_xcr0 ? h->xcr0 : 0);
+	put(o, "xcr0", have_xcr0 ? json_string(xcr0) : NULL);
+	put(o, "tsc_khz", have_khz ? json_integer((json_int_t)h->tsc_khz) : NULL);
+	return o;
 }
 
 /* ---- table ---- */
 
-static void write_table_header(struct report *r, FILE *f, const struct result_row *first)
+static const struct output_column table_columns[] = {
+	{ "policy", NULL, -12, 0 },      { "placement", NULL, -10, 0 },
+	{ "fp", NULL, -5, 0 },           { "regset", NULL, -6, 0 },
+	{ "rt", "rt/run", 11, 0 },       { "switches", "switches/run", 12, 0 },
+	{ "nm", "#NM/run", 9, 0 },       { "ts", "TS/run", 8, 0 }, /* CR0.TS writes */
+	{ "saves", "saves/run", 10, 0 }, { "restores", "restores/run", 12, 0 },
+	{ "ipis", "IPIs/run", 9, 0 },    { "integrity", "integrity errs", 14, 0 },
+	{ "median", NULL, 15, 0 }, /* its title: per round trip or per switch */
+	{ "min", NULL, 10, 0 },          { "max", NULL, 10, 0 },
+	{ "ratio", "vs eager", 8, 0 },   { "runs", NULL, 5, 0 },
+};
+#define TABLE_COLUMNS (sizeof(table_columns) / sizeof(table_columns[0]))
+
+static void write_table_header(struct report *r, const struct result_row *first)
 {
 	const struct guest_hello *h = r->hello;
+	bool per_sw = first->ticks_per && !strcmp(first->ticks_per, "switch");
+	char untimed[128] = "", configs[48] = "", apic[96] = "", xcr0[32] = "", insn[96] = "",
+	     khz[128] = "";
 
-	r->ticks_per_header = first->ticks_per && !strcmp(first->ticks_per, "switch")
-				      ? "switch"
-				      : "round trip";
-	fprintf(f, "# fpulab run: experiment %s", first->median.experiment);
+	r->ticks_per_header = per_sw ? "switch" : "round trip";
+	memcpy(r->columns, table_columns, sizeof(table_columns));
+	r->columns[12].title = per_sw ? "ticks/sw median" : "ticks/rt median";
+	output_columns(r->out, r->columns, TABLE_COLUMNS);
+
 	if (r->expected_configs)
-		fprintf(f, ", %u configuration%s", r->expected_configs,
-			r->expected_configs == 1 ? "" : "s");
-	fprintf(f, "\n# QEMU %s, accel %s (-accel %s), -cpu %s, %u CPUs", r->machine, r->accel,
-		r->accel_arg, r->qemu_cpu, r->cpus);
+		snprintf(configs, sizeof(configs), ", %u configuration%s", r->expected_configs,
+			 r->expected_configs == 1 ? "" : "s");
+	output_comment(r->out, "fpulab run: experiment %s%s", first->median.experiment, configs);
 	if (h && h->apic[0])
-		fprintf(f, "; guest APIC %s", h->apic);
+		snprintf(apic, sizeof(apic), "; guest APIC %s", h->apic);
 	if (h && (h->present & (UINT64_C(1) << HELLO_xcr0)))
-		fprintf(f, ", XCR0 0x%" PRIx64, h->xcr0);
+		snprintf(xcr0, sizeof(xcr0), ", XCR0 0x%" PRIx64, h->xcr0);
 	if (h && h->insn[0])
-		fprintf(f, ", save instruction %s", h->insn);
+		snprintf(insn, sizeof(insn), ", save instruction %s", h->insn);
+	output_comment(r->out, "QEMU %s, accel %s (-accel %s), -cpu %s, %u CPUs%s%s%s", r->machine,
+		       r->accel, r->accel_arg, r->qemu_cpu, r->cpus, apic, xcr0, insn);
 	if (r->pinned_header)
-		fprintf(f, "\n# vCPU threads pinned: %s", r->pinned_header);
-	fprintf(f, "\n# ticks: %s", clock_description(r->clock));
+		output_comment(r->out, "vCPU threads pinned: %s", r->pinned_header);
 	if (h && (h->present & (UINT64_C(1) << HELLO_tsc_khz)) && strcmp(r->clock, "icount"))
-		fprintf(f,
-			"; guest TSC %" PRIu64
-			" kHz (measured by the guest against its APIC timer)",
-			h->tsc_khz);
-	fprintf(f, "\n");
-	fprintf(f,
-		"# each row: one configuration under one policy; counts are those of one run, the"
-		" median run (median ticks/%s) of the 'runs' column; integrity errors are summed"
-		" over all runs;\n"
-		"# ticks are per %s: median, min and max over the runs; ",
-		!strcmp(r->ticks_per_header, "switch") ? "sw" : "rt", r->ticks_per_header);
+		snprintf(khz, sizeof(khz),
+			 "; guest TSC %" PRIu64
+			 " kHz (measured by the guest against its APIC timer)",
+			 h->tsc_khz);
+	output_comment(r->out, "ticks: %s%s", clock_description(r->clock), khz);
+	output_comment(r->out,
+		       "each row: one configuration under one policy; counts are those of one run,"
+		       " the median run (median ticks/%s) of the 'runs' column; integrity errors"
+		       " are summed over all runs;",
+		       per_sw ? "sw" : "rt");
 	if (experiment_info(first->median.experiment) &&
 	    !experiment_is_timed(first->median.experiment))
-		fprintf(f, "vs eager: not shown for %s (a correctness run, not a timing)\n",
-			first->median.experiment);
-	else if (!strcmp(r->clock, "icount"))
-		fprintf(f,
-			"vs eager: not shown under --icount (an XSAVE counts as one instruction)\n");
-	else if (!strcmp(r->clock, "emulated-tsc"))
-		fprintf(f,
-			"vs eager: ratio of emulated medians (this / eager's, same configuration),"
-			" ranks policies under emulation only\n");
-	else
-		fprintf(f, "vs eager = this median / eager's median in the same configuration\n");
-	fprintf(f,
-		"%-12s %-10s %-5s %-6s %11s %12s %9s %8s %10s %12s %9s %14s %15s %10s %10s %8s %5s\n",
-		"policy", "placement", "fp", "regset", "rt/run", "switches/run", "#NM/run",
-		"TS/run", "saves/run", "restores/run", "IPIs/run", "integrity errs",
-		!strcmp(r->ticks_per_header, "switch") ? "ticks/sw median" : "ticks/rt median",
-		"min", "max", "vs eager", "runs");
+		snprintf(untimed, sizeof(untimed),
+			 "vs eager: not shown for %s (a correctness run, not a timing)",
+			 first->median.experiment);
+	output_comment(
+		r->out, "ticks are per %s: median, min and max over the runs; %s",
+		r->ticks_per_header,
+		untimed[0] ? untimed
+		: !strcmp(r->clock, "icount")
+			? "vs eager: not shown under --icount (an XSAVE counts as one"
+			  " instruction)"
+		: !strcmp(r->clock, "emulated-tsc")
+			? "vs eager: ratio of emulated medians (this / eager's, same"
+			  " configuration), ranks policies under emulation only"
+			: "vs eager = this median / eager's median in the same configuration");
 }
 
-static const char *cell_count(char *buf, size_t len, const struct result_row *row,
-			      enum result_field f)
+static void cell(json_t *o, const char *key, const char *text)
 {
+	put(o, key, json_string(text));
+}
+
+static void cell_count(json_t *o, const char *key, const struct result_row *row,
+		       enum result_field f)
+{
+	char buf[24];
+
 	if (!(row->present & (UINT64_C(1) << f)))
-		return "-";
+		return cell(o, key, "-");
 	if (f == RESULT_round_trips && row->median.round_trips == 0)
-		return "-"; /* stress has no round trips: a missing value is never 0 */
-	snprintf(buf, len, "%" PRIu64, result_count(&row->median, f));
-	return buf;
+		return cell(o, key,
+			    "-"); /* stress has no round trips: a missing value is never 0 */
+	snprintf(buf, sizeof(buf), "%" PRIu64, result_count(&row->median, f));
+	cell(o, key, buf);
 }
 
-static const char *cell_string(const struct result_row *row, enum result_field f)
+static void cell_string(json_t *o, const char *key, const struct result_row *row,
+			enum result_field f)
 {
-	return (row->present & (UINT64_C(1) << f)) ? result_string(&row->median, f) : "-";
+	cell(o, key, (row->present & (UINT64_C(1) << f)) ? result_string(&row->median, f) : "-");
 }
 
-static void write_table_row(struct report *r, FILE *f, const struct result_row *row)
+static void cell_ticks(json_t *o, const char *key, bool have, double t)
 {
-	char c[8][24], t[3][24], ratio[16], runs[16], integ[24];
+	char buf[24];
+
+	snprintf(buf, sizeof(buf), "%.1f", t);
+	cell(o, key, have ? buf : "-");
+}
+
+/* The table's row: every cell as the table shows it. */
+static json_t *table_row(const struct report *r, const struct result_row *row)
+{
+	char buf[24];
 	bool ticks = row->ticks_per &&
 		     !strcmp(row->ticks_per,
 			     !strcmp(r->ticks_per_header, "switch") ? "switch" : "round_trip");
+	json_t *o = json_object();
 
-	snprintf(t[0], sizeof(t[0]), "%.1f", row->ticks_median);
-	snprintf(t[1], sizeof(t[1]), "%.1f", row->ticks_min);
-	snprintf(t[2], sizeof(t[2]), "%.1f", row->ticks_max);
-	snprintf(ratio, sizeof(ratio), "%.2fx", row->vs_eager);
-	snprintf(runs, sizeof(runs), "%u%s", row->repeats, row->counts_identical ? "" : "*");
-	snprintf(integ, sizeof(integ), "%" PRIu64, row->integrity_errors_all_runs);
-	fprintf(f,
-		"%-12s %-10s %-5s %-6s %11s %12s %9s %8s %10s %12s %9s %14s %15s %10s %10s %8s %5s\n",
-		cell_string(row, RESULT_policy), cell_string(row, RESULT_placement),
-		cell_string(row, RESULT_fp_users), cell_string(row, RESULT_regset),
-		cell_count(c[0], 24, row, RESULT_round_trips),
-		cell_count(c[1], 24, row, RESULT_switches),
-		cell_count(c[2], 24, row, RESULT_nm_traps),
-		cell_count(c[7], 24, row, RESULT_ts_writes),
-		cell_count(c[3], 24, row, RESULT_saves), cell_count(c[4], 24, row, RESULT_restores),
-		cell_count(c[5], 24, row, RESULT_ipis),
-		(row->present & (UINT64_C(1) << RESULT_integrity_errors)) ? integ : "-",
-		ticks ? t[0] : "-", ticks ? t[1] : "-", ticks ? t[2] : "-",
-		ticks && report_ratio_meaningful(r, row) ? ratio : "-", runs);
+	if (!o)
+		abort();
+	cell_string(o, "policy", row, RESULT_policy);
+	cell_string(o, "placement", row, RESULT_placement);
+	cell_string(o, "fp", row, RESULT_fp_users);
+	cell_string(o, "regset", row, RESULT_regset);
+	cell_count(o, "rt", row, RESULT_round_trips);
+	cell_count(o, "switches", row, RESULT_switches);
+	cell_count(o, "nm", row, RESULT_nm_traps);
+	cell_count(o, "ts", row, RESULT_ts_writes);
+	cell_count(o, "saves", row, RESULT_saves);
+	cell_count(o, "restores", row, RESULT_restores);
+	cell_count(o, "ipis", row, RESULT_ipis);
+	snprintf(buf, sizeof(buf), "%" PRIu64, row->integrity_errors_all_runs);
+	cell(o, "integrity", (row->present & (UINT64_C(1) << RESULT_integrity_errors)) ? buf : "-");
+	cell_ticks(o, "median", ticks, row->ticks_median);
+	cell_ticks(o, "min", ticks, row->ticks_min);
+	cell_ticks(o, "max", ticks, row->ticks_max);
+	snprintf(buf, sizeof(buf), "%.2fx", row->vs_eager);
+	cell(o, "ratio", ticks && report_ratio_meaningful(r, row) ? buf : "-");
+	snprintf(buf, sizeof(buf), "%u%s", row->repeats, row->counts_identical ? "" : "*");
+	cell(o, "runs", buf);
+	return o;
 }
 
 /* ---- writing ---- */
 
-static int flush_out(struct report *r)
-{
-	if (fflush(r->out) != 0 || ferror(r->out)) {
-		if (!r->write_error[0])
-			snprintf(r->write_error, sizeof(r->write_error), "cannot write %s: %s",
-				 r->output_path ? r->output_path : "the results", strerror(errno));
-		return -1;
-	}
-	return 0;
-}
-
-/* The output file is created (or truncated) only when there is a row for it. */
-static int open_out(struct report *r)
-{
-	if (r->out)
-		return 0;
-	if (!r->output_path) {
-		r->out = stdout;
-		return 0;
-	}
-	r->out = fopen(r->output_path, "w");
-	if (!r->out) {
-		snprintf(r->write_error, sizeof(r->write_error), "cannot write %s: %s",
-			 r->output_path, strerror(errno));
-		return -1;
-	}
-	return 0;
-}
-
 int report_rows(void *ctx, const struct result_row *rows, size_t n)
 {
 	struct report *r = ctx;
-	struct row_values rv;
-	char *text = NULL;
-	size_t len = 0, runs = 0, rows_with_errors = 0;
-	uint64_t errors = 0;
-	bool varied = false, header_was = r->header_written;
-	FILE *f;
 
-	if (open_out(r) < 0)
-		return -1;
-	f = open_memstream(&text, &len); /* whole lines only reach the output */
-	if (!f)
-		abort();
 	for (size_t i = 0; i < n; i++) {
 		const struct result_row *row = &rows[i];
-		if (r->format == FORMAT_TABLE) {
-			if (!r->header_written)
-				write_table_header(r, f, row);
-			write_table_row(r, f, row);
-		} else {
-			row_values(r, row, &rv);
-			if (r->format == FORMAT_CSV && !r->header_written)
-				write_csv(f, &rv, true);
-			if (r->format == FORMAT_CSV)
-				write_csv(f, &rv, false);
-			else
-				write_json(f, &rv);
-		}
+		if (r->out->format == OUTPUT_TABLE && !r->header_written)
+			write_table_header(r, row);
 		r->header_written = true;
-		runs += row->repeats;
-		varied |= !row->counts_identical;
+		/* A row that cannot be written is kept: output_close() prints it. */
+		output_row(r->out,
+			   r->out->format == OUTPUT_TABLE ? table_row(r, row) : row_object(r, row));
+		r->rows_written++;
+		r->runs_written += row->repeats;
+		r->counts_varied |= !row->counts_identical;
 		if (row->integrity_errors_all_runs) {
-			rows_with_errors++;
-			errors += row->integrity_errors_all_runs;
+			r->rows_with_integrity_errors++;
+			r->integrity_errors += row->integrity_errors_all_runs;
 		}
 	}
-	fclose(f);
-	fwrite(text, 1, len, r->out);
-	free(text);
-	/* Integrity errors count whether or not the rows could be written. */
-	r->rows_with_integrity_errors += rows_with_errors;
-	r->integrity_errors += errors;
-	if (flush_out(r) < 0) {
-		r->header_written = header_was;
-		return -1;
-	}
-	r->rows_written += n; /* only rows that really reached the output */
-	r->runs_written += runs;
-	r->counts_varied |= varied;
 	return 0;
 }
 
-int report_end(struct report *r)
+void report_end(struct report *r)
 {
-	if (r->format != FORMAT_TABLE || !r->header_written)
-		return 0;
-	fprintf(r->out, "# %zu rows summarising %zu runs\n", r->rows_written, r->runs_written);
+	if (r->out->format != OUTPUT_TABLE || !r->header_written)
+		return;
+	output_comment(r->out, "%zu rows summarising %zu runs", r->rows_written, r->runs_written);
 	if (r->counts_varied)
-		fprintf(r->out, "# * counts differed between runs of this row: the median run's are"
-				" shown\n");
-	return flush_out(r);
+		output_comment(r->out, "* counts differed between runs of this row: the median"
+				       " run's are shown");
 }

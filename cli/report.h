@@ -1,24 +1,23 @@
 /* SPDX-License-Identifier: MIT */
-/* Writing summarised rows as a table, JSON lines or CSV. Each configuration's
- * rows are written and flushed as soon as they are complete. */
+/* fpulab run's rows as a table, JSON lines or CSV, through the one result
+ * writer (output.h). Each configuration's rows are written and flushed as
+ * soon as they are complete. */
 #ifndef FPULAB_CLI_REPORT_H
 #define FPULAB_CLI_REPORT_H
 
 #include <stdbool.h>
 #include <stdio.h>
 
+#include "output.h"
 #include "records.h"
 #include "results.h"
 #include "run_options.h"
 
 struct report {
-	enum output_format format;
-	FILE *out;               /* NULL until the first row when output_path is set */
-	const char *output_path; /* NULL: out is stdout; else opened ("w") at the first row,
-				  * so a run that fails earlier leaves the file as it was */
-	const char *accel;       /* "tcg" | "kvm" */
-	const char *accel_arg;   /* the -accel argument, e.g. "tcg,thread=single" */
-	const char *clock;       /* key: "emulated-tsc" | "hardware-tsc" | "icount" */
+	struct output *out;    /* opened before the guest boots */
+	const char *accel;     /* "tcg" | "kvm" */
+	const char *accel_arg; /* the -accel argument, e.g. "tcg,thread=single" */
+	const char *clock;     /* key: "emulated-tsc" | "hardware-tsc" | "icount" */
 	const char *machine;
 	const char *qemu_cpu;
 	unsigned cpus;
@@ -29,23 +28,23 @@ struct report {
 
 	bool header_written;
 	const char *ticks_per_header;      /* the table's ticks column: per round trip or switch */
-	size_t rows_written, runs_written; /* really written: flushed without error */
+	struct output_column columns[17];  /* the table's, report.c */
+	size_t rows_written, runs_written; /* rows given to the output (kept if it fails) */
 	bool counts_varied;
 	size_t rows_with_integrity_errors;
 	uint64_t integrity_errors;
-	char write_error[160];
 };
 
 /* A line saying what the ticks are, e.g. "EMULATED TSC ticks under QEMU TCG". */
 const char *clock_description(const char *clock);
 
-/* rows_ready_fn: write one configuration's rows. Returns 0, or -1 if the
- * output cannot be written (report.write_error says why). */
+/* rows_ready_fn: write one configuration's rows to report->out. Returns 0: a
+ * row the output cannot take is kept for output_close()'s fallback. */
 int report_rows(void *report, const struct result_row *rows, size_t n);
 /* Whether a row gets a vs-eager ratio: not under --icount (an XSAVE counts as
  * one instruction) nor for stress (a correctness run, one run per policy). */
 bool report_ratio_meaningful(const struct report *r, const struct result_row *row);
 /* Closing lines of the table; nothing for JSON and CSV. */
-int report_end(struct report *r);
+void report_end(struct report *r);
 
 #endif

@@ -14,6 +14,8 @@
 #include "cli.h"
 #include "console_tail.h"
 #include "guest_session.h"
+#include "kernel_elf.h"
+#include "output.h"
 #include "qemu.h"
 #include "qmp.h"
 #include "records.h"
@@ -245,16 +247,43 @@ static int default_kernel_path(char *buf, size_t len, bool test_kernel)
 	return 0;
 }
 
-static int check_kernel(const char *path)
+/* The kernel must be a file QEMU can boot (an x86-64 ELF with the PVH note):
+ * found out now, not by a guest that never says hello. */
+static int check_kernel(const char *path, bool chosen)
 {
 	struct stat st;
+	char why[256];
 
 	if (stat(path, &st) < 0 || !S_ISREG(st.st_mode) || access(path, R_OK) < 0) {
 		fprintf(stderr,
-			"fpulab: lab kernel not found or not readable: %s\n"
+			"fpulab run: lab kernel not found or not readable: %s\n"
 			"  build it with: make build/lab.elf (or pass --kernel PATH)\n",
 			path);
-		return -1;
+		return chosen ? 2 : 1;
+	}
+	if (kernel_elf_check(path, why, sizeof(why)) < 0) {
+		fprintf(stderr, "fpulab run: --kernel %s: %s\n", path, why);
+		return chosen ? 2 : 1;
+	}
+	return 0;
+}
+
+/* Open (or create) --output now, so a path that cannot be written is found
+ * before any work; never the kernel itself. */
+static int open_output(const struct run_options *o, const char *kernel, struct output *out)
+{
+	struct stat a, b;
+
+	if (o->output_path && stat(o->output_path, &a) == 0 && stat(kernel, &b) == 0 &&
+	    a.st_dev == b.st_dev && a.st_ino == b.st_ino) {
+		fprintf(stderr, "fpulab run: --output %s is the kernel (--kernel %s)\n",
+			o->output_path, kernel);
+		return 2;
+	}
+	if (output_open(out, o->format, o->output_path, "run") < 0) {
+		fprintf(stderr, "fpulab run: %s\n", out->error);
+		output_close(out);
+		return 2;
 	}
 	return 0;
 }
@@ -361,10 +390,6 @@ static int judge(struct run_state *s, const struct session_end *end)
 		fprintf(stderr,
 			"fpulab: %zu runs of the unfinished configuration were not reported\n",
 			pending);
-	if (s->collector.emit_error || s->report.write_error[0]) {
-		fprintf(stderr, "fpulab: %s\n", s->report.write_error);
-		rc = rc ? rc : 1;
-	}
 	return rc;
 }
 
@@ -412,10 +437,8 @@ static int boot_and_collect(struct run_state *s, const struct qemu_command *cmd)
 		return 1;
 	}
 	rc = judge(s, &end);
-	if (rc == 0 && report_end(&s->report) < 0) {
-		fprintf(stderr, "fpulab: %s\n", s->report.write_error);
-		rc = 1;
-	}
+	if (rc == 0)
+		report_end(&s->report);
 	if (rc == 0 && s->report.integrity_errors) {
 		fprintf(stderr,
 			"fpulab: INTEGRITY ERRORS: %llu in %zu of %zu rows: FPU state was "
@@ -461,12 +484,29 @@ static void plan_pinning(const struct run_options *o, struct qemu_setup *setup,
 	}
 }
 
+/* Every row reaches --output, or stdout when the file cannot take them. */
+static int close_output(struct output *out, const struct report *r, int rc)
+{
+	const char *path = out->path;
+	size_t rows = out->rows;
+
+	if (output_close(out) < 0)
+		return rc ? rc : 1;
+	if (path && rows)
+		fprintf(stderr, "fpulab: %zu rows (%zu runs) written to %s\n", r->rows_written,
+			r->runs_written, path);
+	else if (path)
+		fprintf(stderr, "fpulab: nothing written; %s left as it was\n", path);
+	return rc;
+}
+
 int cmd_run(int argc, char **argv)
 {
 	struct run_options opt;
 	struct run_state s = { 0 };
 	struct qemu_command cmd;
 	struct qmp_socket qmp = { 0 };
+	struct output out;
 	char cmdline[CMDLINE_MAX], kernel[PATH_MAX];
 	bool kvm = false;
 	int rc = run_options_parse(argc, argv, &opt);
@@ -479,11 +519,17 @@ int cmd_run(int argc, char **argv)
 	else if (default_kernel_path(kernel, sizeof(kernel),
 				     opt.guest_value[FPULAB_OPT_inject] != NULL) < 0)
 		goto done_options;
-	if (check_kernel(kernel) < 0 || choose_accel(&opt, &kvm) < 0)
+	rc = check_kernel(kernel, opt.kernel_path != NULL);
+	if (!rc)
+		rc = open_output(&opt, kernel, &out);
+	if (rc)
 		goto done_options;
+	rc = 1;
+	if (choose_accel(&opt, &kvm) < 0)
+		goto done_output;
 	if (run_options_cmdline(&opt, cmdline, sizeof(cmdline)) < 0) {
 		fprintf(stderr, "fpulab: the kernel command line is too long\n");
-		goto done_options;
+		goto done_output;
 	}
 	struct qemu_setup setup = {
 		.machine = opt.machine,
@@ -500,9 +546,9 @@ int cmd_run(int argc, char **argv)
 
 	s.opt = &opt;
 	s.expected_configs = run_options_config_count(&opt);
+	output_provenance_host(&out, argc, argv);
 	s.report = (struct report){
-		.format = opt.format,
-		.output_path = opt.output_path,
+		.out = &out,
 		.accel = kvm ? "kvm" : "tcg",
 		.accel_arg = cmd.accel,
 		.clock = kvm          ? "hardware-tsc"
@@ -529,21 +575,12 @@ int cmd_run(int argc, char **argv)
 	}
 
 	rc = boot_and_collect(&s, &cmd);
-	if (opt.output_path && !s.report.out) {
-		fprintf(stderr, "fpulab: nothing written; %s left as it was\n", opt.output_path);
-	} else if (opt.output_path && s.report.out) {
-		if (fclose(s.report.out) != 0 && rc == 0) {
-			fprintf(stderr, "fpulab: cannot write %s: %s\n", opt.output_path,
-				strerror(errno));
-			rc = 1;
-		}
-		fprintf(stderr, "fpulab: %zu rows (%zu runs) written to %s\n",
-			s.report.rows_written, s.report.runs_written, opt.output_path);
-	}
 	qmp_socket_remove(&qmp);
 	collector_free(&s.collector);
 	tail_free(&s.tail);
 	tail_free(&s.qemu_tail);
+done_output:
+	rc = close_output(&out, &s.report, rc);
 done_options:
 	run_options_free(&opt);
 	return rc < 0 ? 0 : rc;

@@ -279,9 +279,9 @@ static int set_host_option(struct run_options *o, int id, const char *text)
 	case HOPT_FORMAT:
 		rc = set_word(opt, text, format_names, &word);
 		if (!rc)
-			o->format = !strcmp(word, "json")  ? FORMAT_JSON
-				    : !strcmp(word, "csv") ? FORMAT_CSV
-							   : FORMAT_TABLE;
+			o->format = !strcmp(word, "json")  ? OUTPUT_JSON
+				    : !strcmp(word, "csv") ? OUTPUT_CSV
+							   : OUTPUT_TABLE;
 		break;
 	case HOPT_TCG_THREADS:
 		rc = set_word(opt, text, thread_names, &o->tcg_threads);

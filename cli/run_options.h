@@ -8,7 +8,8 @@
 #include <stddef.h>
 #include <stdio.h>
 
-enum output_format { FORMAT_TABLE, FORMAT_JSON, FORMAT_CSV };
+#include "output.h"
+
 enum accel_choice { ACCEL_AUTO, ACCEL_TCG, ACCEL_KVM };
 
 /* Guest options: abi.h's FPULAB_OPTIONS, indexed by FPULAB_OPT_<id>. */

@@ -8,7 +8,8 @@ root=$(cd "$here/../.." && pwd)
 fpulab=${FPULAB:-$root/build/fpulab}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-: > "$work/lab.elf"
+# A real kernel file (the fake QEMU never boots it): fpulab checks its ELF header.
+cp "$(dirname "$fpulab")/lab.elf" "$work/lab.elf"
 export FPULAB_QEMU="$here/fake-qemu" FAKE_QEMU_ARGS="$work/qemu-args"
 # A host without hardware virtualization, so auto picks TCG wherever this runs.
 printf 'processor\t: 0\nflags\t\t: fpu sse sse2 avx xsave\n' > "$work/cpuinfo-novirt"
@@ -22,6 +23,7 @@ not_ok() { n=$((n + 1)); failed=$((failed + 1)); echo "not ok $n - $1"; shift; f
 # run_fpulab GUEST_FILE ARGS...: runs fpulab, sets rc, out, err.
 run_fpulab() {
 	local guest=$1; shift
+	rm -f "$FAKE_QEMU_ARGS"
 	FAKE_GUEST="$guest" "$fpulab" run --kernel "$work/lab.elf" "$@" > "$work/out" 2> "$work/err"
 	rc=$?
 	:
@@ -89,7 +91,7 @@ json_has eager same-cpu "json: eager same-cpu median/min/max over 3 runs" \
 	'nm_traps: 0' 'accel: "tcg"' 'clock: "emulated-tsc"' 'counts_identical: true' 'pinned: "no"'
 json_has lazy same-cpu "json: lazy same-cpu counts are medians, variation flagged" \
 	'nm_traps: 1000' 'ticks_per_round_trip: 2000.0' 'ticks_min: 1500.0' 'ticks_max: 2500.0' \
-	'counts_identical: false' 'vs_eager: 0.500'
+	'counts_identical: false' 'vs_eager: 0.5'
 json_has eager cross-cpu "json: even repeats take the lower middle run (a measured value)" \
 	'ticks_per_round_trip: 2000.0' 'ticks_min: 2000.0' 'ticks_max: 4000.0' 'repeats: 2'
 json_has lazy cross-cpu "json: fields the guest did not send are null, not 0" \
@@ -306,16 +308,63 @@ FPULAB_QEMU=/nonexistent/qemu-system-x86_64 run_fpulab "$work/good" --output "$w
 if [ -w /dev/full ]; then
 	run_fpulab "$work/good" --format json --output /dev/full
 	expect "--output /dev/full: exit 1, says it cannot write" 1 - "cannot write /dev/full: No space left on device"
-	expect "--output /dev/full: no row counted as written" 1 - "0 rows (0 runs) written to /dev/full"
+	expect "--output /dev/full: every row printed on stdout instead, nothing lost" 1 \
+		'"policy": "lazy", "placement": "cross-cpu"' "the results follow on stdout instead"
 else
 	n=$((n + 1)); echo "ok $n - # SKIP /dev/full is not writable here"
 	n=$((n + 1)); echo "ok $n - # SKIP /dev/full is not writable here"
 fi
+# not_started NAME: QEMU was not started (the fake records its arguments when it is).
+not_started() {
+	if [ -e "$FAKE_QEMU_ARGS" ]; then not_ok "$1: QEMU not started" "it was"
+	else ok "$1: QEMU not started"; fi
+}
 mkdir "$work/a-directory"
 run_fpulab "$work/good" --output "$work/a-directory"
-expect "--output to a directory: exit 1, nothing claimed" 1 - "cannot write $work/a-directory"
-if grep -qF "rows (" "$work/err"; then not_ok "--output to a directory: no rows claimed" "$(cat "$work/err")"
-else ok "--output to a directory: no rows claimed"; fi
+expect "--output to a directory: exit 2 before boot" 2 - "--output $work/a-directory: is a directory"
+not_started "--output to a directory"
+run_fpulab "$work/good" --output "$work/no-such-dir/x.json"
+expect "--output in a missing folder: exit 2 before boot" 2 - "cannot create a file in $work/no-such-dir"
+not_started "--output in a missing folder"
+cp "$work/lab.elf" "$work/kernel-copy.elf"
+ln -s "$work/kernel-copy.elf" "$work/kernel-link"
+rm -f "$FAKE_QEMU_ARGS"; FAKE_GUEST="$work/good" "$fpulab" run --kernel "$work/kernel-copy.elf" --output "$work/kernel-link" \
+	> "$work/out" 2> "$work/err"; rc=$?
+expect "--output naming the kernel (through a link): exit 2" 2 - "is the kernel (--kernel $work/kernel-copy.elf)"
+not_started "--output naming the kernel"
+cmp -s "$work/lab.elf" "$work/kernel-copy.elf" && ok "--output naming the kernel: kernel untouched" ||
+	not_ok "--output naming the kernel: kernel untouched"
+mkfifo "$work/fifo"
+cat "$work/fifo" > "$work/from-fifo" &
+run_fpulab "$work/good" --format csv --output "$work/fifo"
+wait
+[ "$rc" = 0 ] && [ -p "$work/fifo" ] && [ "$(wc -l < "$work/from-fifo")" = 5 ] &&
+	ok "--output a FIFO: written in place (header and 4 rows)" ||
+	not_ok "--output a FIFO: written in place (header and 4 rows)" "rc=$rc" "$(cat "$work/err")"
+
+# ---- --kernel checked before boot ----
+head -c 65536 /dev/zero > "$work/zeros.elf"
+rm -f "$FAKE_QEMU_ARGS"; FAKE_GUEST="$work/good" "$fpulab" run --kernel "$work/zeros.elf" > "$work/out" 2> "$work/err"; rc=$?
+expect "--kernel zero-filled: exit 2, one line" 2 - "--kernel $work/zeros.elf: not an ELF file (it starts with 00 00 00 00)"
+[ "$(wc -l < "$work/err")" = 1 ] && ok "--kernel zero-filled: one line" || not_ok "--kernel zero-filled: one line" "$(cat "$work/err")"
+not_started "--kernel zero-filled"
+rm -f "$FAKE_QEMU_ARGS"; FAKE_GUEST="$work/good" "$fpulab" run --kernel "$fpulab" > "$work/out" 2> "$work/err"; rc=$?
+expect "--kernel a host program: exit 2" 2 - "--kernel $fpulab: "
+not_started "--kernel a host program"
+# An x86-64 executable without the PVH note: lab.elf with its note type changed.
+python3 - "$work/lab.elf" "$work/no-note.elf" <<'PY' || cp "$work/zeros.elf" "$work/no-note.elf"
+import struct, sys
+b = bytearray(open(sys.argv[1], 'rb').read())
+phoff, = struct.unpack_from('<Q', b, 32); phnum, = struct.unpack_from('<H', b, 56)
+for i in range(phnum):
+    p_type, _, p_off = struct.unpack_from('<IIQ', b, phoff + 56 * i)
+    if p_type == 4:
+        struct.pack_into('<I', b, p_off + 8, 99)
+open(sys.argv[2], 'wb').write(b)
+PY
+rm -f "$FAKE_QEMU_ARGS"; FAKE_GUEST="$work/good" "$fpulab" run --kernel "$work/no-note.elf" > "$work/out" 2> "$work/err"; rc=$?
+expect "--kernel without the PVH note: exit 2" 2 - "without the PVH entry note"
+not_started "--kernel without the PVH note"
 
 # ---- QEMU's own failures ----
 FAKE_QEMU_STDERR="qemu-system-x86_64: unable to find CPU model 'bogus'" FAKE_GUEST_STATUS=1 \
@@ -372,7 +421,7 @@ if [ "$rc" = 0 ] && [ ! -s "$work/out" ] && grep -qF "EMULATED TSC" "$work/table
 else not_ok "--output FILE gets the table, stdout stays empty" "rc=$rc"; fi
 
 "$fpulab" run --kernel "$work/no-such.elf" > /dev/null 2> "$work/err"; rc=$?
-expect "kernel missing: exit 1" 1 - "make build/lab.elf"
+expect "--kernel missing: exit 2" 2 - "make build/lab.elf"
 
 # ---- stress rows: no round trips, no ratio ----
 stress() {

@@ -1,0 +1,118 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * fpulab host: figures from the Linux fpulab runs on. Subcommands:
+ * context-switch (host_cs.c), unlink (host_unlink.c), check (host_check.c).
+ */
+#include "host.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+
+#include "cli.h"
+#include "native.h"
+#include "util.h"
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: fpulab host <subcommand> [options]\n"
+		"Figures from the Linux that fpulab runs on, on real hardware:\n"
+		"  context-switch  two tasks ping-pong (pipe, futex, yield), with and without FP state\n"
+
+		"'fpulab help host SUBCOMMAND' for a subcommand's options.\n"
+		"Every subcommand takes --format table|json|csv and --output FILE.\n");
+}
+
+int cmd_host(int argc, char **argv)
+{
+	const char *sub = argc > 1 ? argv[1] : NULL;
+
+	if (!sub) {
+		usage(stderr);
+		return 2;
+	}
+	if (!strcmp(sub, "--help") || !strcmp(sub, "-h") || !strcmp(sub, "help")) {
+		usage(stdout);
+		return 0;
+	}
+	if (!strcmp(sub, "context-switch"))
+		return host_context_switch(argc - 1, argv + 1);
+	if (!strcmp(sub, "unlink"))
+		return host_unlink(argc - 1, argv + 1);
+	if (!strcmp(sub, "check"))
+		return host_check(argc - 1, argv + 1);
+	return usage_error("host", "unknown subcommand '%s' (context-switch, unlink, check)", sub);
+}
+
+int host_common_opt(struct host_common *h, int c, const char *arg)
+{
+	char cmd[64];
+	uint64_t v;
+	int i;
+
+	snprintf(cmd, sizeof(cmd), "host %s", h->sub);
+	switch (c) {
+	case HOST_OPT_FORMAT:
+		i = parse_choice(cmd, "format", arg, output_format_names);
+		if (i < 0)
+			return 2;
+		h->format = (enum output_format)i;
+		return 0;
+	case HOST_OPT_OUTPUT:
+		h->output = arg;
+		return 0;
+	case HOST_OPT_REPEAT:
+		if (parse_u64_arg(cmd, "repeat", arg, 1, 1000, &v))
+			return 2;
+		h->repeat = (unsigned int)v;
+		return 0;
+	case HOST_OPT_SECONDS: {
+		char *end;
+		double s = strtod(arg, &end);
+		if (end == arg || *end || !(s >= 0.01 && s <= 86400))
+			return usage_error(
+				cmd, "--seconds: '%s' is not a number of seconds (0.01..86400)",
+				arg);
+		h->seconds = s;
+		return 0;
+	}
+	default:
+		return -1;
+	}
+}
+
+int host_bad_opt(const struct host_common *h, char **argv)
+{
+	char cmd[64];
+
+	snprintf(cmd, sizeof(cmd), "host %s", h->sub);
+	return usage_error(cmd, "unknown or incomplete option '%s'", argv[optind - 1]);
+}
+
+int host_output_open(struct output *o, const struct host_common *h, const char *cmd, int argc,
+		     char **argv)
+{
+	if (output_open(o, h->format, h->output, cmd)) {
+		fprintf(stderr, "fpulab %s: %s\n", cmd, o->error);
+		return 1;
+	}
+	output_provenance_host(o, argc, argv);
+	return 0;
+}
+
+void host_comment_machine(struct output *o)
+{
+	struct host_cpu c;
+	struct utsname u;
+	char cs[64];
+
+	host_cpu_probe(&c);
+	if (uname(&u))
+		snprintf(u.release, sizeof(u.release), "unknown");
+	output_comment(
+		o,
+		"CPU (CPUID brand) %s, XCR0 0x%llx; Linux %s; clock CLOCK_MONOTONIC (clocksource %s)",
+		c.model, (unsigned long long)c.xcr0, u.release, host_clocksource(cs, sizeof(cs)));
+}
