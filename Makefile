@@ -90,6 +90,9 @@ run:
 	./tools/ensure-deps run
 	$(MAKE) --no-print-directory all
 	./$(BUILD)/fpulab run
+	./$(BUILD)/fpulab run --experiment fp-vs-spinner
+	./$(BUILD)/fpulab run --experiment short-tasks
+	./$(BUILD)/fpulab run --experiment kernel-checksum
 
 clean:
 	rm -rf $(BUILD)
