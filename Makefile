@@ -1,7 +1,7 @@
 # fpulab: libfpu (lib/), the lab kernel (lab/), the host command (cli/).
 #
 #   make            build everything
-#   make run        build, then run the default matrix (fpulab run)
+#   make run        build, run the default matrix (fpulab run), print the summary
 #   make test       build, then run every test; ends with "N passed, N failed, N skipped"
 
 # gcc unless the user chose a compiler (make's own default CC is cc).
@@ -20,7 +20,7 @@ KCFLAGS  := -std=gnu11 -O2 -g $(WARN) $(INCLUDES) -ffreestanding -nostdinc \
             -fno-stack-protector -fno-pic -fno-pie -fno-omit-frame-pointer \
             -fno-asynchronous-unwind-tables -mno-red-zone -mgeneral-regs-only \
             -mcmodel=small -fcf-protection=none
-KLDFLAGS := -nostdlib -static -no-pie -Wl,--build-id=none -Wl,-z,max-page-size=0x1000 \
+KLDFLAGS := -nostdlib -static -Wl,--build-id=none -Wl,-z,max-page-size=0x1000 \
             -Wl,-z,noexecstack -Wl,--no-warn-rwx-segments
 
 # Host code (cli/, tests, lib/ as the host links it).
@@ -47,7 +47,7 @@ $(BUILD)/lab/%.S.o: %.S
 	@mkdir -p $(dir $@)
 	$(CC) $(KCFLAGS) -MMD -c $< -o $@
 $(BUILD)/lab.elf: $(LAB_OBJS) lab/lab.ld
-	$(CC) $(KCFLAGS) $(KLDFLAGS) -T lab/lab.ld -o $@ $(LAB_OBJS)
+	$(CC) $(KLDFLAGS) -T lab/lab.ld -o $@ $(LAB_OBJS)
 
 # The same kernel with test-only policies and fault injection compiled in.
 $(BUILD)/lab-test/%.c.o: %.c
@@ -57,7 +57,7 @@ $(BUILD)/lab-test/%.S.o: %.S
 	@mkdir -p $(dir $@)
 	$(CC) $(KCFLAGS) -DFPU_TESTING -MMD -c $< -o $@
 $(BUILD)/lab-test.elf: $(LABTEST_OBJS) lab/lab.ld
-	$(CC) $(KCFLAGS) $(KLDFLAGS) -T lab/lab.ld -o $@ $(LABTEST_OBJS)
+	$(CC) $(KLDFLAGS) -T lab/lab.ld -o $@ $(LABTEST_OBJS)
 
 # ---- host side ----
 $(BUILD)/host/%.c.o: %.c
@@ -86,10 +86,13 @@ $(BUILD)/fpulab: $(CLI_OBJS) $(BUILD)/libfpu.a
 	$(CC) $(HCFLAGS) -o $@ $(CLI_OBJS) $(BUILD)/libfpu.a $(HLDLIBS)
 
 # Dependencies first: on a fresh machine they are what the build needs.
+# The results and plots stay in $(BUILD)/results; the summary is what to read first.
 run:
 	./tools/ensure-deps run
 	$(MAKE) --no-print-directory all
-	./$(BUILD)/fpulab run
+	@mkdir -p $(BUILD)/results
+	./$(BUILD)/fpulab run --format json --output $(BUILD)/results/run.json
+	@./$(BUILD)/fpulab summary --plot $(BUILD)/results/plots $(BUILD)/results/run.json
 	./$(BUILD)/fpulab run --experiment fp-vs-spinner
 	./$(BUILD)/fpulab run --experiment short-tasks
 	./$(BUILD)/fpulab run --experiment kernel-checksum

@@ -36,6 +36,11 @@ bool session_signal_pending(void)
 	return got_signal != 0;
 }
 
+int session_signal(void)
+{
+	return got_signal;
+}
+
 static long long now_ms(void)
 {
 	struct timespec ts;
@@ -77,6 +82,15 @@ static enum line_verdict split_lines(struct line_reader *r, bool eof, line_fn on
 	return worst;
 }
 
+/* Kill QEMU (its whole process group), then read what it had already
+ * written for at most DRAIN_AFTER_KILL_MS. */
+static void kill_and_drain(const struct qemu_process *p, bool *killed, long long *deadline)
+{
+	kill(-p->pid, SIGKILL);
+	*killed = true;
+	*deadline = now_ms() + DRAIN_AFTER_KILL_MS;
+}
+
 void session_run(struct qemu_process *p, unsigned timeout_s, line_fn on_line, void *ctx,
 		 struct session_end *end)
 {
@@ -85,6 +99,7 @@ void session_run(struct qemu_process *p, unsigned timeout_s, line_fn on_line, vo
 		{ .fd = p->stderr_fd, .from = FROM_QEMU_STDERR },
 	};
 	long long deadline = now_ms() + (long long)timeout_s * 1000;
+	long long last_console = -1; /* when the guest's console last printed */
 	bool killed = false;
 	int open_fds = 2, wstatus;
 
@@ -101,9 +116,7 @@ void session_run(struct qemu_process *p, unsigned timeout_s, line_fn on_line, vo
 
 		if (got_signal && !killed) {
 			end->interrupted = true;
-			kill(-p->pid, SIGKILL);
-			killed = true;
-			deadline = now_ms() + DRAIN_AFTER_KILL_MS;
+			kill_and_drain(p, &killed, &deadline);
 		}
 		if (rc < 0 && errno != EINTR)
 			break;
@@ -111,9 +124,8 @@ void session_run(struct qemu_process *p, unsigned timeout_s, line_fn on_line, vo
 			if (killed) /* something still holds the pipes open: give up on them */
 				break;
 			end->hung = true;
-			kill(-p->pid, SIGKILL);
-			killed = true;
-			deadline = now_ms() + DRAIN_AFTER_KILL_MS;
+			end->console_quiet_ms = last_console < 0 ? -1 : now_ms() - last_console;
+			kill_and_drain(p, &killed, &deadline);
 			continue;
 		}
 		for (int i = 0; i < 2; i++) {
@@ -132,6 +144,8 @@ void session_run(struct qemu_process *p, unsigned timeout_s, line_fn on_line, vo
 			bool eof = got <= 0;
 			if (!eof)
 				r->len += (size_t)got;
+			if (!eof && r->from == FROM_CONSOLE)
+				last_console = now_ms();
 			enum line_verdict v = split_lines(r, eof, on_line, ctx);
 			if (eof) {
 				close(r->fd);
@@ -142,9 +156,7 @@ void session_run(struct qemu_process *p, unsigned timeout_s, line_fn on_line, vo
 				deadline = now_ms() + (long long)timeout_s * 1000;
 			if (v == LINE_STOP && !killed) {
 				end->stopped = true;
-				kill(-p->pid, SIGKILL);
-				killed = true;
-				deadline = now_ms() + DRAIN_AFTER_KILL_MS;
+				kill_and_drain(p, &killed, &deadline);
 			}
 		}
 	}

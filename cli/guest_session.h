@@ -20,16 +20,19 @@ typedef enum line_verdict (*line_fn)(void *ctx, enum line_source from, const cha
 struct session_end {
 	bool exited; /* QEMU exited with status */
 	int status;
-	int signal;       /* or was killed by this signal */
-	bool hung;        /* the watchdog killed it */
-	bool stopped;     /* a line handler asked to stop */
-	bool interrupted; /* SIGINT/SIGTERM/SIGHUP reached fpulab */
+	int signal;                 /* or was killed by this signal */
+	bool hung;                  /* the watchdog killed it */
+	long long console_quiet_ms; /* hung: ms since the console last printed (-1: never) */
+	bool stopped;               /* a line handler asked to stop */
+	bool interrupted;           /* SIGINT/SIGTERM/SIGHUP reached fpulab */
 };
 
 /* Catch SIGINT/SIGTERM/SIGHUP from now on (session_run does it too), so a
  * signal before session_run is not lost; and whether one has arrived. */
 void session_catch_signals(void);
 bool session_signal_pending(void);
+/* The signal that arrived (SIGINT, SIGTERM, SIGHUP), or 0. */
+int session_signal(void);
 
 /* Feed every line from QEMU to on_line until QEMU exits. The watchdog kills
  * QEMU (its whole process group) after timeout_s seconds without a record. */

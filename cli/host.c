@@ -94,11 +94,14 @@ int host_bad_opt(const struct host_common *h, char **argv)
 int host_output_open(struct output *o, const struct host_common *h, const char *cmd, int argc,
 		     char **argv)
 {
+	char cs[64];
+
 	if (output_open(o, h->format, h->output, cmd)) {
 		fprintf(stderr, "fpulab %s: %s\n", cmd, o->error);
 		return 1;
 	}
 	output_provenance_host(o, argc, argv);
+	output_provenance(o, "clocksource", json_string(host_clocksource(cs, sizeof(cs))));
 	return 0;
 }
 

@@ -49,6 +49,7 @@ struct cs_config {
 	enum fp_users fp;
 	enum host_regset regset; /* NONE when fp is FP_NONE */
 	double *samples;         /* ns per round trip, one per run */
+	double fill_check_ns;    /* user-mode load+store+compare of the set, once */
 	unsigned int runs;
 	uint64_t round_trips, errors, xinuse_missing;
 	uint64_t xinuse[2];         /* XGETBV(1) seen by task A and B in the last round trip */
@@ -317,6 +318,8 @@ static void usage(FILE *f)
 		"task A, which holds the set for fp one and both; xinuse_b for B). The\n"
 		"floor columns: calibrate's user-mode save+XRSTOR pair (all XCR0 components\n"
 		"dirty, measured in the same run) times the FP tasks switched per round trip.\n"
+		"fill_check_ns_per_fp_task: what holding and checking the set costs an FP task\n"
+		"in user mode per round trip (no syscall), measured in the same run.\n"
 		"Exit 1 on any integrity error or a failed syscall, 2 on bad usage.\n");
 }
 
@@ -441,6 +444,33 @@ static const struct output_column cs_columns[] = {
 	{ "floor_share", "share", 6, 3 },
 };
 
+/*
+ * The user-mode cost an FP task adds to each round trip beyond the kernel's:
+ * load, store and compare of @set with no syscall between, in ns; the
+ * median of 11 batches of 2000 (a differing register here would show in
+ * the rows' own checks). Measured in the same run as the rows.
+ */
+static double fill_check_ns(enum host_regset set, bool xgetbv1)
+{
+	static struct host_regs fill, dump;
+	static const struct host_step end[] = { { .kind = HOST_STEP_END } };
+	struct host_run r = {
+		.regset = set, .fill = &fill, .dump = &dump, .steps = end, .xgetbv1 = xgetbv1
+	};
+	double v[11];
+
+	host_regs_fill(&fill, 7);
+	for (int b = 0; b < 11; b++) {
+		uint64_t t0 = host_now_ns();
+		for (int i = 0; i < 2000; i++) {
+			host_regs_run(&r);
+			host_regs_diff(set, &fill, &dump, NULL);
+		}
+		v[b] = (double)(host_now_ns() - t0) / 2000;
+	}
+	return host_summarise(v, 11).median;
+}
+
 static json_t *cs_row(const struct cs_config *c, const struct cs_opts *o, const int cpu[2],
 		      const struct calibrate_floor *fl, bool cpu_xgetbv1)
 {
@@ -488,6 +518,8 @@ static json_t *cs_row(const struct cs_config *c, const struct cs_opts *o, const 
 	json_object_set_new(row, "floor_pair", json_string(fl->pair));
 	json_object_set_new(row, "floor_pair_ns_median", json_real(fl->median_ns));
 	json_object_set_new(row, "floor_pair_runs", json_integer((json_int_t)fl->repeat));
+	json_object_set_new(row, "fill_check_ns_per_fp_task",
+			    c->fp == FP_NONE ? json_null() : json_real(c->fill_check_ns));
 	if (pairs && ns.median > 0) {
 		json_object_set_new(row, "floor_ns_per_round_trip",
 				    json_real(pairs * fl->median_ns));
@@ -602,8 +634,10 @@ int host_context_switch(int argc, char **argv)
 		       "(the kernel uses XSAVES/XRSTORS)",
 		       floor.pair, floor.median_ns, floor.min_ns, floor.max_ns, floor.repeat,
 		       floor.xcr0);
-	for (int i = 0; i < ncfg; i++)
+	for (int i = 0; i < ncfg; i++) {
 		cfg[i].samples = calloc(o.h.repeat, sizeof(double));
+		cfg[i].fill_check_ns = fill_check_ns(cfg[i].regset, cpu.xgetbv1);
+	}
 	rc = 0;
 	for (unsigned int r = 0; r < o.h.repeat && !rc; r++)
 		for (int i = 0; i < ncfg && !rc; i++)

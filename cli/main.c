@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "plot.h"
 #include "version.h"
 
 static void usage(FILE *f)
@@ -15,6 +16,10 @@ static void usage(FILE *f)
 		   "  trace      make and read FPU traces (trace synth|dump|info)\n"
 		   "  host       benchmarks and an xstate check of the host Linux\n"
 		   "  replay     replay traces natively under every policy, against the oracle\n"
+		   "  compare    compare two result files (A B), configuration by configuration\n"
+		   "  report     the seed reproduction table: each claim beside fpulab's figure\n"
+		   "  plot       SVG plots of result files (plot DIR FILE...), with gnuplot\n"
+		   "  summary    which policy wins each class of configuration (summary FILE...)\n"
 		   "  help       this text; 'fpulab help COMMAND' for a command's options\n"
 		   "  --version  fpulab's version and the git description it was built from\n");
 }
@@ -57,6 +62,14 @@ int main(int argc, char **argv)
 		fn = cmd_trace;
 	else if (!strcmp(cmd, "replay"))
 		fn = cmd_replay;
+	else if (!strcmp(cmd, "compare"))
+		fn = cmd_compare;
+	else if (!strcmp(cmd, "report"))
+		fn = cmd_report;
+	else if (!strcmp(cmd, "plot"))
+		fn = cmd_plot;
+	else if (!strcmp(cmd, "summary"))
+		fn = cmd_summary;
 	else {
 		fprintf(stderr, "fpulab: unknown command '%s'\ntry 'fpulab help'\n", cmd);
 		return 2;

@@ -22,7 +22,7 @@ static void cpu_model(char *buf, size_t len)
 	uint32_t r[12];
 
 	snprintf(buf, len, "unknown");
-	if (__get_cpuid_max(0x80000000, NULL) < 0x80000004)
+	if ((unsigned int)__get_cpuid_max(0x80000000, NULL) < 0x80000004)
 		return;
 	for (unsigned int i = 0; i < 3; i++)
 		__cpuid(0x80000002 + i, r[4 * i], r[4 * i + 1], r[4 * i + 2], r[4 * i + 3]);

@@ -44,6 +44,16 @@ int report_rows(void *report, const struct result_row *rows, size_t n);
 /* Whether a row gets a vs-eager ratio: not under --icount (an XSAVE counts as
  * one instruction) nor for stress (a correctness run, one run per policy). */
 bool report_ratio_meaningful(const struct report *r, const struct result_row *row);
+/*
+ * report_partial - the run stopped early (@reason, e.g. "interrupted
+ * (SIGINT)"): say so after the rows already written, as the table's last
+ * "# PARTIAL: ..." line or a last JSON line {"partial": true, "reason", ...},
+ * with @done of @expected configurations (0: unknown) finished and
+ * @pending_runs runs of an unfinished one not reported; and on stderr.
+ * cli/report_partial.c.
+ */
+void report_partial(struct report *r, const char *reason, size_t done, unsigned expected,
+		    size_t pending_runs);
 /* Closing lines of the table; nothing for JSON and CSV. */
 void report_end(struct report *r);
 

@@ -16,6 +16,8 @@
 #include "guest_session.h"
 #include "kernel_elf.h"
 #include "output.h"
+#include "progress.h"
+#include "provenance.h"
 #include "qemu.h"
 #include "qmp.h"
 #include "records.h"
@@ -44,9 +46,14 @@ struct run_state {
 	bool warnings_predicted;     /* hello said which configurations the guest skips */
 	const char *qmp_socket;      /* QEMU starts paused: pin its vCPUs, then resume */
 	struct vcpu_pins pins;
+	int qemu_term_signal; /* QEMU said "terminating on signal N" */
+	char qemu_term[128];
+	struct progress progress;
 };
 
 #define GUEST_WARNING "warning: "
+/* What QEMU prints when SIGTERM, SIGINT or SIGHUP ends it (then it exits 0). */
+#define QEMU_TERMINATING "terminating on signal "
 
 static bool word_in_list(const char *list, const char *word, size_t wlen)
 {
@@ -167,12 +174,11 @@ static int configuration_done(void *ctx, const struct result_row *rows, size_t n
 
 	for (size_t i = 0; i < n; i++)
 		runs += rows[i].repeats;
-	fprintf(stderr, "fpulab: config %zu", s->collector.configs_done + 1);
-	if (s->expected_configs)
-		fprintf(stderr, "/%u", s->expected_configs);
-	fprintf(stderr, " done: %s %s fp=%s %s, %zu policies, %zu runs\n",
-		rows[0].median.experiment, rows[0].median.placement, rows[0].median.fp_users,
-		rows[0].median.regset, n, runs);
+	char what[4 * RECORD_WORD_MAX + 64];
+	snprintf(what, sizeof(what), "%s %s fp=%s %s, %zu policies, %zu runs",
+		 rows[0].median.experiment, rows[0].median.placement, rows[0].median.fp_users,
+		 rows[0].median.regset, n, runs);
+	progress_step(&s->progress, s->collector.configs_done + 1, s->expected_configs, what);
 	return report_rows(&s->report, rows, n);
 }
 
@@ -183,6 +189,10 @@ static enum line_verdict on_line(void *ctx, enum line_source from, const char *l
 	char err[160];
 
 	if (from == FROM_QEMU_STDERR) {
+		const char *term = strstr(line, QEMU_TERMINATING);
+		if (term &&
+		    sscanf(term + strlen(QEMU_TERMINATING), "%d", &s->qemu_term_signal) == 1)
+			snprintf(s->qemu_term, sizeof(s->qemu_term), "%s", term);
 		/* QEMU names itself ("qemu-system-x86_64: ..."): no second prefix then. */
 		tail_add(&s->tail, strncmp(line, "qemu", 4) ? "qemu: " : "", line);
 		tail_add(&s->qemu_tail, "", line);
@@ -304,6 +314,23 @@ static bool qemu_failed(const struct run_state *s, const struct session_end *end
 	       end->status != FPULAB_QEMU_STATUS(FPULAB_EXIT_PANIC);
 }
 
+/* The watchdog fired while the guest's console was still printing: in the
+ * last half of the watchdog's window. */
+static bool still_printing(const struct run_state *s, const struct session_end *end)
+{
+	return s->console_since_record && end->console_quiet_ms >= 0 &&
+	       end->console_quiet_ms <= (long long)s->opt->timeout_s * 500;
+}
+
+/* The signal that ended QEMU when fpulab did not: QEMU died of it, or caught
+ * it and exited by itself, saying "terminating on signal N". 0: none. */
+static int end_signal(const struct run_state *s, const struct session_end *end)
+{
+	if (!end->exited)
+		return end->signal;
+	return s->qemu_term_signal;
+}
+
 /* Decide the exit status once QEMU is gone. */
 static int judge(struct run_state *s, const struct session_end *end)
 {
@@ -311,10 +338,23 @@ static int judge(struct run_state *s, const struct session_end *end)
 	int rc = 0;
 
 	if (end->interrupted) {
-		fprintf(stderr, "fpulab: interrupted; QEMU killed\n");
-		rc = 130;
+		int sig = session_signal() ? session_signal() : SIGINT;
+		fprintf(stderr, "fpulab: interrupted (SIG%s); QEMU killed\n", sigabbrev_np(sig));
+		snprintf(s->stop_reason, sizeof(s->stop_reason), "interrupted (SIG%s)",
+			 sigabbrev_np(sig));
+		rc = 128 + sig;
 	} else if (end->stopped) {
 		fprintf(stderr, "fpulab: %s; QEMU killed\n", s->stop_reason);
+		rc = 1;
+	} else if (end->hung && still_printing(s, end)) {
+		fprintf(stderr,
+			"fpulab: no record for %u s, but the guest is still working: its console "
+			"printed %zu lines since its last record, the last %.1f s before the "
+			"watchdog fired; QEMU killed. Raise --timeout (now %u s) for a run this "
+			"long\n",
+			s->opt->timeout_s, s->console_since_record, end->console_quiet_ms / 1000.0,
+			s->opt->timeout_s);
+		show_last_words(s);
 		rc = 1;
 	} else if (end->hung) {
 		fprintf(stderr,
@@ -327,6 +367,12 @@ static int judge(struct run_state *s, const struct session_end *end)
 				s->console_since_record);
 		show_last_words(s);
 		rc = 1;
+	} else if (end_signal(s, end)) {
+		fprintf(stderr, "fpulab: QEMU was ended by signal %d (SIG%s), not by fpulab%s%s\n",
+			end_signal(s, end), sigabbrev_np(end_signal(s, end)) ?: "?",
+			s->qemu_term[0] ? "; QEMU said: " : "", s->qemu_term);
+		show_last_words(s);
+		rc = 1;
 	} else if (qemu_failed(s, end)) {
 		fprintf(stderr,
 			"fpulab: QEMU failed (status %d) before the guest started; QEMU said:\n",
@@ -335,10 +381,6 @@ static int judge(struct run_state *s, const struct session_end *end)
 			tail_print(stderr, &s->qemu_tail, "  ");
 		else
 			fprintf(stderr, "  (nothing on stderr)\n");
-		rc = 1;
-	} else if (!end->exited) {
-		fprintf(stderr, "fpulab: QEMU was killed by signal %d\n", end->signal);
-		show_last_words(s);
 		rc = 1;
 	} else if (end->status == FPULAB_QEMU_STATUS(FPULAB_EXIT_PANIC)) {
 		fprintf(stderr, "fpulab: the guest panicked (QEMU exit status %d)\n", end->status);
@@ -393,6 +435,28 @@ static int judge(struct run_state *s, const struct session_end *end)
 	return rc;
 }
 
+/* A run that stopped early keeps its finished configurations: say they are all there is. */
+static void mark_partial(struct run_state *s, const struct session_end *end)
+{
+	char reason[300];
+
+	if (s->stop_reason[0])
+		snprintf(reason, sizeof(reason), "%s", s->stop_reason);
+	else if (end->hung)
+		snprintf(reason, sizeof(reason), "the guest hung (no record for %u s)",
+			 s->opt->timeout_s);
+	else if (end_signal(s, end))
+		snprintf(reason, sizeof(reason), "QEMU was ended by signal %d (SIG%s)",
+			 end_signal(s, end), sigabbrev_np(end_signal(s, end)) ?: "?");
+	else if (end->status == FPULAB_QEMU_STATUS(FPULAB_EXIT_PANIC))
+		snprintf(reason, sizeof(reason), "the guest panicked");
+	else
+		snprintf(reason, sizeof(reason), "the guest stopped early (QEMU status %d)",
+			 end->status);
+	report_partial(&s->report, reason, s->collector.configs_done, s->expected_configs,
+		       collector_pending_runs(&s->collector));
+}
+
 /* QEMU started paused: pin its vCPU threads and resume the guest. Returns 0
  * when the guest runs, or when QEMU exited or a signal came first (then the
  * session reports it); -1 when the guest could not be resumed: QEMU is
@@ -426,7 +490,9 @@ static int boot_and_collect(struct run_state *s, const struct qemu_command *cmd)
 	}
 	if (s->qmp_socket)
 		resume_failed = pin_and_resume(s, proc.pid, qmp_err, sizeof(qmp_err)) < 0;
+	progress_start(&s->progress);
 	session_run(&proc, s->opt->timeout_s, on_line, s, &end);
+	progress_end(&s->progress);
 	if (resume_failed && !end.interrupted) {
 		fprintf(stderr, "fpulab: cannot start the paused guest: %s; QEMU killed\n",
 			qmp_err);
@@ -439,6 +505,8 @@ static int boot_and_collect(struct run_state *s, const struct qemu_command *cmd)
 	rc = judge(s, &end);
 	if (rc == 0)
 		report_end(&s->report);
+	else if (s->report.rows_written)
+		mark_partial(s, &end);
 	if (rc == 0 && s->report.integrity_errors) {
 		fprintf(stderr,
 			"fpulab: INTEGRITY ERRORS: %llu in %zu of %zu rows: FPU state was "
@@ -547,6 +615,13 @@ int cmd_run(int argc, char **argv)
 	s.opt = &opt;
 	s.expected_configs = run_options_config_count(&opt);
 	output_provenance_host(&out, argc, argv);
+	char seed[24];
+	snprintf(seed, sizeof(seed), "%s",
+		 opt.guest_value[FPULAB_OPT_seed] ? opt.guest_value[FPULAB_OPT_seed] : "");
+	if (!seed[0])
+		snprintf(seed, sizeof(seed), "%llu", fpulab_options[FPULAB_OPT_seed].dflt);
+	run_provenance(&out, seed);
+	provenance_comment(&out);
 	s.report = (struct report){
 		.out = &out,
 		.accel = kvm ? "kvm" : "tcg",

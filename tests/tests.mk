@@ -32,6 +32,11 @@ $(BUILD)/tests/test_cli_%: tests/cli/test_cli_%.c $(CLI_UNIT_OBJS) $(BUILD)/libf
 	$(CC) $(HCFLAGS) -Icli -MMD -o $@ $< $(CLI_UNIT_OBJS) $(BUILD)/libfpu.a -lcmocka $(HLDLIBS)
 TEST_BINS += $(patsubst tests/cli/%.c,$(BUILD)/tests/%,$(wildcard tests/cli/test_cli_*.c))
 TEST_BINS += tests/cli/test_run.sh tests/cli/test_cli_cmds.sh tests/cli/test_run_lab.sh
+TEST_BINS += tests/cli/test_cli_compare.sh
+TEST_BINS += tests/cli/test_cli_report.sh
+TEST_BINS += tests/cli/test_cli_plot.sh
+TEST_BINS += tests/cli/test_cli_summary.sh
+TEST_BINS += tests/cli/test_run_interrupt.sh
 TEST_BINS += tests/cli/test_trace_cmds.sh tests/cli/test_host.sh
 
 -include tests/fuzz/fuzz.mk

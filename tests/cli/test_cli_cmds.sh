@@ -9,9 +9,7 @@ fpulab=${FPULAB:-$root/build/fpulab}
 corpus=$root/tests/fuzz/corpus/import
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-n=0 failed=0
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-not_ok() { n=$((n + 1)); failed=$((failed + 1)); echo "not ok $n - $1"; shift; for l in "$@"; do echo "# $l"; done; }
+. "$root/tests/tap.sh"
 
 # check NAME WANT_RC STDOUT_NEEDLE|- STDERR_NEEDLE|- -- COMMAND...
 check() {
@@ -74,9 +72,9 @@ if grep -qw xsave /proc/cpuinfo; then
 		ok "calibrate --insn xsave: the headline ratio names xsave on both sides"
 	else not_ok "calibrate --insn xsave: the headline ratio names xsave on both sides" "$(tail -n 3 "$work/cal.txt")"; fi
 else
-	n=$((n + 1)); echo "ok $n - # SKIP this host has no XSAVE"
-	n=$((n + 1)); echo "ok $n - # SKIP this host has no XSAVE"
-	n=$((n + 1)); echo "ok $n - # SKIP this host has no XSAVE"
+	skip "this host has no XSAVE"
+	skip "this host has no XSAVE"
+	skip "this host has no XSAVE"
 fi
 
 # ---- tests/run-tests.sh: skips are neither passes nor failures ----
@@ -96,5 +94,4 @@ rc=$?
 	ok "run-tests.sh: all passing exits 0" ||
 	not_ok "run-tests.sh: all passing exits 0" "exit $rc, $(tail -n 1 "$work/rt.out")"
 
-echo "1..$n"
-[ "$failed" = 0 ]
+finish

@@ -9,10 +9,7 @@ root=$(cd "$here/../.." && pwd)
 fpulab=${FPULAB:-$root/build/fpulab}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-n=0 failed=0
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-not_ok() { n=$((n + 1)); failed=$((failed + 1)); echo "not ok $n - $1"; shift; for l in "$@"; do echo "# $l"; done; }
-skip() { n=$((n + 1)); echo "ok $n - $1 # SKIP $2"; }
+. "$root/tests/tap.sh"
 
 # check NAME WANT_RC STDOUT_NEEDLE|- STDERR_NEEDLE|- -- COMMAND...
 check() {
@@ -82,8 +79,8 @@ else
 fi
 jq_check "context-switch: the floor share is there for FP rows only" "$work/cs.json" \
 	'all(.[]; (.fp_users == "none") == (.floor_share == null)) and all(.[] | select(.floor_share != null); .floor_share > 0)'
-jq_check "context-switch: rows carry CPU model, kernel release and fpulab version" "$work/cs.json" \
-	'all(.host_cpu != null and .host_kernel != null and .fpulab_version != null)'
+jq_check "context-switch: rows carry CPU model, kernel release, clock source and fpulab version" "$work/cs.json" \
+	'all(.host_cpu != null and .host_kernel != null and .clocksource != null and .fpulab_version != null)'
 
 if "$fpulab" host context-switch --ipc yield --placement same-cpu --mode processes --fp-users both \
 	--regset x87,sse --seconds 0.05 --repeat 1 --format csv > "$work/cs.csv" 2> "$work/cs.err"; then
@@ -162,5 +159,4 @@ else
 	not_ok "unlink: Ctrl-C stops the run (exit 130) and removes its directory" "exit $rc" "$(ls -A "$work/tmp")" "$(cat "$work/err")"
 fi
 
-echo "1..$n"
-[ "$failed" = 0 ]
+finish

@@ -16,9 +16,7 @@ printf 'processor\t: 0\nflags\t\t: fpu sse sse2 avx xsave\n' > "$work/cpuinfo-no
 printf 'processor\t: 0\nflags\t\t: fpu sse vmx avx xsave\n' > "$work/cpuinfo-vmx"
 export FPULAB_CPUINFO="$work/cpuinfo-novirt"
 
-n=0 failed=0
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-not_ok() { n=$((n + 1)); failed=$((failed + 1)); echo "not ok $n - $1"; shift; for l in "$@"; do echo "# $l"; done; }
+. "$root/tests/tap.sh"
 
 # run_fpulab GUEST_FILE ARGS...: runs fpulab, sets rc, out, err.
 run_fpulab() {
@@ -205,7 +203,7 @@ expect "--accel kvm without vmx/svm: exit 1, says why" 1 - "KVM is not usable he
 [ ! -e "$work/qemu-args" ] && ok "--accel kvm without KVM does not start QEMU" ||
 	not_ok "--accel kvm without KVM does not start QEMU"
 if grep -qwE 'vmx|svm' /proc/cpuinfo; then
-	n=$((n + 1)); echo "ok $n - # SKIP this host has vmx/svm"
+	skip "this host has vmx/svm"
 else
 	FPULAB_CPUINFO='' run_fpulab "$work/good" --accel kvm
 	expect "--accel kvm on this host (no vmx/svm): exit 1" 1 - "shows neither vmx nor svm"
@@ -283,6 +281,22 @@ if [ "$rc" = 1 ] && grep -qF "guest hung: no record for 1 s" "$work/err" && ! gr
 	ok "hang with a silent console: no --timeout hint"
 else not_ok "hang with a silent console: no --timeout hint" "exit $rc" "$(cat "$work/err")"; fi
 
+FAKE_GUEST_CHATTER=1 run_fpulab "$work/hang-silent" --timeout 2
+expect "watchdog while the console still prints: the guest is still working" 1 - \
+	"no record for 2 s, but the guest is still working"
+expect "watchdog while the console still prints: raise --timeout" 1 - "Raise --timeout (now 2 s)"
+if grep -qF "guest hung" "$work/err"; then not_ok "watchdog while the console still prints: not 'hung'" "$(cat "$work/err")"
+else ok "watchdog while the console still prints: not 'hung'"; fi
+
+{ echo "$hello"; result eager same-cpu 0 0 3000000; } > "$work/cut-short"
+FAKE_QEMU_TERM=15 run_fpulab "$work/cut-short"
+expect "QEMU ended by SIGTERM (it exits 0): reported as a signal" 1 - \
+	"QEMU was ended by signal 15 (SIGTERM), not by fpulab; QEMU said: terminating on signal 15 from pid 4242"
+if grep -qF "triple fault" "$work/err"; then not_ok "QEMU ended by SIGTERM: no triple fault guessed" "$(cat "$work/err")"
+else ok "QEMU ended by SIGTERM: no triple fault guessed"; fi
+FAKE_QEMU_KILL_SELF=HUP run_fpulab "$work/cut-short"
+expect "QEMU killed by SIGHUP: reported as a signal" 1 - "QEMU was ended by signal 1 (SIGHUP), not by fpulab"
+
 {
 	echo "$hello"
 	result eager same-cpu 0 0 3000000; result lazy same-cpu 0 1000 2000000
@@ -291,8 +305,10 @@ else not_ok "hang with a silent console: no --timeout hint" "exit $rc" "$(cat "$
 } > "$work/late-panic"
 FAKE_GUEST_STATUS=35 run_fpulab "$work/late-panic" --format json --output "$work/rows.json"
 lines=$(wc -l < "$work/rows.json" 2>/dev/null || echo none)
-if [ "$rc" = 1 ] && [ "$lines" = 2 ] && grep -qF '"placement": "same-cpu"' "$work/rows.json" &&
-   ! grep -qF cross-cpu "$work/rows.json"; then
+# two rows, then the line that says they are partial (docs/report.md)
+if [ "$rc" = 1 ] && [ "$lines" = 3 ] && grep -qF '"placement": "same-cpu"' "$work/rows.json" &&
+   ! grep -qF cross-cpu "$work/rows.json" &&
+   tail -n 1 "$work/rows.json" | grep -qF '{"partial": true, "reason": "the guest panicked"'; then
 	ok "--output keeps the rows completed before a later panic"
 else not_ok "--output keeps the rows completed before a later panic" "rc=$rc lines=$lines"; fi
 expect "the unfinished configuration is reported as such" 1 - "1 runs of the unfinished configuration were not reported"
@@ -311,8 +327,8 @@ if [ -w /dev/full ]; then
 	expect "--output /dev/full: every row printed on stdout instead, nothing lost" 1 \
 		'"policy": "lazy", "placement": "cross-cpu"' "the results follow on stdout instead"
 else
-	n=$((n + 1)); echo "ok $n - # SKIP /dev/full is not writable here"
-	n=$((n + 1)); echo "ok $n - # SKIP /dev/full is not writable here"
+	skip "/dev/full is not writable here"
+	skip "/dev/full is not writable here"
 fi
 # not_started NAME: QEMU was not started (the fake records its arguments when it is).
 not_started() {
@@ -462,5 +478,4 @@ expect "the skipped configuration is not counted (hello: no AVX)" 0 - "config 1/
 run_fpulab "$work/odd-warning" --placement same-cpu --fp-users one --regset sse,avx
 expect "an unforeseen guest warning: the count becomes unknown" 0 - "config 1 done: context-switch same-cpu fp=one sse"
 
-echo "1..$n"
-[ "$failed" = 0 ]
+finish

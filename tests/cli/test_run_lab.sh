@@ -10,9 +10,7 @@ fpulab=${FPULAB:-$root/build/fpulab}
 kernel=${FPULAB_LAB_KERNEL:-$(dirname "$fpulab")/lab.elf}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-n=0 failed=0
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-not_ok() { n=$((n + 1)); failed=$((failed + 1)); echo "not ok $n - $1"; shift; for l in "$@"; do echo "# $l"; done; }
+. "$root/tests/tap.sh"
 
 "$fpulab" run --kernel "$kernel" --accel tcg --icount --policy eager,lazy --placement same-cpu \
 	--fp-users one --regset sse --round-trips 20 --repeat 2 --format json --timeout 30 \
@@ -57,5 +55,4 @@ rc=$?
 if [ "$rc" = 0 ] && grep -qF '"pinned": "no"' "$work/out"; then ok "real lab: --pin off: pinned no"
 else not_ok "real lab: --pin off: pinned no" "exit $rc" "$(cat "$work/out")" "$(tail -n 10 "$work/err")"; fi
 
-echo "1..$n"
-[ "$failed" = 0 ]
+finish

@@ -8,9 +8,7 @@ root=$(cd "$here/../.." && pwd)
 fpulab=${FPULAB:-$root/build/fpulab}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-n=0 failed=0
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-not_ok() { n=$((n + 1)); failed=$((failed + 1)); echo "not ok $n - $1"; shift; for l in "$@"; do echo "# $l"; done; }
+. "$root/tests/tap.sh"
 
 # check NAME WANT_RC STDOUT_NEEDLE|- STDERR_NEEDLE|- -- COMMAND...
 check() {
@@ -58,8 +56,7 @@ if grep -qw xsave /proc/cpuinfo; then
 	check "replay: the oracle row" 0 "oracle             100        0       98      100" - -- "$fpulab" replay "$work/pp.trace" --repeat 1 --policy eager
 	check "replay: break-even of eager vs lazy is printed" 0 "break-even trap cost, eager vs lazy:" - -- "$fpulab" replay "$work/pp.trace" --repeat 1 --policy eager,lazy
 else
-	for i in 1 2 3 4; do n=$((n + 1)); echo "ok $n - replay # SKIP no XSAVE"; done
+	for i in 1 2 3 4; do skip "replay" "no XSAVE"; done
 fi
 
-echo "1..$n"
-[ "$failed" = 0 ]
+finish

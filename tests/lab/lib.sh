@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: MIT
-# Sourced by the tests/lab scripts: TAP output, and fpulab runs kept as CSV.
+# Sourced by the tests/lab scripts: TAP output (tests/tap.sh), and fpulab runs kept as CSV.
 # Sets fpulab (the binary, $FPULAB or build/fpulab), build (its folder) and
 # work (a temporary folder removed at exit).
 here=$(cd "$(dirname "$0")" && pwd)
@@ -8,22 +8,7 @@ fpulab=${FPULAB:-$root/build/fpulab}
 build=$(dirname "$fpulab")
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-n=0 failed=0
-
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-skip() { n=$((n + 1)); echo "ok $n - # SKIP $1"; }
-not_ok() {
-	n=$((n + 1)) failed=$((failed + 1))
-	echo "not ok $n - $1"
-	shift
-	for l in "$@"; do echo "#   $l"; done
-}
-
-# The plan line, and the exit status.
-finish() {
-	echo "1..$n"
-	[ "$failed" = 0 ]
-}
+. "$root/tests/tap.sh"
 
 # fpulab_csv NAME ARGS...: fpulab run --format csv ARGS into $work/NAME.csv,
 # its stderr into $work/NAME.err, its exit status into $work/NAME.rc.

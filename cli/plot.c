@@ -1,0 +1,414 @@
+/* SPDX-License-Identifier: MIT */
+#include "plot.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "result_file.h"
+#include "util.h"
+
+/* Numbers that make a sweep when they vary: the x axis of a line plot. */
+static const char *const sweep_keys[] = { "tasks", "threads", "fp_slices", "slices",
+					  "bytes", "kb",      NULL };
+
+/* Unique strings, in first-seen order. */
+static size_t intern(json_t *list, const char *s)
+{
+	size_t i;
+	json_t *v;
+
+	json_array_foreach(list, i, v) if (!strcmp(json_string_value(v), s)) return i;
+	json_array_append_new(list, json_string(s));
+	return json_array_size(list) - 1;
+}
+
+/* The configuration of a row without its policy (and without the sweep key). */
+static char *config_label(const json_t *row, const char *sweep)
+{
+	char *label = result_label(row), *p;
+	const char *policy = result_str(row, "policy", "-");
+	const char *experiment = result_str(row, "experiment", "?");
+	char *s;
+
+	/* result_label is "EXPERIMENT POLICY rest": keep the rest */
+	p = label + strlen(experiment) + 1 + strlen(policy);
+	s = xstrdup(*p == ' ' ? p + 1 : p);
+	free(label);
+	if (sweep) { /* drop "sweep=N" */
+		char *at = strstr(s, sweep);
+		if (at && at[strlen(sweep)] == '=') {
+			char *end = at + strcspn(at, " ");
+			memmove(at, *end ? end + 1 : end, strlen(end) + (*end ? 0 : 1));
+			if (at > s && !*at && at[-1] == ' ')
+				at[-1] = '\0';
+		}
+	}
+	if (!*s) {
+		free(s);
+		s = xstrdup("default");
+	}
+	return s;
+}
+
+/* Whether every label of @rows has the word @w (such words say nothing on an axis). */
+static bool word_everywhere(json_t *rows, const char *sweep, const char *w, size_t len)
+{
+	size_t i;
+	json_t *row;
+	bool all = true;
+
+	json_array_foreach(rows, i, row)
+	{
+		char *label = config_label(row, sweep);
+		bool found = false;
+		for (char *p = label; *p && !found;) {
+			size_t n = strcspn(p, " ");
+			found = n == len && !strncmp(p, w, len);
+			p += n + (p[n] == ' ');
+		}
+		free(label);
+		all &= found;
+	}
+	return all;
+}
+
+/* The label without the words every row shares (cpus=2 when all have 2 CPUs). */
+static char *short_label(json_t *rows, const json_t *row, const char *sweep)
+{
+	char *label = config_label(row, sweep), *out = xstrdup("");
+
+	for (char *p = label; *p;) {
+		size_t n = strcspn(p, " ");
+		if (!word_everywhere(rows, sweep, p, n) || json_array_size(rows) == 1) {
+			char *next = xasprintf("%s%s%.*s", out, *out ? " " : "", (int)n, p);
+			free(out);
+			out = next;
+		}
+		p += n + (p[n] == ' ');
+	}
+	free(label);
+	if (!*out) {
+		free(out);
+		out = xstrdup(sweep ? "default" : "all");
+	}
+	return out;
+}
+
+/* A sweep's line: the policy, and the rest of the configuration if any. */
+static char *series_name(const json_t *row, const char *label)
+{
+	const char *policy = result_str(row, "policy", NULL);
+
+	if (!strcmp(label, "default"))
+		return xstrdup(policy ? policy : "all");
+	return policy ? xasprintf("%s %s", policy, label) : xstrdup(label);
+}
+
+static const char *sweep_key(json_t *rows)
+{
+	for (const char *const *k = sweep_keys; *k; k++) {
+		json_int_t first = -1;
+		size_t i;
+		json_t *row;
+		json_array_foreach(rows, i, row)
+		{
+			json_t *v = json_object_get(row, *k);
+			if (!json_is_integer(v))
+				break;
+			if (first < 0)
+				first = json_integer_value(v);
+			else if (json_integer_value(v) != first)
+				return *k;
+		}
+	}
+	return NULL;
+}
+
+static void gp_string(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (; *s; s++) {
+		if (*s == '"' || *s == '\\')
+			fputc('\\', f);
+		fputc(*s, f);
+	}
+	fputc('"', f);
+}
+
+static int run_gnuplot(const char *script, const char *cmd)
+{
+	int status;
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		execlp("gnuplot", "gnuplot", script, (char *)NULL);
+		_exit(127);
+	}
+	if (pid < 0 || waitpid(pid, &status, 0) < 0) {
+		fprintf(stderr, "fpulab %s: cannot run gnuplot: %s\n", cmd, strerror(errno));
+		return -1;
+	}
+	if (WIFEXITED(status) && WEXITSTATUS(status) == 127) {
+		fprintf(stderr,
+			"fpulab %s: --plot needs gnuplot: tools/ensure-deps run installs it "
+			"(apt-get install gnuplot-nox)\n",
+			cmd);
+		return -1;
+	}
+	if (!WIFEXITED(status) || WEXITSTATUS(status)) {
+		fprintf(stderr, "fpulab %s: gnuplot failed on %s\n", cmd, script);
+		return -1;
+	}
+	return 0;
+}
+
+/* Rows of one experiment that have a main figure, all of one unit. */
+static json_t *experiment_rows(json_t *rows, const char *experiment, struct result_figure *fig)
+{
+	json_t *out = json_array(), *row;
+	size_t i;
+	bool first = true;
+
+	json_array_foreach(rows, i, row)
+	{
+		struct result_figure f;
+		if (strcmp(result_str(row, "experiment", "?"), experiment) ||
+		    !result_figure(row, &f))
+			continue;
+		if (first)
+			*fig = f;
+		else if (strcmp(f.key, fig->key))
+			continue; /* another figure (ticks per switch beside per round trip) */
+		first = false;
+		json_array_append(out, row);
+	}
+	return out;
+}
+
+/*
+ * The data file: a line per x value (a configuration, or the sweep's number),
+ * three columns per series: median, min, max ("NaN" where not measured).
+ */
+static int plot_experiment(json_t *rows, const char *experiment, const char *dir, const char *cmd)
+{
+	struct result_figure fig = { 0 };
+	json_t *mine = experiment_rows(rows, experiment, &fig);
+	json_t *xs = json_array(), *series = json_array(), *row;
+	const char *sweep = sweep_key(mine);
+	char *base = NULL, *dat = NULL, *gp = NULL, *svg = NULL;
+	double *cell = NULL;
+	size_t i, nx, ns;
+	int rc = -1, runs = 0;
+
+	if (!json_array_size(mine)) {
+		rc = 0;
+		goto out;
+	}
+	/* series: policies (with the rest of the configuration for a sweep) */
+	json_array_foreach(mine, i, row)
+	{
+		char *label = short_label(mine, row, sweep), *s;
+		if (sweep) {
+			char xbuf[32];
+			snprintf(xbuf, sizeof(xbuf), "%" JSON_INTEGER_FORMAT,
+				 json_integer_value(json_object_get(row, sweep)));
+			intern(xs, xbuf);
+			s = series_name(row, label);
+		} else {
+			intern(xs, label);
+			s = xstrdup(result_str(row, "policy", "-"));
+		}
+		intern(series, s);
+		free(s);
+		free(label);
+		json_t *r = json_object_get(row, "repeats");
+		if (json_is_integer(r) && (int)json_integer_value(r) > runs)
+			runs = (int)json_integer_value(r);
+	}
+	nx = json_array_size(xs);
+	ns = json_array_size(series);
+	cell = malloc(nx * ns * 3 * sizeof(*cell));
+	if (!cell)
+		abort();
+	for (i = 0; i < nx * ns * 3; i++)
+		cell[i] = NAN;
+	json_array_foreach(mine, i, row)
+	{
+		struct result_figure f;
+		char *label = short_label(mine, row, sweep), *s, xbuf[32];
+		result_figure(row, &f);
+		if (sweep) {
+			snprintf(xbuf, sizeof(xbuf), "%" JSON_INTEGER_FORMAT,
+				 json_integer_value(json_object_get(row, sweep)));
+			s = series_name(row, label);
+		} else {
+			snprintf(xbuf, sizeof(xbuf), "%s", "");
+			s = xstrdup(result_str(row, "policy", "-"));
+		}
+		size_t x = intern(xs, sweep ? xbuf : label), sidx = intern(series, s);
+		double *c = &cell[(x * ns + sidx) * 3];
+		c[0] = f.median;
+		c[1] = f.min;
+		c[2] = f.max;
+		free(s);
+		free(label);
+	}
+
+	base = xasprintf("%s/%s", dir, experiment);
+	dat = xasprintf("%s.dat", base);
+	gp = xasprintf("%s.gp", base);
+	svg = xasprintf("%s.svg", base);
+	FILE *f = fopen(dat, "w");
+	if (!f) {
+		fprintf(stderr, "fpulab %s: cannot write %s: %s\n", cmd, dat, strerror(errno));
+		goto out;
+	}
+	fprintf(f, "# %s: %s; per series: median min max\n", experiment, fig.unit);
+	for (size_t x = 0; x < nx; x++) {
+		fputs(sweep ? "" : "\"", f);
+		fputs(json_string_value(json_array_get(xs, x)), f);
+		fputs(sweep ? "" : "\"", f);
+		for (size_t s = 0; s < ns * 3; s++) {
+			double v = cell[x * ns * 3 + s];
+			if (isnan(v))
+				fputs(" NaN", f);
+			else
+				fprintf(f, " %.6g", v);
+		}
+		fputc('\n', f);
+	}
+	fclose(f);
+
+	const char *source = result_source(json_array_get(mine, 0));
+	f = fopen(gp, "w");
+	if (!f) {
+		fprintf(stderr, "fpulab %s: cannot write %s: %s\n", cmd, gp, strerror(errno));
+		goto out;
+	}
+	unsigned width = sweep ? 900 : 300 + (unsigned)(nx * (ns * 14 + 20));
+	fprintf(f, "# fpulab: %s; redraw with: gnuplot %s.gp\n", experiment, experiment);
+	fprintf(f,
+		"set terminal svg size %u,560 dynamic enhanced font 'sans,11' background '#ffffff'\n",
+		width > 6000 ? 6000 : width);
+	fprintf(f, "set output ");
+	gp_string(f, svg);
+	fprintf(f, "\nset datafile missing 'NaN'\nset title ");
+	char *title = xasprintf("%s: %s by policy (%s)", experiment, fig.unit,
+				result_source_description(source));
+	gp_string(f, title);
+	free(title);
+	fprintf(f, " noenhanced\nset ylabel ");
+	char *ylabel = xasprintf("%s, median of %d run%s; bars: min-max (%s is better)", fig.unit,
+				 runs, runs == 1 ? "" : "s", fig.better < 0 ? "lower" : "higher");
+	gp_string(f, ylabel);
+	free(ylabel);
+	fprintf(f, " noenhanced\nset yrange [0:*]\nset grid ytics\nset key outside right top "
+		   "noenhanced\nset border 3\nset tics nomirror\n");
+	if (sweep) {
+		fprintf(f, "set xlabel ");
+		gp_string(f, sweep);
+		fprintf(f, " noenhanced\nplot ");
+		for (size_t s = 0; s < ns; s++) {
+			fprintf(f, "%s", s ? ", \\\n     " : "");
+			gp_string(f, dat);
+			fprintf(f, " using 1:%zu:%zu:%zu with yerrorlines title ", 2 + 3 * s,
+				3 + 3 * s, 4 + 3 * s);
+			gp_string(f, json_string_value(json_array_get(series, s)));
+		}
+	} else {
+		fprintf(f, "set style data histograms\nset style histogram errorbars gap 2 lw 1\n"
+			   "set style fill solid 0.8 border -1\nset boxwidth 0.9\n"
+			   "set xtics rotate by -35 noenhanced font ',9'\n"
+			   "set bmargin 9\nplot ");
+		for (size_t s = 0; s < ns; s++) {
+			fprintf(f, "%s", s ? ", \\\n     " : "");
+			gp_string(f, dat);
+			fprintf(f, " using %zu:%zu:%zu%s title ", 2 + 3 * s, 3 + 3 * s, 4 + 3 * s,
+				s ? "" : ":xtic(1)");
+			gp_string(f, json_string_value(json_array_get(series, s)));
+		}
+	}
+	fprintf(f, "\n");
+	fclose(f);
+	if (run_gnuplot(gp, cmd) < 0)
+		goto out;
+	fprintf(stderr, "fpulab %s: plot %s (%zu %s, %zu series)\n", cmd, svg, nx,
+		sweep ? sweep : "configurations", ns);
+	rc = 1;
+out:
+	free(cell);
+	free(base);
+	free(dat);
+	free(gp);
+	free(svg);
+	json_decref(mine);
+	json_decref(xs);
+	json_decref(series);
+	return rc;
+}
+
+int plot_rows(json_t *rows, const char *dir, const char *cmd)
+{
+	json_t *experiments = json_array(), *row;
+	size_t i;
+	int plots = 0;
+
+	if (mkdir(dir, 0777) < 0 && errno != EEXIST) {
+		fprintf(stderr, "fpulab %s: --plot %s: %s\n", cmd, dir, strerror(errno));
+		json_decref(experiments);
+		return -1;
+	}
+	json_array_foreach(rows, i, row)
+	{
+		intern(experiments, result_str(row, "experiment", "results"));
+	}
+	json_array_foreach(experiments, i, row)
+	{
+		int rc = plot_experiment(rows, json_string_value(row), dir, cmd);
+		if (rc < 0) {
+			plots = -1;
+			break;
+		}
+		plots += rc;
+	}
+	json_decref(experiments);
+	return plots;
+}
+
+int cmd_plot(int argc, char **argv)
+{
+	json_t *rows;
+	char err[512];
+	int plots;
+
+	if (argc > 1 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
+		printf("usage: fpulab plot DIR FILE...\n"
+		       "Writes an SVG plot per experiment of the result files (JSON lines of run,\n"
+		       "replay or host) into DIR, with gnuplot; each beside its .dat and .gp.\n");
+		return 0;
+	}
+	if (argc < 3)
+		return usage_error("plot", "needs a directory and at least one result file");
+	rows = json_array();
+	for (int i = 2; i < argc; i++) {
+		json_t *got = result_file_load(argv[i], err, sizeof(err));
+		if (!got) {
+			fprintf(stderr, "fpulab plot: %s\n", err);
+			json_decref(rows);
+			return 2;
+		}
+		json_array_extend(rows, got);
+		json_decref(got);
+	}
+	plots = plot_rows(rows, argv[1], "plot");
+	json_decref(rows);
+	if (plots == 0)
+		fprintf(stderr, "fpulab plot: no row has a figure to plot\n");
+	return plots > 0 ? 0 : 1;
+}

@@ -1,0 +1,243 @@
+/* SPDX-License-Identifier: MIT */
+#include "result_file.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util.h"
+
+json_t *result_file_load(const char *path, char *err, size_t len)
+{
+	FILE *f = fopen(path, "r");
+	json_t *rows, *v;
+	json_error_t je;
+	char *line = NULL;
+	size_t cap = 0, lineno = 0;
+
+	if (!f) {
+		snprintf(err, len, "cannot open %s: %s", path, strerror(errno));
+		return NULL;
+	}
+	rows = json_array();
+	while (getline(&line, &cap, f) >= 0) {
+		lineno++;
+		if (!line[strspn(line, " \t\r\n")])
+			continue;
+		if (line[strspn(line, " \t")] == '[' && lineno == 1) { /* a whole JSON array */
+			rewind(f);
+			json_decref(rows);
+			rows = json_loadf(f, 0, &je);
+			if (!json_is_array(rows)) {
+				snprintf(err, len,
+					 "%s: not JSON lines nor a JSON array (line %d: %s)", path,
+					 je.line, je.text);
+				json_decref(rows);
+				rows = NULL;
+			}
+			break;
+		}
+		v = json_loads(line, 0, &je);
+		if (!json_is_object(v)) {
+			snprintf(err, len, "%s:%zu: not a JSON object (%s)", path, lineno,
+				 v ? "another JSON value" : je.text);
+			json_decref(v);
+			json_decref(rows);
+			rows = NULL;
+			break;
+		}
+		if (json_is_true(json_object_get(v, "partial")) &&
+		    !json_object_get(v, "experiment")) {
+			fprintf(stderr, "fpulab: note: %s holds partial results (%s)\n", path,
+				result_str(v, "reason", "stopped early"));
+			json_decref(v);
+			continue;
+		}
+		json_array_append_new(rows, v);
+	}
+	free(line);
+	fclose(f);
+	if (rows && !json_array_size(rows)) {
+		snprintf(err, len, "%s: no result rows", path);
+		json_decref(rows);
+		rows = NULL;
+	}
+	return rows;
+}
+
+const char *result_str(const json_t *row, const char *key, const char *dflt)
+{
+	const json_t *v = json_object_get(row, key);
+	return json_is_string(v) ? json_string_value(v) : dflt;
+}
+
+/* Main figures, the first present (non-null) one wins. A figure's range is
+ * KEY_min/KEY_max, or for the lab's ticks the shared ticks_min/ticks_max. */
+static const struct {
+	const char *key, *unit;
+	int better;
+} figures[] = {
+	{ "ticks_per_round_trip", "TSC ticks per round trip", -1 },
+	{ "ticks_per_switch", "TSC ticks per switch", -1 },
+	{ "ticks_per_op", "TSC ticks per operation", -1 },
+	{ "ns_per_round_trip", "ns per round trip", -1 },
+	{ "ns_per_switch", "ns per switch", -1 },
+	{ "ns_per_op", "ns per operation", -1 },
+	{ "ops_per_s", "operations per second", +1 },
+	{ "runtime_ms", "ms", -1 },
+	{ "instructions_per_op", "instructions per operation", -1 },
+	{ "ticks_median", "TSC ticks", -1 },
+	{ "median_ticks", "TSC ticks", -1 },
+	{ "median", "ticks", -1 },
+};
+
+static bool number(const json_t *row, const char *key, double *out)
+{
+	const json_t *v = json_object_get(row, key);
+	if (!json_is_number(v))
+		return false;
+	*out = json_number_value(v);
+	return true;
+}
+
+static bool range(const json_t *row, const char *key, const char *lo, const char *hi,
+		  struct result_figure *fig)
+{
+	char *kmin = xasprintf("%s%s", key, lo), *kmax = xasprintf("%s%s", key, hi);
+	bool ok = number(row, kmin, &fig->min) && number(row, kmax, &fig->max);
+	free(kmin);
+	free(kmax);
+	return ok;
+}
+
+bool result_figure(const json_t *row, struct result_figure *fig)
+{
+	for (size_t i = 0; i < sizeof(figures) / sizeof(figures[0]); i++) {
+		if (!number(row, figures[i].key, &fig->median))
+			continue;
+		fig->key = figures[i].key;
+		fig->unit = result_str(row, "unit", figures[i].unit);
+		fig->better = figures[i].better;
+		fig->has_range = range(row, figures[i].key, "_min", "_max", fig) ||
+				 (!strncmp(figures[i].key, "ticks", 5) &&
+				  range(row, "ticks", "_min", "_max", fig)) ||
+				 range(row, "", "min", "max", fig);
+		if (!fig->has_range)
+			fig->min = fig->max = fig->median;
+		return true;
+	}
+	return false;
+}
+
+const char *result_source(const json_t *row)
+{
+	const char *s = result_str(row, "source", NULL);
+	const char *clock = result_str(row, "clock", NULL);
+
+	if (s)
+		return s;
+	if (clock && !strcmp(clock, "emulated-tsc"))
+		return "emulated";
+	if (clock && !strcmp(clock, "hardware-tsc"))
+		return "hardware";
+	if (clock && !strcmp(clock, "icount"))
+		return "icount";
+	return "unknown";
+}
+
+const char *result_source_description(const char *source)
+{
+	if (!strcmp(source, "emulated"))
+		return "EMULATED TSC ticks under QEMU TCG, not hardware timings";
+	if (!strcmp(source, "icount"))
+		return "guest instruction counts (QEMU -icount), not timings";
+	if (!strcmp(source, "hardware"))
+		return "hardware TSC ticks (lab under KVM)";
+	if (!strcmp(source, "native"))
+		return "native host user-mode timings (real instructions on this CPU)";
+	if (!strcmp(source, "host-linux"))
+		return "this host's Linux, hardware timings";
+	return "figures of unknown source";
+}
+
+/* Keys that describe the machine, the build or the measurement, never the
+ * configuration measured. */
+static const char *const not_identity[] = {
+	"accel",      "clock",     "machine",     "qemu_accel", "qemu_cpu",  "qemu_version",
+	"pinned",     "save_insn", "apic",        "xcr0",       "ticks_per", "fpulab_version",
+	"fpulab_git", "host_cpu",  "host_kernel", "date",       "command",   "source",
+	"unit",       "figure",    "better",      "partial",    "status",    "experiment",
+	"policy",     "seed",      NULL,
+};
+/* Integers that name the configuration (a sweep's x axis, the CPUs used). */
+static const char *const identity_numbers[] = {
+	"cpus", "tasks", "threads", "fp_slices", "slices", "fpu_counter", "bytes", "kb", NULL,
+};
+
+static bool in(const char *const *list, const char *key)
+{
+	for (; *list; list++)
+		if (!strcmp(*list, key))
+			return true;
+	return false;
+}
+
+static bool identity_key(const char *key, const json_t *v)
+{
+	if (in(not_identity, key))
+		return false;
+	return json_is_string(v) || (json_is_integer(v) && in(identity_numbers, key));
+}
+
+static char *identity(const json_t *row, bool label)
+{
+	const char *key;
+	json_t *v;
+	char *s = xasprintf(label ? "%s %s" : "%s policy=%s", result_str(row, "experiment", "?"),
+			    result_str(row, "policy", "-"));
+
+	json_object_foreach((json_t *)row, key, v)
+	{
+		char *next;
+		if (!identity_key(key, v))
+			continue;
+		if (json_is_string(v) && label)
+			next = xasprintf("%s %s", s, json_string_value(v));
+		else if (json_is_string(v))
+			next = xasprintf("%s %s=%s", s, key, json_string_value(v));
+		else
+			next = xasprintf("%s %s=%" JSON_INTEGER_FORMAT, s, key,
+					 json_integer_value(v));
+		free(s);
+		s = next;
+	}
+	return s;
+}
+
+char *result_identity(const json_t *row)
+{
+	return identity(row, false);
+}
+
+char *result_label(const json_t *row)
+{
+	return identity(row, true);
+}
+
+static const char *const not_counts[] = { "repeats", "repeat", "ticks", "tsc_khz", "runs", NULL };
+
+bool result_is_count(const json_t *row, const char *key)
+{
+	const json_t *v = json_object_get(row, key);
+	return json_is_integer(v) && !identity_key(key, v) && !in(not_counts, key) &&
+	       !in(not_identity, key);
+}
+
+int result_count_better(const char *key)
+{
+	static const char *const neutral[] = { "round_trips",         "switches",
+					       "migrations",          "ops",
+					       "kernel_fpu_sections", NULL };
+	return in(neutral, key) ? 0 : -1;
+}

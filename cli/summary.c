@@ -1,0 +1,337 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * fpulab summary: what a kernel developer reads first. For each experiment
+ * and each class of configuration (every configuration that differs only in
+ * its last varying key, e.g. the register set), which policy wins, by how
+ * much against eager and against the runner-up, in which unit, and whether
+ * the win is beyond the min-max ranges of the runs. A correctness experiment
+ * (its abi.h figure is a count, e.g. integrity errors) gets its totals.
+ */
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "catalog.h"
+#include "cli.h"
+#include "plot.h"
+#include "result_file.h"
+#include "util.h"
+
+/* The configuration keys of @rows that take more than one value, in row order. */
+static json_t *varying_keys(json_t *rows)
+{
+	json_t *keys = json_array(), *row, *v;
+	const char *key;
+	size_t i;
+
+	json_object_foreach(json_array_get(rows, 0), key, v)
+	{
+		if (!json_is_string(v) || !strcmp(key, "policy") || !strcmp(key, "experiment"))
+			continue;
+		char *id = result_identity(json_array_get(rows, 0));
+		char *word = xasprintf(" %s=", key);
+		bool in_identity = strstr(id, word) != NULL;
+		free(id);
+		free(word);
+		if (!in_identity)
+			continue;
+		json_array_foreach(rows, i, row)
+		{
+			if (strcmp(result_str(row, key, ""), json_string_value(v))) {
+				json_array_append_new(keys, json_string(key));
+				break;
+			}
+		}
+	}
+	return keys;
+}
+
+/* "placement=same-cpu fp_users=one": the class of a row. */
+static char *class_of(const json_t *row, json_t *class_keys)
+{
+	char *s = xstrdup("");
+	size_t i;
+	json_t *k;
+
+	json_array_foreach(class_keys, i, k)
+	{
+		const char *key = json_string_value(k);
+		char *next = xasprintf("%s%s%s=%s", s, *s ? " " : "", key,
+				       result_str(row, key, "-"));
+		free(s);
+		s = next;
+	}
+	return s;
+}
+
+struct policy_score {
+	const char *policy;
+	double log_ratio_sum; /* sum over configurations of log(median / eager's median) */
+	size_t n;
+	bool beyond; /* its range is apart from the runner-up's in every configuration */
+};
+
+static json_t *rows_of(json_t *rows, const char *experiment, const char *class, json_t *keys)
+{
+	json_t *out = json_array(), *row;
+	size_t i;
+
+	json_array_foreach(rows, i, row)
+	{
+		char *c = class_of(row, keys);
+		if (!strcmp(result_str(row, "experiment", ""), experiment) && !strcmp(c, class))
+			json_array_append(out, row);
+		free(c);
+	}
+	return out;
+}
+
+/* The row of the same configuration as @like under @policy. */
+static const json_t *twin(json_t *rows, const json_t *like, const char *policy)
+{
+	char *want = result_identity(like);
+	char *p = strstr(want, " policy=");
+	const json_t *found = NULL;
+	size_t i;
+	json_t *row;
+
+	/* identity with the policy replaced */
+	char *end = p ? p + 8 + strcspn(p + 8, " ") : NULL;
+	char *key = p ? xasprintf("%.*s policy=%s%s", (int)(p - want), want, policy, end) : NULL;
+	json_array_foreach(rows, i, row)
+	{
+		char *id = result_identity(row);
+		if (key && !strcmp(id, key))
+			found = row;
+		free(id);
+	}
+	free(key);
+	free(want);
+	return found;
+}
+
+/* One class: the policies by the geometric mean of their median over eager's. */
+static void summarise_class(FILE *out, json_t *crows, const char *class, const char *unit)
+{
+	struct policy_score sc[32] = { 0 };
+	size_t ns = 0, i;
+	json_t *row;
+	struct result_figure f, fe;
+
+	json_array_foreach(crows, i, row)
+	{
+		const json_t *eager = twin(crows, row, "eager");
+		if (!eager || !result_figure(row, &f) || !result_figure(eager, &fe) ||
+		    fe.median <= 0)
+			continue;
+		const char *policy = result_str(row, "policy", "-");
+		size_t k;
+		for (k = 0; k < ns && strcmp(sc[k].policy, policy); k++)
+			;
+		if (k == ns) {
+			if (ns == sizeof(sc) / sizeof(sc[0]))
+				continue;
+			sc[ns++] = (struct policy_score){ policy, 0, 0, true };
+		}
+		sc[k].log_ratio_sum += log(f.median / fe.median);
+		sc[k].n++;
+	}
+	if (ns < 2)
+		return;
+	size_t best = 0, second = SIZE_MAX;
+	for (size_t k = 1; k < ns; k++)
+		if (sc[k].log_ratio_sum / sc[k].n < sc[best].log_ratio_sum / sc[best].n)
+			best = k;
+	for (size_t k = 0; k < ns; k++)
+		if (k != best &&
+		    (second == SIZE_MAX ||
+		     sc[k].log_ratio_sum / sc[k].n < sc[second].log_ratio_sum / sc[second].n))
+			second = k;
+	/* beyond noise: the winner's max below the runner-up's min in every configuration */
+	bool beyond = true;
+	size_t configs = 0;
+	json_array_foreach(crows, i, row)
+	{
+		struct result_figure fb, fr;
+		if (strcmp(result_str(row, "policy", ""), sc[best].policy))
+			continue;
+		const json_t *r2 = twin(crows, row, sc[second].policy);
+		if (!r2 || !result_figure(row, &fb) || !result_figure(r2, &fr))
+			continue;
+		configs++;
+		if (!(fb.max < fr.min))
+			beyond = false;
+	}
+	double vs_eager = exp(sc[best].log_ratio_sum / sc[best].n);
+	double vs_second = exp(sc[best].log_ratio_sum / sc[best].n -
+			       sc[second].log_ratio_sum / sc[second].n);
+	char runner[48];
+	snprintf(runner, sizeof(runner), "%.2fx %s", vs_second, sc[second].policy);
+	fprintf(out, "  %-34s %-12s %5.2fx   %-19s %s\n", class, sc[best].policy, vs_eager, runner,
+		beyond ? "yes" : "no: the ranges overlap the runner-up's");
+	(void)unit;
+	(void)configs;
+}
+
+static void summarise_experiment(FILE *out, json_t *rows, const char *experiment)
+{
+	json_t *mine = json_array(), *row;
+	size_t i;
+	const struct fpulab_experiment *info = experiment_info(experiment);
+
+	json_array_foreach(rows, i, row)
+	{
+		if (!strcmp(result_str(row, "experiment", ""), experiment))
+			json_array_append(mine, row);
+	}
+	const char *source = result_source(json_array_get(mine, 0));
+	if (info && strcmp(info->figure, "ticks")) { /* a correctness run: its count */
+		long long total = 0;
+		long long runs = 0;
+		json_array_foreach(mine, i, row)
+		{
+			json_t *v = json_object_get(row, "integrity_errors_all_runs");
+			if (!v)
+				v = json_object_get(row, info->figure);
+			total += json_is_integer(v) ? json_integer_value(v) : 0;
+			json_t *r = json_object_get(row, "repeats");
+			runs += json_is_integer(r) ? json_integer_value(r) : 1;
+		}
+		fprintf(out, "%s: %lld %s in %lld runs of %zu policies (%s better)\n", experiment,
+			total, info->unit, runs, json_array_size(mine), info->better);
+		json_decref(mine);
+		return;
+	}
+	struct result_figure f;
+	if (!result_figure(json_array_get(mine, 0), &f)) {
+		json_decref(mine);
+		return;
+	}
+	json_t *keys = varying_keys(mine);
+	if (json_array_size(keys) >= 2) /* classes: all but the last varying key */
+		json_array_remove(keys, json_array_size(keys) - 1);
+	else
+		json_array_clear(keys);
+	size_t runs = 0;
+	json_t *r = json_object_get(json_array_get(mine, 0), "repeats");
+	runs = json_is_integer(r) ? (size_t)json_integer_value(r) : 1;
+	fprintf(out, "%s: %s, %s; medians of %zu runs\n", experiment, f.unit,
+		result_source_description(source), runs);
+	fprintf(out,
+		"  the policy with the lowest geometric mean of its median / eager's (%s is "
+		"better):\n",
+		f.better < 0 ? "lower" : "higher");
+	json_t *classes = json_array();
+	json_array_foreach(mine, i, row)
+	{
+		char *c = class_of(row, keys);
+		bool seen = false;
+		size_t j;
+		json_t *v;
+		json_array_foreach(classes, j, v)
+		{
+			seen |= !strcmp(json_string_value(v), c);
+		}
+		if (!seen)
+			json_array_append_new(classes, json_string(c));
+		free(c);
+	}
+	fprintf(out, "  %-34s %-12s %-8s %-19s %s\n",
+		json_array_size(keys) ? "class" : "configuration", "wins", "vs eager",
+		"vs the runner-up", "beyond the min-max ranges of the runs?");
+	json_t *c;
+	json_array_foreach(classes, i, c)
+	{
+		json_t *crows = rows_of(mine, experiment, json_string_value(c), keys);
+		summarise_class(out, crows, *json_string_value(c) ? json_string_value(c) : "all",
+				f.unit);
+		json_decref(crows);
+	}
+	json_decref(classes);
+	json_decref(keys);
+	json_decref(mine);
+}
+
+static int summary_print(FILE *out, json_t *rows)
+{
+	json_t *experiments = json_array(), *row;
+	size_t i;
+
+	json_array_foreach(rows, i, row)
+	{
+		const char *e = result_str(row, "experiment", NULL);
+		bool seen = false;
+		size_t j;
+		json_t *v;
+		if (!e)
+			continue;
+		json_array_foreach(experiments, j, v)
+		{
+			seen |= !strcmp(json_string_value(v), e);
+		}
+		if (!seen)
+			json_array_append_new(experiments, json_string(e));
+	}
+	json_array_foreach(experiments, i, row)
+	{
+		summarise_experiment(out, rows, json_string_value(row));
+	}
+	json_decref(experiments);
+	return 0;
+}
+
+int cmd_summary(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "plot", required_argument, NULL, 'p' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *plot_dir = NULL;
+	char err[512];
+	int c, rc = 0;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		switch (c) {
+		case 'p':
+			plot_dir = optarg;
+			break;
+		case 'h':
+			printf("usage: fpulab summary [--plot DIR] FILE...\n"
+			       "For each experiment in the result files, which policy wins each class\n"
+			       "of configuration and by how much; then where the results and plots are.\n");
+			return 0;
+		default:
+			return usage_error("summary", "unknown option");
+		}
+	}
+	if (optind >= argc)
+		return usage_error("summary", "needs at least one result file");
+	json_t *rows = json_array();
+	for (int i = optind; i < argc; i++) {
+		json_t *got = result_file_load(argv[i], err, sizeof(err));
+		if (!got) {
+			fprintf(stderr, "fpulab summary: %s\n", err);
+			json_decref(rows);
+			return 2;
+		}
+		json_array_extend(rows, got);
+		json_decref(got);
+	}
+	summary_print(stdout, rows);
+	printf("full results: ");
+	for (int i = optind; i < argc; i++)
+		printf("%s%s", argv[i], i + 1 < argc ? " " : "\n");
+	if (plot_dir) {
+		int plots = plot_rows(rows, plot_dir, "summary");
+		if (plots < 0)
+			rc = 1;
+		else
+			printf("plots: %s/ (%d SVG)\n", plot_dir, plots);
+	}
+	json_decref(rows);
+	return rc;
+}

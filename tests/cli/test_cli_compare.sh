@@ -1,0 +1,71 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+# fpulab compare on two fixed result files (tests/cli/fixtures/compare-*.json):
+# exact ratios, overlap marks, changed counts and exit codes. TAP output.
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/../.." && pwd)
+fpulab=${FPULAB:-$root/build/fpulab}
+fx=$here/fixtures
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+n=0 failed=0
+ok() { n=$((n + 1)); echo "ok $n - $1"; }
+not_ok() { n=$((n + 1)); failed=$((failed + 1)); echo "not ok $n - $1"; shift; for l in "$@"; do echo "# $l"; done; }
+# expect NAME FILE REGEX: FILE has a line matching the extended REGEX
+expect() {
+	if grep -qE -- "$3" "$2"; then ok "$1"; else not_ok "$1" "no line matches: $3" "$(head -n 12 "$2")"; fi
+}
+
+"$fpulab" compare "$fx/compare-a.json" "$fx/compare-b.json" > "$work/t" 2> "$work/e"
+rc=$?
+[ "$rc" = 1 ] && ok "something got worse: exit 1" || not_ok "something got worse: exit 1" "exit $rc" "$(cat "$work/e")"
+expect "eager: 25000/20000 = 1.250, ranges apart, worse" "$work/t" \
+	'^context-switch eager same-cpu one avx cpus=2 tasks=2 +20000\.0 +5 +25000\.0 +5 +1\.250 +worse +-$'
+expect "lazy: 1.025 within the overlapping ranges (~), nm_traps change shown" "$work/t" \
+	'^context-switch lazy same-cpu one avx .* 1\.025 ~ same +nm_traps 1000->500$'
+expect "smp-lazy: 0.800, better" "$work/t" '^context-switch smp-lazy same-cpu one avx .* 0\.800 +better'
+expect "owner: same figure but integrity errors rose: worse" "$work/t" \
+	'^context-switch owner same-cpu both avx .* 1\.000 ~ worse +integrity_errors 0->2'
+expect "the footer counts them, and the rows in one file only" "$work/t" \
+	'^# 4 configurations in both: 2 worse, 1 better, 1 no real difference; only in A: 1, only in B: 1$'
+expect "the figure's unit and source are named" "$work/t" '^# medians in TSC ticks per round trip'
+expect "emulated ticks are called emulated" "$work/t" '^# figures: EMULATED TSC ticks'
+
+"$fpulab" compare --format json "$fx/compare-a.json" "$fx/compare-b.json" > "$work/j" 2> /dev/null
+expect "JSON: the exact ratio and ranges of eager" "$work/j" \
+	'"a_median": 20000\.0, "a_min": 19000\.0, "a_max": 21000\.0, "b_median": 25000\.0, "b_min": 24000\.0, "b_max": 26000\.0, "a_runs": 5, "b_runs": 5, "ratio": 1\.25, "ranges_overlap": false, "verdict": "worse"'
+expect "JSON: changed counts as [A, B]" "$work/j" '"counts_changed": \{"nm_traps": \[1000, 500\]\}'
+expect "JSON: every row carries its provenance" "$work/j" '"fpulab_git": ".*", "host_cpu": .*"command": "compare --format json'
+
+"$fpulab" compare --threshold 30 "$fx/compare-a.json" "$fx/compare-b.json" > "$work/t30" 2> /dev/null
+expect "--threshold 30: eager's +25% is no longer worse" "$work/t30" '^context-switch eager same-cpu one avx .* 1\.250 +same'
+expect "--threshold 30: more integrity errors still are" "$work/t30" '^# 4 configurations in both: 1 worse, 0 better, 3 no real'
+
+"$fpulab" compare "$fx/compare-a.json" "$fx/compare-a.json" > "$work/same" 2> /dev/null
+rc=$?
+[ "$rc" = 0 ] && ok "a file against itself: exit 0" || not_ok "a file against itself: exit 0" "exit $rc"
+expect "a file against itself: all 1.000 and the same" "$work/same" '^# 5 configurations in both: 0 worse, 0 better, 5 no real'
+
+"$fpulab" compare "$fx/compare-a.json" "$fx/compare-kvm.json" > /dev/null 2> "$work/e"
+rc=$?
+[ "$rc" = 2 ] && ok "emulated vs hardware ticks: refused, exit 2" || not_ok "emulated vs hardware ticks: refused, exit 2" "exit $rc"
+expect "the refusal names both sources" "$work/e" 'different sources: .*compare-a.json has emulated .*compare-kvm.json has hardware'
+
+"$fpulab" compare "$fx/compare-a.json" "$work/nosuch.json" > /dev/null 2> "$work/e"
+rc=$?
+[ "$rc" = 2 ] && ok "a missing file: exit 2" || not_ok "a missing file: exit 2" "exit $rc"
+printf '{"a": 1}\nnot json\n' > "$work/bad.json"
+"$fpulab" compare "$fx/compare-a.json" "$work/bad.json" > /dev/null 2> "$work/e"
+rc=$?
+[ "$rc" = 2 ] && ok "a line that is not JSON: exit 2" || not_ok "a line that is not JSON: exit 2" "exit $rc"
+expect "the bad line is named" "$work/e" 'bad.json:2: not a JSON object'
+"$fpulab" compare "$fx/compare-a.json" > /dev/null 2>&1
+rc=$?
+[ "$rc" = 2 ] && ok "one file only: usage error, exit 2" || not_ok "one file only: usage error, exit 2" "exit $rc"
+"$fpulab" compare --threshold x "$fx/compare-a.json" "$fx/compare-b.json" > /dev/null 2>&1
+rc=$?
+[ "$rc" = 2 ] && ok "--threshold x: usage error, exit 2" || not_ok "--threshold x: usage error, exit 2" "exit $rc"
+
+echo "1..$n"
+[ "$failed" -eq 0 ]

@@ -1,0 +1,84 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+# fpulab run interrupted (SIGINT, SIGTERM) while the guest runs (fake QEMU
+# that hangs after one finished configuration and part of a second): every
+# finished configuration is kept in --output, with a last line or row saying
+# the results are partial and what was left unfinished. TAP output.
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/../.." && pwd)
+fpulab=${FPULAB:-$root/build/fpulab}
+work=$(mktemp -d)
+pid=
+trap '[ -n "$pid" ] && kill "$pid" 2> /dev/null; rm -rf "$work"' EXIT
+cp "$(dirname "$fpulab")/lab.elf" "$work/lab.elf"
+export FPULAB_QEMU="$here/fake-qemu" FAKE_QEMU_ARGS="$work/qemu-args" FAKE_GUEST_HANG=1
+printf 'processor\t: 0\nflags\t\t: fpu sse sse2 avx xsave\n' > "$work/cpuinfo"
+export FPULAB_CPUINFO="$work/cpuinfo"
+n=0 failed=0
+ok() { n=$((n + 1)); echo "ok $n - $1"; }
+not_ok() { n=$((n + 1)); failed=$((failed + 1)); echo "not ok $n - $1"; shift; for l in "$@"; do echo "# $l"; done; }
+check() { # NAME COMMAND...: ok when the command succeeds
+	local name=$1; shift
+	if "$@"; then ok "$name"; else not_ok "$name" "failed: $*" "stderr: $(tail -n 4 "$work/err")"; fi
+}
+
+hello='@fpulab hello version=1 cpus=2 apic=xapic xcr0=0x7 insn=xsaveopt policies=eager,lazy kernel_size=1 user_size=1'
+result() { # POLICY PLACEMENT REPEAT TICKS
+	echo "@fpulab result experiment=context-switch policy=$1 placement=$2 fp_users=one regset=sse" \
+	     "repeat=$3 cpus=2 tasks=2 round_trips=1000 switches=2000 nm_traps=0 saves=2000" \
+	     "restores=2000 ipis=0 flush_ipis=0 integrity_errors=0 ticks=$4"
+}
+{
+	echo "$hello"
+	result eager same-cpu 0 3000000; result lazy same-cpu 0 2000000
+	result eager cross-cpu 0 4000000 # the second configuration, unfinished
+} > "$work/guest"
+
+# interrupt SIGNAL FORMAT: run in the background, wait for the first
+# configuration's progress line, send SIGNAL to fpulab; sets rc.
+interrupt() {
+	rm -f "$work/out.$2"
+	FAKE_GUEST="$work/guest" "$fpulab" run --kernel "$work/lab.elf" --placement same-cpu,cross-cpu \
+		--fp-users one --regset sse --policy eager,lazy --repeat 1 --format "$2" \
+		--output "$work/out.$2" > "$work/stdout" 2> "$work/err" &
+	pid=$!
+	for _ in $(seq 100); do
+		grep -q 'config 1/2 done' "$work/err" 2> /dev/null && break
+		sleep 0.1
+	done
+	kill -"$1" "$pid"
+	wait "$pid"
+	rc=$?
+	pid=
+}
+
+interrupt INT json
+check "SIGINT: exit 130" [ "$rc" = 130 ]
+check "SIGINT: --output exists" [ -s "$work/out.json" ]
+check "SIGINT: the finished configuration's two rows are kept" \
+	[ "$(grep -c '"experiment": "context-switch"' "$work/out.json")" = 2 ]
+check "SIGINT: the unfinished configuration is not among them" \
+	[ "$(grep -c '"placement": "cross-cpu"' "$work/out.json")" = 0 ]
+check "SIGINT: the last JSON line says partial, why, and how far it got" \
+	grep -qE '^\{"partial": true, "reason": "interrupted \(SIGINT\)", "configurations_done": 1, "configurations_expected": 2, "unfinished_runs": 1' \
+	<(tail -n 1 "$work/out.json")
+check "SIGINT: stderr says the results are partial" grep -qF "PARTIAL results in $work/out.json" "$work/err"
+compare_partial() { "$fpulab" compare "$work/out.json" "$work/out.json" > /dev/null 2>&1; }
+check "SIGINT: fpulab compare still reads the partial file" compare_partial
+
+check "every JSON row names the QEMU and the random seed" \
+	[ "$(grep -c '"qemu_version": "0.0.0 (fake-qemu)", "random_seed": "1"' "$work/out.json")" = 3 ]
+
+interrupt TERM table
+check "the table's first line: fpulab, QEMU, host, date, random seed" \
+	grep -qE '^# fpulab .* \(git .*\), QEMU 0\.0\.0 \(fake-qemu\); host .*, Linux .*; 20[0-9-]+T.*Z; random seed 1$' \
+	<(head -n 1 "$work/out.table")
+check "SIGTERM: exit 143" [ "$rc" = 143 ]
+check "SIGTERM: the table keeps the finished rows" [ "$(grep -cE '^(eager|lazy) +same-cpu' "$work/out.table")" = 2 ]
+check "SIGTERM: its last line says partial" \
+	grep -qE '^# PARTIAL: interrupted \(SIGTERM\); 1 of 2 configurations finished, 1 run of an unfinished one not reported' \
+	<(tail -n 1 "$work/out.table")
+
+echo "1..$n"
+[ "$failed" -eq 0 ]
