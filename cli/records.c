@@ -23,6 +23,16 @@ const struct record_field result_fields[RESULT_FIELD_COUNT] = { FPULAB_RESULT_FI
 const struct record_field hello_fields[HELLO_FIELD_COUNT] = { FPULAB_HELLO_FIELDS(HELLO_STRING,
 										  HELLO_COUNT) };
 
+#define DONE_STRING(n) STRING_ENTRY(struct guest_done, n)
+#define DONE_COUNT(n) COUNT_ENTRY(struct guest_done, n)
+static const struct record_field done_fields[DONE_FIELD_COUNT] = { FPULAB_DONE_FIELDS(DONE_STRING,
+										      DONE_COUNT) };
+
+#define SKIP_STRING(n) STRING_ENTRY(struct guest_skip, n)
+#define SKIP_COUNT(n) COUNT_ENTRY(struct guest_skip, n)
+static const struct record_field skip_fields[SKIP_FIELD_COUNT] = { FPULAB_SKIP_FIELDS(SKIP_STRING,
+										      SKIP_COUNT) };
+
 const char *result_string(const struct guest_result *r, enum result_field f)
 {
 	return (const char *)r + result_fields[f].offset;
@@ -61,6 +71,8 @@ enum record_kind record_kind_of(const char *line)
 		return RECORD_HELLO;
 	if (record_body(line, FPULAB_REC_RESULT))
 		return RECORD_RESULT;
+	if (record_body(line, FPULAB_REC_SKIP))
+		return RECORD_SKIP;
 	if (record_body(line, FPULAB_REC_DONE))
 		return RECORD_DONE;
 	return RECORD_UNKNOWN;
@@ -182,19 +194,37 @@ int parse_hello_record(const char *line, struct guest_hello *out, int *unknown_k
 
 int parse_done_record(const char *line, struct guest_done *out, char *err, size_t errlen)
 {
-	static const struct record_field done_fields[] = {
-		{ "runs", FIELD_COUNT, offsetof(struct guest_done, runs) },
-	};
 	const char *body = record_body(line, FPULAB_REC_DONE);
-	uint64_t present = 0;
 
 	memset(out, 0, sizeof(*out));
 	if (!body) {
 		snprintf(err, errlen, "not a done record");
 		return -1;
 	}
-	if (parse_fields(body, done_fields, 1, out, &present, NULL, err, errlen) < 0)
+	if (parse_fields(body, done_fields, DONE_FIELD_COUNT, out, &out->present, NULL, err,
+			 errlen) < 0)
 		return -1;
-	out->has_runs = present & 1;
+	out->has_runs = out->present & (UINT64_C(1) << DONE_runs);
+	return 0;
+}
+
+int parse_skip_record(const char *line, struct guest_skip *out, char *err, size_t errlen)
+{
+	const char *body = record_body(line, FPULAB_REC_SKIP);
+
+	memset(out, 0, sizeof(*out));
+	if (!body) {
+		snprintf(err, errlen, "not a skip record");
+		return -1;
+	}
+	if (parse_fields(body, skip_fields, SKIP_FIELD_COUNT, out, &out->present, NULL, err,
+			 errlen) < 0)
+		return -1;
+	for (int f = 0; f < SKIP_FIELD_COUNT; f++) {
+		if (!(out->present & (UINT64_C(1) << f))) {
+			snprintf(err, errlen, "missing %s=", skip_fields[f].name);
+			return -1;
+		}
+	}
 	return 0;
 }

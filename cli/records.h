@@ -12,7 +12,14 @@
 
 #define RECORD_WORD_MAX 48 /* longest string value kept, including the NUL */
 
-enum record_kind { RECORD_NONE, RECORD_HELLO, RECORD_RESULT, RECORD_DONE, RECORD_UNKNOWN };
+enum record_kind {
+	RECORD_NONE,
+	RECORD_HELLO,
+	RECORD_RESULT,
+	RECORD_SKIP,
+	RECORD_DONE,
+	RECORD_UNKNOWN
+};
 
 /* Field indices: RESULT_experiment, RESULT_policy, ..., RESULT_FIELD_COUNT. */
 enum result_field {
@@ -36,12 +43,27 @@ struct guest_hello {
 	FPULAB_HELLO_FIELDS(RECORD_STRING_FIELD, RECORD_COUNT_FIELD)
 	uint64_t present;
 };
+struct guest_done {
+	FPULAB_DONE_FIELDS(RECORD_STRING_FIELD, RECORD_COUNT_FIELD)
+	uint64_t present;
+	bool has_runs; /* runs= was sent */
+};
+struct guest_skip {
+	FPULAB_SKIP_FIELDS(RECORD_STRING_FIELD, RECORD_COUNT_FIELD)
+	uint64_t present;
+};
 #undef RECORD_STRING_FIELD
 #undef RECORD_COUNT_FIELD
 
-struct guest_done {
-	uint64_t runs;
-	bool has_runs;
+enum done_field {
+#define DONE_FIELD_ENUM(n) DONE_##n,
+	FPULAB_DONE_FIELDS(DONE_FIELD_ENUM, DONE_FIELD_ENUM) DONE_FIELD_COUNT
+#undef DONE_FIELD_ENUM
+};
+enum skip_field {
+#define SKIP_FIELD_ENUM(n) SKIP_##n,
+	FPULAB_SKIP_FIELDS(SKIP_FIELD_ENUM, SKIP_FIELD_ENUM) SKIP_FIELD_COUNT
+#undef SKIP_FIELD_ENUM
 };
 
 /* One field of a record, for generic code (reports walk this table). */
@@ -68,5 +90,7 @@ int parse_result_record(const char *line, struct guest_result *out, int *unknown
 int parse_hello_record(const char *line, struct guest_hello *out, int *unknown_keys, char *err,
 		       size_t errlen);
 int parse_done_record(const char *line, struct guest_done *out, char *err, size_t errlen);
+/* A skip record: every field is required. */
+int parse_skip_record(const char *line, struct guest_skip *out, char *err, size_t errlen);
 
 #endif

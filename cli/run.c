@@ -42,8 +42,7 @@ struct run_state {
 	char stop_reason[256];       /* why a line handler stopped the guest */
 	unsigned expected_configs;   /* 0: unknown */
 	size_t console_since_record; /* guest console lines since the last record */
-	size_t warnings;             /* guest "warning: " lines */
-	bool warnings_predicted;     /* hello said which configurations the guest skips */
+	size_t skips;                /* skip records: configurations the guest cannot run */
 	const char *qmp_socket;      /* QEMU starts paused: pin its vCPUs, then resume */
 	struct vcpu_pins pins;
 	int qemu_term_signal; /* QEMU said "terminating on signal N" */
@@ -51,7 +50,6 @@ struct run_state {
 	struct progress progress;
 };
 
-#define GUEST_WARNING "warning: "
 /* What QEMU prints when SIGTERM, SIGINT or SIGHUP ends it (then it exits 0). */
 #define QEMU_TERMINATING "terminating on signal "
 
@@ -80,42 +78,23 @@ static const char *missing_policy(const char *wanted, const char *built_in, char
 	return NULL;
 }
 
-/*
- * The guest skips, with a warning, the configurations it cannot run: cross-cpu
- * and migrating on one CPU, avx without AVX state. Its hello says how many CPUs it started
- * and its XCR0, so the expected count drops those; a warning the hello did not
- * predict makes the count unknown rather than wrong.
- */
-static void recount_configs(struct run_state *s)
+/* A configuration the guest cannot run (cross-cpu on one CPU, avx without AVX
+ * state): say so, and expect one configuration fewer. */
+static enum line_verdict on_skip(struct run_state *s, const char *line)
 {
-	struct run_options o = *s->opt;
-	char placement[64], regset[64];
-	bool one_cpu = (s->hello.present & (UINT64_C(1) << HELLO_cpus)) && s->hello.cpus < 2;
-	bool no_avx = (s->hello.present & (UINT64_C(1) << HELLO_xcr0)) && !(s->hello.xcr0 & 4);
+	struct guest_skip k;
+	char err[160];
 
-	if (!s->expected_configs)
-		return;
-	s->warnings_predicted = one_cpu || no_avx;
-	if (one_cpu && o.guest_value[FPULAB_OPT_placement]) {
-		snprintf(placement, sizeof(placement), "%s",
-			 word_in_list(o.guest_value[FPULAB_OPT_placement], "same-cpu", 8)
-				 ? "same-cpu"
-				 : "");
-		o.guest_value[FPULAB_OPT_placement] = placement;
+	if (parse_skip_record(line, &k, err, sizeof(err)) < 0) {
+		snprintf(s->stop_reason, sizeof(s->stop_reason), "malformed skip record (%s)", err);
+		return LINE_STOP;
 	}
-	if (no_avx && o.guest_value[FPULAB_OPT_regset]) {
-		regset[0] = '\0';
-		for (const char *p = o.guest_value[FPULAB_OPT_regset]; *p;) {
-			size_t n = strcspn(p, ",");
-			if (!(n == 3 && !strncmp(p, "avx", 3)))
-				snprintf(regset + strlen(regset), sizeof(regset) - strlen(regset),
-					 "%s%.*s", regset[0] ? "," : "", (int)n, p);
-			p += n + (p[n] == ',');
-		}
-		o.guest_value[FPULAB_OPT_regset] = regset;
-	}
-	s->expected_configs = run_options_config_count(&o);
-	s->report.expected_configs = s->expected_configs;
+	fprintf(stderr, "fpulab: the guest skipped %s %s fp=%s %s: %s\n", k.experiment, k.placement,
+		k.fp_users, k.regset, k.reason);
+	s->skips++;
+	if (s->expected_configs)
+		s->report.expected_configs = --s->expected_configs;
+	return LINE_RECORD;
 }
 
 static enum line_verdict on_hello(struct run_state *s, const char *line)
@@ -162,7 +141,6 @@ static enum line_verdict on_hello(struct run_state *s, const char *line)
 			 s->hello.policies);
 		return LINE_STOP;
 	}
-	recount_configs(s);
 	return LINE_RECORD;
 }
 
@@ -202,21 +180,15 @@ static enum line_verdict on_line(void *ctx, enum line_source from, const char *l
 	}
 	if (s->opt->verbose)
 		fprintf(stderr, "guest| %s\n", line);
-	if (record_kind_of(line) == RECORD_NONE) {
+	if (record_kind_of(line) == RECORD_NONE)
 		s->console_since_record++;
-		if (!strncmp(line, GUEST_WARNING, strlen(GUEST_WARNING))) {
-			fprintf(stderr, "fpulab: guest warning: %s\n",
-				line + strlen(GUEST_WARNING));
-			/* A skip the hello did not predict: the count is no longer known. */
-			if (s->warnings++ == 0 && !s->warnings_predicted)
-				s->expected_configs = s->report.expected_configs = 0;
-		}
-	} else {
+	else
 		s->console_since_record = 0;
-	}
 	switch (record_kind_of(line)) {
 	case RECORD_HELLO:
 		return on_hello(s, line);
+	case RECORD_SKIP:
+		return on_skip(s, line);
 	case RECORD_RESULT:
 		if (parse_result_record(line, &r, NULL, err, sizeof(err)) < 0) {
 			if (!s->malformed++)
@@ -408,6 +380,9 @@ static int judge(struct run_state *s, const struct session_end *end)
 		fprintf(stderr, "fpulab: the guest says it did %llu runs, fpulab received %zu\n",
 			(unsigned long long)s->done.runs, s->collector.runs_total);
 		rc = 1;
+	} else if (s->done.checked) {
+		fprintf(stderr, "fpulab: the kernel read and accepted every option; nothing ran"
+				" (--check-options)\n");
 	} else if (s->collector.runs_total == 0) {
 		fprintf(stderr,
 			"fpulab: the guest finished without a single run: nothing measured\n");
@@ -503,7 +478,7 @@ static int boot_and_collect(struct run_state *s, const struct qemu_command *cmd)
 		return 1;
 	}
 	rc = judge(s, &end);
-	if (rc == 0)
+	if (rc == 0 && !s->done.checked)
 		report_end(&s->report);
 	else if (s->report.rows_written)
 		mark_partial(s, &end);

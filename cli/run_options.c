@@ -12,6 +12,7 @@
 
 #include "fpulab/abi.h"
 #include "catalog.h"
+#include <fpu/fpu.h>
 #include "qemu.h"
 
 /* The guest options and their ranges are abi.h's, shared with the kernel. */
@@ -32,6 +33,7 @@ enum host_option_id {
 	HOPT_MACHINE,
 	HOPT_PIN,
 	HOPT_VERBOSE,
+	HOPT_LIST,
 	HOPT_HELP,
 	HOPT_END
 };
@@ -43,7 +45,7 @@ struct host_option {
 };
 
 static const struct host_option host_options[HOPT_END - FPULAB_OPT_NR] = {
-	[HOPT_CPUS - FPULAB_OPT_NR] = { "cpus", true, "N", "guest CPUs, 1..64 (default 2)" },
+	[HOPT_CPUS - FPULAB_OPT_NR] = { "cpus", true, "N", "guest CPUs (default 2)" },
 	[HOPT_ACCEL - FPULAB_OPT_NR] = { "accel", true, "auto|tcg|kvm",
 					 "auto: KVM only with vmx/svm and a usable /dev/kvm" },
 	[HOPT_QEMU_CPU -
@@ -69,6 +71,8 @@ static const struct host_option host_options[HOPT_END - FPULAB_OPT_NR] = {
 				       " --tcg-threads multi only)" },
 	[HOPT_VERBOSE -
 		FPULAB_OPT_NR] = { "verbose", false, NULL, "echo the guest console to stderr" },
+	[HOPT_LIST - FPULAB_OPT_NR] = { "list", false, NULL,
+					"list experiments, policies, faults and every value" },
 	[HOPT_HELP - FPULAB_OPT_NR] = { "help", false, NULL, "this text" },
 };
 
@@ -84,7 +88,12 @@ void run_usage(FILE *f)
 		const struct fpulab_option *g = &guest_options[i];
 		snprintf(left, sizeof(left), "--%s%s%s", g->option, g->metavar ? " " : "",
 			 g->metavar ? g->metavar : "");
-		fprintf(f, "  %-28s %s\n", left, g->help);
+		fprintf(f, "  %-28s %s", left, g->help);
+		if (g->type == FPULAB_NUMBER)
+			fprintf(f, "; %llu..%llu", g->min, g->max);
+		if (g->type == FPULAB_NUMBER && g->dflt)
+			fprintf(f, ", default %llu", g->dflt);
+		fprintf(f, "\n");
 	}
 	fprintf(f, "Host options:\n");
 	for (int i = 0; i < HOPT_END - FPULAB_OPT_NR; i++) {
@@ -93,8 +102,59 @@ void run_usage(FILE *f)
 			 h->metavar ? h->metavar : "");
 		fprintf(f, "  %-28s %s\n", left, h->help);
 	}
+	fprintf(f, "  (--cpus: 1..%d; --timeout: 1..%d)\n", FPULAB_MAX_CPUS, FPULAB_MAX_TIMEOUT_S);
 	fprintf(f, "Exit status: 0 ok, 1 failure (panic, hang, integrity errors, QEMU missing),"
 		   " 2 usage error.\n");
+}
+
+static void list_names(FILE *f, const char *title, const char *const *names)
+{
+	fprintf(f, "%s:", title);
+	for (; *names; names++)
+		fprintf(f, " %s", *names);
+	fprintf(f, "\n");
+}
+
+void run_list(FILE *f)
+{
+	fprintf(f, "experiments (--experiment):\n");
+	for (int e = 0; e < FPULAB_EXP_NR; e++) {
+		const struct fpulab_experiment *x = &fpulab_experiments[e];
+		fprintf(f, "  %s: %s\n    main figure: %s (%s, %s is better); default repeat %u\n",
+			x->name, x->summary, x->figure, x->unit, x->better, x->repeat);
+		fprintf(f, "    options:");
+		for (int i = 0; i < FPULAB_OPT_NR; i++) {
+			const struct fpulab_option *g = &guest_options[i];
+			if (g->experiments == (1u << e))
+				fprintf(f, " --%s", g->option);
+		}
+		fprintf(f, " (and every option all experiments read)\n");
+	}
+	fprintf(f, "options all experiments read:");
+	for (int i = 0; i < FPULAB_OPT_NR; i++)
+		if (guest_options[i].experiments == FPULAB_EXP_ALL)
+			fprintf(f, " --%s", guest_options[i].option);
+	fprintf(f, "\nnumeric options (min..max, default):\n");
+	for (int i = 0; i < FPULAB_OPT_NR; i++) {
+		const struct fpulab_option *g = &guest_options[i];
+		if (g->type != FPULAB_NUMBER)
+			continue;
+		fprintf(f, "  --%s %llu..%llu", g->option, g->min, g->max);
+		if (g->dflt)
+			fprintf(f, ", default %llu\n", g->dflt);
+		else
+			fprintf(f, ", default computed (--help says how)\n");
+	}
+	fprintf(f, "  --cpus 1..%d, default %d\n  --timeout 1..%d, default %d\n", FPULAB_MAX_CPUS,
+		RUN_DEFAULT_CPUS, FPULAB_MAX_TIMEOUT_S, RUN_DEFAULT_TIMEOUT_S);
+	list_names(f, "policies (--policy; lab.elf and lab-test.elf)", fpu_policy_names());
+	list_names(f, "test policies (lab-test.elf only)", fpulab_names_test_policies);
+	list_names(f, "faults (--inject; boots lab-test.elf)", fpulab_names_faults);
+	list_names(f, "placements (--placement)", fpulab_names_placements);
+	list_names(f, "fp users (--fp-users)", fpulab_names_fp_users);
+	list_names(f, "register sets (--regset)", fpulab_names_regsets);
+	list_names(f, "save instructions (--insn)", fpulab_names_save_insns);
+	list_names(f, "prefetch modes (--prefetch)", fpulab_names_prefetch_modes);
 }
 
 /* One line saying what is wrong, then where the options are: the full usage
@@ -262,11 +322,11 @@ static int set_host_option(struct run_options *o, int id, const char *text)
 
 	switch (id) {
 	case HOPT_CPUS:
-		rc = parse_number(opt, text, 1, 64, &n);
+		rc = parse_number(opt, text, 1, FPULAB_MAX_CPUS, &n);
 		o->cpus = (unsigned)n;
 		break;
 	case HOPT_TIMEOUT:
-		rc = parse_number(opt, text, 1, 86400, &n);
+		rc = parse_number(opt, text, 1, FPULAB_MAX_TIMEOUT_S, &n);
 		o->timeout_s = (unsigned)n;
 		break;
 	case HOPT_ACCEL:
@@ -349,6 +409,37 @@ static const char *experiments_reading(int id, char *buf, size_t len)
 	return buf;
 }
 
+/*
+ * The default kernels (lab.elf, lab-test.elf with --inject) are built from
+ * this libfpu, so their policies are known before boot. A kernel given with
+ * --kernel says in its hello record which it has.
+ */
+static int check_policies(const struct run_options *o)
+{
+	const char *list = o->guest_value[FPULAB_OPT_policies];
+	bool test_kernel = o->guest_value[FPULAB_OPT_inject] != NULL;
+
+	if (o->kernel_path || !list)
+		return 0;
+	for (const char *p = list; *p;) {
+		size_t len = strcspn(p, ",");
+		if (!in_choices(fpu_policy_names(), p, len) &&
+		    !(test_kernel && in_choices(fpulab_names_test_policies, p, len))) {
+			char *has = join_choices(fpu_policy_names());
+			char *tests = join_choices(fpulab_names_test_policies);
+			int rc = usage_error(
+				"--policy: '%.*s' is not a policy of %s (it has: %s%s%s)", (int)len,
+				p, test_kernel ? "lab-test.elf" : "lab.elf", has,
+				test_kernel ? "," : "", test_kernel ? tests : "");
+			free(has);
+			free(tests);
+			return rc;
+		}
+		p += len + (p[len] == ',');
+	}
+	return 0;
+}
+
 /* Defaults that depend on other options, and combinations that cannot run. */
 static int finish_options(struct run_options *o)
 {
@@ -376,6 +467,8 @@ static int finish_options(struct run_options *o)
 					   experiments_reading(i, readers, sizeof(readers)),
 					   o->guest_value[FPULAB_OPT_experiment]);
 	}
+	if (check_policies(o))
+		return 2;
 	/* 'all' means every placement these CPUs can run; a list naming one means it. */
 	if (o->cpus < 2 && o->list_all[FPULAB_OPT_placement]) {
 		free(o->guest_value[FPULAB_OPT_placement]);
@@ -452,6 +545,10 @@ int run_options_parse(int argc, char **argv, struct run_options *o)
 		int rc;
 		if (c == 'h' || c == OPT_BASE + HOPT_HELP) {
 			run_usage(stdout);
+			return -1;
+		}
+		if (c == OPT_BASE + HOPT_LIST) {
+			run_list(stdout);
 			return -1;
 		}
 		if (c == '?' || c == ':') {

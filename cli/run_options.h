@@ -38,10 +38,12 @@ struct run_options {
 };
 
 /* Parse argv (argv[0] is "run"). Returns 0, 2 after printing a usage error,
- * or -1 when --help was asked for (usage printed to stdout). */
+ * or -1 when --help or --list was asked for (printed to stdout). */
 int run_options_parse(int argc, char **argv, struct run_options *o);
 void run_options_free(struct run_options *o);
 void run_usage(FILE *f);
+/* `fpulab run --list`: every experiment (summary, options), policy, fault and value. */
+void run_list(FILE *f);
 
 /* "exp=context-switch placement=same-cpu,cross-cpu ..." into buf. */
 int run_options_cmdline(const struct run_options *o, char *buf, size_t len);

@@ -21,6 +21,7 @@
 #include "cli.h"
 #include "output.h"
 #include "plot.h"
+#include "provenance.h"
 #include "result_file.h"
 #include "util.h"
 
@@ -446,6 +447,9 @@ static void print_provenance(FILE *out, const char *prefix, int argc, char **arg
 	if (output_open(&o, OUTPUT_JSON, NULL, "report") < 0)
 		return;
 	output_provenance_host(&o, argc, argv);
+	char *q = qemu_version();
+	output_provenance(&o, "qemu_version", q ? json_string(q) : NULL);
+	free(q);
 	json_object_foreach(o.provenance, key, v) if (json_is_string(v))
 	{
 		fprintf(out, "%s%s: %s\n", prefix, key, json_string_value(v));

@@ -187,20 +187,35 @@ static void summarise_experiment(FILE *out, json_t *rows, const char *experiment
 			json_array_append(mine, row);
 	}
 	const char *source = result_source(json_array_get(mine, 0));
-	if (info && strcmp(info->figure, "ticks")) { /* a correctness run: its count */
-		long long total = 0;
+	if (info && strcmp(info->figure, "ticks")) { /* a count: its total per policy */
+		bool integrity = !strcmp(info->figure, "integrity_errors");
+		json_t *totals = json_object();
 		long long runs = 0;
 		json_array_foreach(mine, i, row)
 		{
-			json_t *v = json_object_get(row, "integrity_errors_all_runs");
+			json_t *v = integrity ? json_object_get(row, "integrity_errors_all_runs")
+					      : NULL;
 			if (!v)
 				v = json_object_get(row, info->figure);
-			total += json_is_integer(v) ? json_integer_value(v) : 0;
+			const char *policy = result_str(row, "policy", "-");
+			json_int_t had = json_integer_value(json_object_get(totals, policy));
+			json_object_set_new(
+				totals, policy,
+				json_integer(had +
+					     (json_is_integer(v) ? json_integer_value(v) : 0)));
 			json_t *r = json_object_get(row, "repeats");
 			runs += json_is_integer(r) ? json_integer_value(r) : 1;
 		}
-		fprintf(out, "%s: %lld %s in %lld runs of %zu policies (%s better)\n", experiment,
-			total, info->unit, runs, json_array_size(mine), info->better);
+		fprintf(out, "%s: %s per policy, exact counts over %lld runs (%s is better):\n ",
+			experiment, info->unit, runs, info->better);
+		const char *policy;
+		json_t *v;
+		json_object_foreach(totals, policy, v)
+		{
+			fprintf(out, " %s %" JSON_INTEGER_FORMAT, policy, json_integer_value(v));
+		}
+		fprintf(out, "\n");
+		json_decref(totals);
 		json_decref(mine);
 		return;
 	}

@@ -6,8 +6,9 @@
 #include "kernel.h"
 #include "layout.h"
 #include "sched.h"
+#include <fpulab/abi.h>
 
-#define MAX_CPUS 16
+#define MAX_CPUS FPULAB_MAX_CPUS /* abi.h */
 
 struct tss {
 	uint32_t reserved0;

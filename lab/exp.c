@@ -241,20 +241,6 @@ void fill_counts(struct result *res)
 	res->integrity_errors = run.integrity_errors;
 }
 
-static void print_result(const struct result *res)
-{
-	char line[1024];
-	size_t n = (size_t)ksnprintf(line, sizeof(line), "%s%s", FPULAB_RECORD_PREFIX,
-				     FPULAB_REC_RESULT);
-#define S(f) n += (size_t)ksnprintf(line + n, sizeof(line) - n, " " #f "=%s", res->f);
-#define U(f) n += (size_t)ksnprintf(line + n, sizeof(line) - n, " " #f "=%lu", res->f);
-	FPULAB_RESULT_FIELDS(S, U)
-#undef S
-#undef U
-	(void)n; /* the length after the last field is not needed */
-	kprintf("%s\n", line);
-}
-
 /* A quiescent point: no CPU holds task state; then switch policy. */
 static void begin_run(const char *policy)
 {
@@ -265,18 +251,19 @@ static void begin_run(const char *policy)
 }
 
 /* Every configuration, repeat x policies, A B A B. Returns the runs reported. */
-static unsigned int run_experiment(const struct experiment *e)
+static unsigned int run_experiment(const struct experiment *e, uint64_t *skipped)
 {
 	const char *name = experiment_abi(e)->name;
-	unsigned int runs = 0, nconfigs;
+	unsigned int runs = 0, nconfigs = e->configs();
 
-	e->parse();
-	nconfigs = e->configs();
 	for (unsigned int c = 0; c < nconfigs; c++) {
 		struct result label = { .experiment = name, .cpus = ncpus };
-		const char *skip = e->label(c, &label);
-		if (skip) {
-			kprintf("warning: %s: %s\n", name, skip);
+		const char *reason = e->label(c, &label);
+		if (reason) {
+			struct skip skip = { name, label.placement, label.fp_users, label.regset,
+					     reason };
+			RECORD_PRINT(FPULAB_REC_SKIP, FPULAB_SKIP_FIELDS, &skip);
+			(*skipped)++;
 			continue;
 		}
 		for (uint64_t rep = 0; rep < cfg.repeat; rep++) {
@@ -286,7 +273,7 @@ static unsigned int run_experiment(const struct experiment *e)
 				res.repeat = rep;
 				begin_run(cfg.policies[p]);
 				e->run(c, &res);
-				print_result(&res);
+				RECORD_PRINT(FPULAB_REC_RESULT, FPULAB_RESULT_FIELDS, &res);
 				runs++;
 			}
 		}
@@ -296,11 +283,16 @@ static unsigned int run_experiment(const struct experiment *e)
 
 void experiment_main(void *unused)
 {
-	unsigned int runs;
+	struct done done = { 0 };
 
 	parse_config();
-	runs = run_experiment(cfg.experiment);
-	smp_call_all(fpu_cpu_quiesce);
-	kprintf(FPULAB_RECORD_PREFIX FPULAB_REC_DONE " runs=%u\n", runs);
+	cfg.experiment->parse();
+	if (exp_num(FPULAB_OPT_check, 0)) {
+		done.checked = 1; /* every option was read and accepted */
+	} else {
+		done.runs = run_experiment(cfg.experiment, &done.skipped);
+		smp_call_all(fpu_cpu_quiesce);
+	}
+	RECORD_PRINT(FPULAB_REC_DONE, FPULAB_DONE_FIELDS, &done);
 	qemu_exit(FPULAB_EXIT_OK);
 }

@@ -5,6 +5,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <fpulab/abi.h>
 
 /* The orders of abi.h's FPULAB_REGSETS, FPULAB_PLACEMENTS, FPULAB_FP_USERS. */
 enum regset { REGSET_X87, REGSET_SSE, REGSET_AVX, REGSET_NR };
@@ -40,7 +41,8 @@ struct x87_ptrs {
 };
 
 /* Experiment stress: state shared by every task of a run and the kernel. */
-#define STRESS_MAX_TASKS 62 /* user_sems[0..61] are theirs, 62 and 63 the start barrier */
+#define STRESS_MAX_TASKS \
+	FPULAB_MAX_TASKS /* user_sems[0..63] are theirs, 64 and 65 the start barrier */
 struct stress_shared {
 	volatile int stop;    /* set by the kernel once the window holds enough switches */
 	volatile int blocked; /* tasks inside (or about to enter) a block on their own semaphore */

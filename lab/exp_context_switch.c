@@ -50,10 +50,9 @@ static const char *cs_label(unsigned int config, struct result *res)
 	res->fp_users = fp_names[c->fp];
 	res->regset = regset_names[c->rs];
 	if (c->pl != PLACE_SAME_CPU && ncpus < 2)
-		return c->pl == PLACE_CROSS_CPU ? "cross-cpu needs 2 CPUs, skipped"
-						: "migrating needs 2 CPUs, skipped";
+		return "needs-2-cpus";
 	if (c->rs == REGSET_AVX && !(xstate_cfg.xcr0 & XFEATURE_MASK(XFEATURE_YMM)))
-		return "this CPU has no AVX state, avx skipped";
+		return "no-avx-state";
 	return NULL;
 }
 

@@ -59,7 +59,7 @@ static const char *kcsum_label(unsigned int config, struct result *res)
 	res->placement = "same-cpu";
 	res->fp_users = fp_names[c->fp];
 	res->regset = c->impl == KCSUM_SCALAR ? "scalar" : kfpu_uses_avx2() ? "avx2" : "sse2";
-	return c->fp == FP_BOTH ? "fp users both needs 2 tasks, skipped" : NULL;
+	return c->fp == FP_BOTH ? "needs-2-tasks" : NULL;
 }
 
 static void kcsum_run(unsigned int config, struct result *res)

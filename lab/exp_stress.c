@@ -167,14 +167,12 @@ static void stress_window(struct result *res, struct sig_counts *sig)
 	replaced = created - ntasks;
 }
 
+_Static_assert(4 * MAX_CPUS <= STRESS_MAX_TASKS, "the default of 4 tasks per CPU fits");
+
 static void stress_parse(void)
 {
-	uint64_t dflt = 4 * (uint64_t)ncpus;
-
-	if (dflt > fpulab_options[FPULAB_OPT_tasks].max)
-		dflt = fpulab_options[FPULAB_OPT_tasks].max;
 	seed = exp_num(FPULAB_OPT_seed, fpulab_options[FPULAB_OPT_seed].dflt);
-	ntasks = (unsigned int)exp_num(FPULAB_OPT_tasks, dflt);
+	ntasks = (unsigned int)exp_num(FPULAB_OPT_tasks, 4 * (uint64_t)ncpus);
 	target = exp_num(FPULAB_OPT_switches, fpulab_options[FPULAB_OPT_switches].dflt);
 	kfpu_probe_scrub(&scrub);
 	kprintf("stress: seed=%lu tasks=%u switches=%lu kernel checksum with %s\n", seed, ntasks,

@@ -20,8 +20,8 @@ struct experiment {
 	unsigned int (*configs)(void);
 	/*
 	 * Label configuration @config in @res (placement, fp_users, regset).
-	 * Returns NULL, or why this machine cannot run it, ending in "skipped"
-	 * ("cross-cpu needs 2 CPUs, skipped"): the loop then skips it.
+	 * Returns NULL, or why this machine cannot run it, one word of abi.h's
+	 * skip record ("needs-2-cpus"): the loop then sends a skip record.
 	 */
 	const char *(*label)(unsigned int config, struct result *res);
 	/* One run of @config under the current policy: fill @res's counts. */

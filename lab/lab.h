@@ -10,7 +10,7 @@
 /* fpu_glue.c */
 void lab_fpu_init(void);
 
-/* main.c */
+/* timer.c */
 void timer_tick(void);
 void timer_jitter(uint64_t seed);   /* non-zero: each tick 0.3..1.7 x tick_ns, seeded; 0: off */
 uint64_t timer_user_preempts(void); /* ticks that preempted a ring-3 task, all CPUs */
@@ -22,7 +22,7 @@ extern bool timer_whole_slices; /* true: each switch re-arms the timer for a ful
 #include "exp.h"
 #include <fpulab/abi.h>
 
-#define MAX_USER_SEMS 64
+#define MAX_USER_SEMS (FPULAB_MAX_TASKS + 2) /* stress: one per task, and its start barrier */
 #define MAX_POLICIES 8
 
 /* What every experiment shares from the command line; the rest is each
@@ -35,14 +35,42 @@ struct config {
 	uint64_t repeat;
 };
 
-/* One result record: the fields of FPULAB_RESULT_FIELDS. */
-struct result {
-#define S(n) const char *n;
-#define U(n) uint64_t n;
-	FPULAB_RESULT_FIELDS(S, U)
-#undef S
-#undef U
+/* record.c: one record line, built field by field. */
+struct record {
+	char line[1024];
+	size_t n;
 };
+void record_begin(struct record *r, const char *kind);
+void record_str(struct record *r, const char *key, const char *value);
+void record_u64(struct record *r, const char *key, uint64_t value);
+void record_end(struct record *r); /* print it */
+
+/*
+ * A record's struct and its printing, both from its abi.h field list:
+ * RECORD_STRUCT(result, FPULAB_RESULT_FIELDS) declares struct result;
+ * RECORD_PRINT(FPULAB_REC_RESULT, FPULAB_RESULT_FIELDS, &res) prints it.
+ */
+#define RECORD_FIELD_S(f) const char *f;
+#define RECORD_FIELD_U(f) uint64_t f;
+#define RECORD_STRUCT(name, FIELDS)                    \
+	struct name {                                  \
+		FIELDS(RECORD_FIELD_S, RECORD_FIELD_U) \
+	}
+#define RECORD_PUT_S(f) record_str(&rec_, #f, rec_src_->f);
+#define RECORD_PUT_U(f) record_u64(&rec_, #f, rec_src_->f);
+#define RECORD_PRINT(kind, FIELDS, src)                     \
+	do {                                                \
+		const __typeof__(*(src)) *rec_src_ = (src); \
+		struct record rec_;                         \
+		record_begin(&rec_, kind);                  \
+		FIELDS(RECORD_PUT_S, RECORD_PUT_U)          \
+		record_end(&rec_);                          \
+	} while (0)
+
+RECORD_STRUCT(result, FPULAB_RESULT_FIELDS); /* one run */
+RECORD_STRUCT(hello, FPULAB_HELLO_FIELDS);   /* boot facts */
+RECORD_STRUCT(skip, FPULAB_SKIP_FIELDS);     /* a configuration skipped */
+RECORD_STRUCT(done, FPULAB_DONE_FIELDS);     /* the end */
 
 extern struct config cfg;
 extern struct semaphore user_sems[MAX_USER_SEMS];

@@ -18,7 +18,9 @@
  * - A waker enqueues, then checks whether the target idles; the idle loop
  *   says it idles, then checks its queue. A full fence sits between the
  *   store and the load on both sides, or each could miss the other.
- * - context_switch() is the only caller of the FPU policy in this path.
+ * - libfpu is called at four points only: context_switch() (fpu_switch),
+ *   exit_to_user() (fpu_return_to_user), task creation and exit, and
+ *   migration (fpu_task_migrated).
  */
 #include "sched.h"
 #include "apic.h"
@@ -115,7 +117,6 @@ static struct task *rq_pop(struct runqueue *rq)
 	return t;
 }
 
-/* Put a runnable task on its CPU's queue; wake that CPU if it idles. */
 /* After putting a task on @tc's queue: wake @tc if it idles. */
 static void kick_if_idle(struct cpu *tc)
 {
@@ -425,8 +426,4 @@ void sem_up(struct semaphore *s)
 	spin_unlock(&s->wq.lock);
 	if (t)
 		wake_up(t);
-}
-
-void sched_init(void)
-{
 }

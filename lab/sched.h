@@ -64,7 +64,6 @@ struct semaphore {
 	long count;
 };
 
-void sched_init(void);
 void sched_init_cpu(void);
 noreturn void idle_loop(void);
 

@@ -99,6 +99,9 @@ const char *fpu_policy_name(void)
 
 const char *const *fpu_policy_names(void)
 {
+	/* Valid before fpu_init() too: the host lists the policies without one. */
+	for (unsigned int i = 0; i < NR_POLICIES; i++)
+		policy_names[i] = policies[i]->name;
 	return policy_names;
 }
 

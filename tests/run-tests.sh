@@ -6,11 +6,14 @@
 # pass, "not ok " lines fail, and lines with a "# SKIP" directive are skipped,
 # neither passed nor failed (cmocka's skip() prints "not ok N # SKIP name"). A test executable that exits non-zero without a
 # "not ok" line, or that reports no result at all, counts as one failure.
-# The last line is "N passed, N failed, N skipped"; the exit status is
-# non-zero on failure.
+# Before the last line, a line per suite (test executable): "PASS name (N
+# passed, N skipped)" or "FAIL name (N failed, N passed, N skipped)". The last
+# line is "N passed, N failed, N skipped"; the exit status is non-zero on
+# failure.
 set -u
 export CMOCKA_MESSAGE_OUTPUT=TAP
 passed=0 failed=0 skipped=0
+suites=
 # TAP: "ok 7 - name # SKIP reason", "ok 7 # skip", "ok 7 - # SKIP reason"
 skip_re='^ok .*#[[:space:]]*[Ss][Kk][Ii][Pp]'
 notok_skip_re='^not ok .*#[[:space:]]*[Ss][Kk][Ii][Pp]'
@@ -45,6 +48,16 @@ for t in "$@"; do
 		f=1
 	fi
 	passed=$((passed + p)) failed=$((failed + f)) skipped=$((skipped + s))
+	name=$(basename "$t")
+	if [ "$f" -eq 0 ]; then
+		suites="$suites$(printf 'PASS %-28s (%d passed, %d skipped)' "$name" "$p" "$s")
+"
+	else
+		suites="$suites$(printf 'FAIL %-28s (%d failed, %d passed, %d skipped)' "$name" "$f" "$p" "$s")
+"
+	fi
 done
+echo "# ---- suites"
+printf '%s' "$suites"
 echo "$passed passed, $failed failed, $skipped skipped"
 [ "$failed" -eq 0 ]

@@ -38,6 +38,7 @@ TEST_BINS += tests/cli/test_cli_plot.sh
 TEST_BINS += tests/cli/test_cli_summary.sh
 TEST_BINS += tests/cli/test_run_interrupt.sh
 TEST_BINS += tests/cli/test_trace_cmds.sh tests/cli/test_host.sh
+TEST_BINS += tests/cli/test_limits.sh
 
 -include tests/fuzz/fuzz.mk
 -include tests/lab/lab.mk
@@ -48,4 +49,8 @@ test-bins: all $(TEST_BINS)
 test:
 	./tools/ensure-deps test
 	$(MAKE) --no-print-directory test-bins
-	FPULAB=$(BUILD)/fpulab tests/run-tests.sh $(TEST_BINS)
+	FPULAB=$(BUILD)/fpulab tests/run-tests.sh $(if $(SUITE),$(SUITE_BINS),$(TEST_BINS))
+
+# make test SUITE=NAME: only the test executables whose name is NAME
+# (test_cli_compare, test_run.sh, stress, ...); none matching is an error.
+SUITE_BINS = $(foreach t,$(TEST_BINS),$(if $(filter $(SUITE) $(SUITE).sh,$(notdir $(t))),$(t)))

@@ -24,7 +24,8 @@
 /* Record kinds. */
 #define FPULAB_REC_HELLO "hello"   /* boot facts: FPULAB_HELLO_FIELDS */
 #define FPULAB_REC_RESULT "result" /* one run of one configuration under one policy */
-#define FPULAB_REC_DONE "done"     /* all runs finished; "runs=N" */
+#define FPULAB_REC_SKIP "skip"     /* a configuration this machine cannot run: FPULAB_SKIP_FIELDS */
+#define FPULAB_REC_DONE "done"     /* all runs finished: FPULAB_DONE_FIELDS */
 
 /* isa-debug-exit: QEMU exits with (value << 1) | 1. */
 #define FPULAB_DEBUG_EXIT_PORT 0xf4
@@ -55,6 +56,20 @@
 	X(kernel_checksum, "kernel-checksum", 5, ticks, "TSC ticks per call", lower, \
 	  "seed 002: a syscall checksums a buffer with AVX2 or SSE2 inside kernel_fpu_begin/end, or scalar; saves, restores, CR0.TS writes and #NM per call")
 
+/*
+ * Numeric limits, one place for both sides: X(id, value, what).
+ * FPULAB_MAX_<id>. Every default fits at every CPU count: stress's default
+ * of 4 tasks per CPU is at most 4 x FPULAB_MAX_CPUS = FPULAB_MAX_TASKS.
+ */
+#define FPULAB_LIMITS(X)                                                      \
+	X(CPUS, 16, "CPUs the lab kernel starts (--cpus)")                       \
+	X(TASKS, 64, "stress tasks (--tasks)")                                   \
+	X(ROUND_TRIPS, 1000000000, "context-switch round trips per run (--round-trips)") \
+	X(SWITCHES, 1000000000, "stress switches per run (--switches)")          \
+	X(REPEAT, 1000, "runs per configuration and policy (--repeat)")          \
+	X(FPU_COUNTER, 255, "fpu_counter threshold (--fpu-counter)")             \
+	X(TIMEOUT_S, 86400, "host watchdog, seconds without a record (--timeout)")
+
 /* Named values: X(id, name). */
 #define FPULAB_PLACEMENTS(X)                                                  \
 	X(same_cpu, "same-cpu") X(cross_cpu, "cross-cpu")                        \
@@ -66,6 +81,16 @@
 #define FPULAB_COUNTER_RULES(X) X(ge, "ge") X(gt, "gt") /* count >= N | > N (Linux 2.6) */
 /* short-tasks: each task's slices and FP slices: the options, or drawn (docs/counts.md). */
 #define FPULAB_MIXES(X) X(fixed, "fixed") X(boot, "boot") X(build, "build")
+/* libfpu's injectable faults (enum fpu_fault, test kernels only); test_abi checks the match. */
+#define FPULAB_FAULTS(X)                                                      \
+	X(none, "none") X(skip_save_on_migrate, "skip-save-on-migrate")          \
+	X(skip_restore_after_flush, "skip-restore-after-flush")                  \
+	X(no_invalidate_on_kernel_fpu, "no-invalidate-on-kernel-fpu")            \
+	X(skip_clts_before_restore, "skip-clts-before-restore")                  \
+	X(stale_owner_after_exit, "stale-owner-after-exit")                      \
+	X(import_stale_regs, "import-stale-regs")
+/* Policies only the test kernel (lab-test.elf) has: deliberately broken. */
+#define FPULAB_TEST_POLICIES(X) X(broken_lazy, "broken-lazy")
 #define FPULAB_SAVE_INSNS(X)                                                  \
 	X(auto, "auto") X(fxsave, "fxsave") X(xsave, "xsave")                     \
 	X(xsaveopt, "xsaveopt") X(xsavec, "xsavec") X(xsaves, "xsaves")
@@ -96,18 +121,18 @@
 	  fp_users, "LIST|all", "none,one,both (default all; kernel-checksum: none,one)") \
 	X(regset, "regset", "regset", LIST, 0, 0, 0, FPULAB_EXP_BIT(context_switch), \
 	  regsets, "LIST|all", "x87,sse,avx (default all)")                      \
-	X(round_trips, "rt", "round-trips", NUMBER, 1, 1000000000, 1000,          \
+	X(round_trips, "rt", "round-trips", NUMBER, 1, FPULAB_MAX_ROUND_TRIPS, 1000,          \
 	  FPULAB_EXP_BIT(context_switch), any, "R", "round trips per run")        \
-	X(repeat, "repeat", "repeat", NUMBER, 1, 1000, 0, FPULAB_EXP_ALL, any, "K", \
+	X(repeat, "repeat", "repeat", NUMBER, 1, FPULAB_MAX_REPEAT, 0, FPULAB_EXP_ALL, any, "K", \
 	  "runs per configuration and policy (default: the experiment's)")       \
 	X(seed, "seed", "seed", NUMBER, 0, UINT64_MAX, 1,                        \
 	  FPULAB_EXP_BIT(stress) | FPULAB_EXP_BIT(short_tasks), any,             \
 	  "N", "random seed")                                                    \
-	X(tasks, "tasks", "tasks", NUMBER, 1, 62, 0, FPULAB_EXP_BIT(stress), any, "N", \
-	  "tasks (default 4 per CPU, at most the maximum)")                      \
-	X(switches, "switches", "switches", NUMBER, 1, 1000000000, 200000,       \
+	X(tasks, "tasks", "tasks", NUMBER, 1, FPULAB_MAX_TASKS, 0, FPULAB_EXP_BIT(stress), any, "N", \
+	  "tasks (default 4 per CPU)")                      \
+	X(switches, "switches", "switches", NUMBER, 1, FPULAB_MAX_SWITCHES, 200000,       \
 	  FPULAB_EXP_BIT(stress), any, "N", "switches per run (approximate target)") \
-	X(fpu_counter, "fpu_counter", "fpu-counter", NUMBER, 0, 255, 5, FPULAB_EXP_ALL, \
+	X(fpu_counter, "fpu_counter", "fpu-counter", NUMBER, 0, FPULAB_MAX_FPU_COUNTER, 5, FPULAB_EXP_ALL, \
 	  any, "N", "fpu_counter threshold of the heuristic policies")          \
 	X(fpu_counter_rule, "fpu_counter_rule", "fpu-counter-rule", WORD, 0, 0, 0, \
 	  FPULAB_EXP_ALL, counter_rules, "ge|gt",                                \
@@ -132,13 +157,21 @@
 	  FPULAB_EXP_BIT(kernel_checksum), any, "N", "checksum calls per run (default 200)")   \
 	X(buffer_bytes, "buffer_bytes", "buffer-bytes", NUMBER, 1, 1048576, 4096, \
 	  FPULAB_EXP_BIT(kernel_checksum), any, "B", "bytes per call, at most 1 MiB (default 4096)") \
-	X(inject, "inject", "inject", WORD, 0, 0, 0, FPULAB_EXP_ALL, any, "NAME", \
+	X(inject, "inject", "inject", WORD, 0, 0, 0, FPULAB_EXP_ALL, faults, "NAME", \
 	  "fault to inject (boots lab-test.elf unless --kernel)")                \
 	X(insn, "insn", "insn", WORD, 0, 0, 0, FPULAB_EXP_ALL, save_insns, "NAME", \
 	  "save instruction: auto|fxsave|xsave|xsaveopt|xsavec|xsaves")          \
 	X(scrub, "scrub", "scrub", FLAG, 0, 1, 0, FPULAB_EXP_ALL, any, 0,      \
-	  "force the AMD FIP/FDP/FOP scrub")
+	  "force the AMD FIP/FDP/FOP scrub")                                     \
+	X(check, "check", "check-options", FLAG, 0, 1, 0, FPULAB_EXP_ALL, any, 0, \
+	  "boot, check every option against the kernel, run nothing")
 /* clang-format on */
+
+enum fpulab_limit {
+#define FPULAB_X_LIMIT(id, value, what) FPULAB_MAX_##id = value,
+	FPULAB_LIMITS(FPULAB_X_LIMIT)
+#undef FPULAB_X_LIMIT
+};
 
 enum fpulab_experiment_id {
 #define FPULAB_X_ID(id, ...) FPULAB_EXP_##id,
@@ -183,6 +216,8 @@ static const char *const fpulab_names_prefetch_modes[] = { FPULAB_PREFETCH_MODES
 static const char *const fpulab_names_save_insns[] = { FPULAB_SAVE_INSNS(FPULAB_X_NAME) 0 };
 static const char *const fpulab_names_counter_rules[] = { FPULAB_COUNTER_RULES(FPULAB_X_NAME) 0 };
 static const char *const fpulab_names_mixes[] = { FPULAB_MIXES(FPULAB_X_NAME) 0 };
+static const char *const fpulab_names_faults[] = { FPULAB_FAULTS(FPULAB_X_NAME) 0 };
+static const char *const fpulab_names_test_policies[] = { FPULAB_TEST_POLICIES(FPULAB_X_NAME) 0 };
 #define fpulab_names_any 0
 #undef FPULAB_X_NAME
 
@@ -247,6 +282,16 @@ static const struct fpulab_option fpulab_options[FPULAB_OPT_NR] = {
 	U(ptrace_writes)     /* stress: imports into a stopped task */           \
 	U(kills)             /* stress: tasks killed for a bad or unplaceable frame */ \
 	U(ticks)             /* TSC ticks of the measured window */
+
+/*
+ * skip record: the configuration (as its result records would name it) and
+ * why, one word: needs-2-cpus | no-avx-state | needs-2-tasks (kernel-checksum, fp users both).
+ */
+#define FPULAB_SKIP_FIELDS(S, U)                                              \
+	S(experiment) S(placement) S(fp_users) S(regset) S(reason)
+
+/* done record. checked=1: check=1 was given; the options were read, nothing ran. */
+#define FPULAB_DONE_FIELDS(S, U) U(runs) U(skipped) U(checked)
 
 /* clang-format on */
 

@@ -88,6 +88,12 @@ last=$(tail -n 1 "$work/rt.out")
 if [ "$rc" = 1 ] && [ "$last" = "3 passed, 1 failed, 3 skipped" ]; then
 	ok "run-tests.sh: lines with a SKIP directive count as skipped; last line 'N passed, N failed, N skipped'"
 else not_ok "run-tests.sh counts skips apart" "exit $rc, last line '$last'"; fi
+# a line per suite, before the last line
+if grep -qx 'FAIL t-mixed                      (1 failed, 1 passed, 2 skipped)' "$work/rt.out" &&
+   grep -qx 'PASS t-pass                       (2 passed, 0 skipped)' "$work/rt.out" &&
+   grep -qx 'PASS t-onlyskip                   (0 passed, 1 skipped)' "$work/rt.out"; then
+	ok "run-tests.sh: a PASS/FAIL line per suite with its counts"
+else not_ok "run-tests.sh: a PASS/FAIL line per suite with its counts" "$(grep -E '^(PASS|FAIL)' "$work/rt.out")"; fi
 "$root/tests/run-tests.sh" "$work/t-pass" > "$work/rt.out" 2>&1
 rc=$?
 [ "$rc" = 0 ] && [ "$(tail -n 1 "$work/rt.out")" = "2 passed, 0 failed, 0 skipped" ] &&

@@ -34,6 +34,12 @@ expect "and the plots" "$work/s" "^plots: $work/plots/ \\(1 SVG\\)$"
 expect "classes: one per FP-user count; smp-lazy wins with FP in one task" "$work/s2" \
 	'^  fp_users=one +smp-lazy +0\.76x +0\.80x lazy +yes$'
 
+printf '%s\n' '{"experiment": "stress", "policy": "eager", "repeats": 1, "integrity_errors": 0, "integrity_errors_all_runs": 0, "ticks_per_switch": 900.0}' \
+	'{"experiment": "stress", "policy": "owner", "repeats": 1, "integrity_errors": 1, "integrity_errors_all_runs": 1, "ticks_per_switch": 800.0}' > "$work/stress.json"
+"$fpulab" summary "$work/stress.json" > "$work/s3" 2> /dev/null
+expect "a correctness experiment: its abi.h figure per policy, not a timing" "$work/s3" '^  eager 0 owner 1$'
+expect "named with its unit" "$work/s3" '^stress: integrity errors per policy, exact counts over 2 runs \(lower is better\):$'
+
 "$fpulab" summary "$work/nosuch.json" > /dev/null 2>&1
 rc=$?
 [ "$rc" = 2 ] && ok "a missing file: exit 2" || not_ok "a missing file: exit 2" "exit $rc"

@@ -214,7 +214,7 @@ for bad in "--no-such-option" "--placement elsewhere" "--placement same-cpu,,cro
 	   "--cpus 0" "--cpus 65" "--repeat 0" "--round-trips 12x" "--timeout -1" "--format xml" \
 	   "--accel hvf" "--fp-users one,all" "--policy Eager" "--cpus 1 --placement cross-cpu" \
 	   "--icount --tcg-threads multi" "--accel kvm --icount" "--cpus" "stray-argument" \
-	   "--experiment no-such-experiment" "--experiment selftest" "--experiment stress --tasks 63" \
+	   "--experiment no-such-experiment" "--experiment selftest" "--experiment stress --tasks 65" \
 	   "--experiment stress --tasks 0" "--tasks 4" "--switches 1000" "--seed 1" \
 	   "--experiment context-switch --seed 1" "--experiment stress --placement same-cpu" \
 	   "--experiment stress --fp-users one" "--experiment stress --regset sse" \
@@ -231,9 +231,9 @@ for bad in "--no-such-option" "--placement elsewhere" "--placement same-cpu,,cro
 	fi
 done
 run_fpulab "$work/good" --cpus 99
-expect "out of range says so" 2 - "--cpus: 99 is out of range (1..64)"
-run_fpulab "$work/good" --experiment stress --tasks 63
-expect "--tasks: the kernel's range 1..62" 2 - "--tasks: 63 is out of range (1..62)"
+expect "out of range says so" 2 - "--cpus: 99 is out of range (1..16)"
+run_fpulab "$work/good" --experiment stress --tasks 65
+expect "--tasks: the kernel's range 1..64" 2 - "--tasks: 65 is out of range (1..64)"
 run_fpulab "$work/good" --experiment no-such-experiment
 expect "--experiment: only what the kernel has" 2 - "--experiment: unknown value 'no-such-experiment' (one of: context-switch,stress,fp-vs-spinner,short-tasks,kernel-checksum)"
 run_fpulab "$work/good" --seed 7
@@ -248,9 +248,9 @@ run_fpulab "$work/good" --p eager
 expect "an ambiguous abbreviation names the candidates (4)" 2 - "ambiguous option '--p' (--policy, --placement, --prefetch, --pin)"
 run_fpulab "$work/good" --fp-u one --placement same-cpu
 expect "an unambiguous abbreviation still works" 0
-run_fpulab "$work/good" --experiment stress --tasks 62 --switches 100 --seed 3
-if grep -qxF 'exp=stress seed=3 tasks=62 switches=100' "$work/qemu-args"; then ok "stress takes --tasks 62, --switches, --seed"
-else not_ok "stress takes --tasks 62, --switches, --seed" "$(tr '\n' ' ' < "$work/qemu-args")"; fi
+run_fpulab "$work/good" --experiment stress --tasks 64 --switches 100 --seed 3
+if grep -qxF 'exp=stress seed=3 tasks=64 switches=100' "$work/qemu-args"; then ok "stress takes --tasks 64, --switches, --seed"
+else not_ok "stress takes --tasks 64, --switches, --seed" "$(tr '\n' ' ' < "$work/qemu-args")"; fi
 run_fpulab "$work/good" --cpus 1 --placement all
 if [ "$rc" = 0 ] && grep -qF 'placement=same-cpu fp=' "$work/qemu-args"; then ok "--cpus 1 --placement all: same-cpu only"
 else not_ok "--cpus 1 --placement all: same-cpu only" "exit $rc" "$(tr '\n' ' ' < "$work/qemu-args")" "$(tail -n 3 "$work/err")"; fi
@@ -462,20 +462,23 @@ run_fpulab "$work/mixed" --format json
 json_has eager same-cpu "median row: switches and saves from the median-ticks run, not field by field" \
 	'switches: 2004' 'saves: 2000' 'ticks: 4000000' 'ticks_per_round_trip: 4000.0' 'counts_identical: false'
 
-# ---- guest warnings: echoed, and the expected count follows the guest ----
+# ---- skip records: echoed, and the expected count follows the guest ----
 {
 	echo "${hello/xcr0=0x7/xcr0=0x3}"; result eager same-cpu 0 0 3000000
-	echo "warning: context-switch: this CPU has no AVX state, avx skipped"
-	echo "@fpulab done runs=1"
+	echo "@fpulab skip experiment=context-switch placement=same-cpu fp_users=one regset=avx reason=no-avx-state"
+	echo "@fpulab done runs=1 skipped=1"
 } > "$work/no-avx"
 run_fpulab "$work/no-avx" --placement same-cpu --fp-users one --regset sse,avx
-expect "a guest warning is echoed on stderr" 0 - "fpulab: guest warning: context-switch: this CPU has no AVX state, avx skipped"
-expect "the skipped configuration is not counted (hello: no AVX)" 0 - "config 1/1 done: context-switch same-cpu fp=one sse"
-{
-	echo "$hello"; echo "warning: context-switch: something new, skipped"
-	result eager same-cpu 0 0 3000000; echo "@fpulab done runs=1"
-} > "$work/odd-warning"
-run_fpulab "$work/odd-warning" --placement same-cpu --fp-users one --regset sse,avx
-expect "an unforeseen guest warning: the count becomes unknown" 0 - "config 1 done: context-switch same-cpu fp=one sse"
+expect "a guest skip record is echoed on stderr" 0 - "fpulab: the guest skipped context-switch same-cpu fp=one avx: no-avx-state"
+expect "the skipped configuration is not counted" 0 - "config 1/1 done: context-switch same-cpu fp=one sse"
+{ echo "$hello"; echo "@fpulab done runs=0 skipped=0 checked=1"; } > "$work/checked"
+run_fpulab "$work/checked" --check-options --experiment stress --tasks 64
+if [ "$rc" = 0 ] && grep -qF 'accepted every option' "$work/err" && ! grep -qv '^#' "$work/out" &&
+   grep -qxF 'exp=stress tasks=64 check=1' "$work/qemu-args"; then
+	ok "--check-options: check=1 sent, the kernel's verdict on stderr, no table"
+else
+	not_ok "--check-options: check=1 sent, the kernel's verdict on stderr, no table" "exit $rc" \
+		"$(tr '\n' ' ' < "$work/qemu-args")" "$(tail -n 3 "$work/err")"
+fi
 
 finish

@@ -8,6 +8,7 @@
 #include <cmocka.h>
 
 #include "fpulab/abi.h"
+#include <fpu/fpu.h>
 
 static size_t count(const char *const *names)
 {
@@ -61,11 +62,26 @@ static void test_options_have_unique_keys_and_sane_ranges(void **state)
 	assert_int_equal(fpulab_options[FPULAB_OPT_tasks].experiments, FPULAB_EXP_BIT(stress));
 }
 
+/* abi.h's copies of libfpu's names, which the host checks before boot. */
+static void test_faults_match_libfpu(void **state)
+{
+	assert_int_equal(count(fpulab_names_faults), FPU_FAULT_NR);
+	for (int i = 0; i < FPU_FAULT_NR; i++) {
+		assert_string_equal(fpulab_names_faults[i], fpu_fault_name((enum fpu_fault)i));
+		assert_int_equal(fpu_fault_by_name(fpulab_names_faults[i]), i);
+	}
+	assert_true(count(fpu_policy_names()) >= 2);
+	for (const char *const *p = fpulab_names_test_policies; *p; p++)
+		for (const char *const *q = fpu_policy_names(); *q; q++)
+			assert_string_not_equal(*p, *q);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_experiments_are_named_once_with_a_figure),
 		cmocka_unit_test(test_options_have_unique_keys_and_sane_ranges),
+		cmocka_unit_test(test_faults_match_libfpu),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

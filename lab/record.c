@@ -1,0 +1,27 @@
+/* SPDX-License-Identifier: MIT */
+/* Records to the host: "@fpulab <kind> key=value ...", one line (abi.h). */
+#include "lab.h"
+
+void record_begin(struct record *r, const char *kind)
+{
+	r->n = (size_t)ksnprintf(r->line, sizeof(r->line), "%s%s", FPULAB_RECORD_PREFIX, kind);
+}
+
+void record_str(struct record *r, const char *key, const char *value)
+{
+	if (r->n < sizeof(r->line))
+		r->n += (size_t)ksnprintf(r->line + r->n, sizeof(r->line) - r->n, " %s=%s", key,
+					  value ? value : "-");
+}
+
+void record_u64(struct record *r, const char *key, uint64_t value)
+{
+	if (r->n < sizeof(r->line))
+		r->n += (size_t)ksnprintf(r->line + r->n, sizeof(r->line) - r->n, " %s=%lu", key,
+					  value);
+}
+
+void record_end(struct record *r)
+{
+	kprintf("%s\n", r->line);
+}
