@@ -105,6 +105,11 @@ void apic_timer_stop(void)
 	apic_write(REG_TIMER_INIT, 0);
 }
 
+uint32_t apic_timer_remaining(void)
+{
+	return apic_read(REG_TIMER_CUR);
+}
+
 void apic_calibrate(void)
 {
 	const uint32_t window = 5000000; /* 5 ms of 1 GHz APIC time */

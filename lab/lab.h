@@ -20,6 +20,8 @@ extern void (*volatile timer_hook)(void); /* called at every timer tick of CPU 0
  * restart them: for measurements that must see only their own instructions. */
 void timers_pause(void);
 void timers_resume(void);
+extern bool timer_preempt;      /* false: the timer never preempts (slices end by yield or block) */
+extern bool timer_whole_slices; /* true: each switch re-arms the timer for a full slice */
 
 /* exp.c: the experiment controller and the measured window. */
 #include "exp.h"
