@@ -125,7 +125,7 @@ void run_list(FILE *f)
 		fprintf(f, "    options:");
 		for (int i = 0; i < FPULAB_OPT_NR; i++) {
 			const struct fpulab_option *g = &guest_options[i];
-			if (g->experiments == (1u << e))
+			if ((g->experiments & (1u << e)) && g->experiments != FPULAB_EXP_ALL)
 				fprintf(f, " --%s", g->option);
 		}
 		fprintf(f, " (and every option all experiments read)\n");
@@ -612,5 +612,10 @@ unsigned run_options_config_count(const struct run_options *o)
 			return 0;
 		n *= list_length(o->guest_value[i]);
 	}
+#define SWEEP(e, opt, count)                                            \
+	if (exp == FPULAB_EXP_##e && !o->guest_value[FPULAB_OPT_##opt]) \
+		n *= count;
+	FPULAB_DEFAULT_SWEEPS(SWEEP)
+#undef SWEEP
 	return exp >= 0 ? n : 0;
 }

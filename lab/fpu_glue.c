@@ -75,6 +75,7 @@ void lab_fpu_init(void)
 		if (opts.insn == FPU_INSN_AUTO)
 			panic("unknown save instruction '%s'", buf);
 	}
+	opts.pkru = true; /* used only where the CPU offers PKU (cpu_setup() set CR4.PKE) */
 	opts.force_fxsave_scrub = exp_num(FPULAB_OPT_scrub, 0) == 1;
 	int err = xstate_init(&opts);
 	if (err)
@@ -89,6 +90,9 @@ void lab_fpu_init(void)
 	t.fpu_counter_threshold = (unsigned int)exp_num(
 		FPULAB_OPT_fpu_counter, fpulab_options[FPULAB_OPT_fpu_counter].dflt);
 	t.prefetch = prefetch[exp_word(FPULAB_OPT_prefetch, 0)];
+	/* libfpu loads at count >= threshold; Linux 2.6 at fpu_counter > 5 (gt). */
+	if (exp_word(FPULAB_OPT_fpu_counter_rule, 0) == 1)
+		t.fpu_counter_threshold++;
 	fpu_set_tunables(&t);
 
 	if (cmdline_get(fpulab_options[FPULAB_OPT_inject].key, buf, sizeof(buf))) {

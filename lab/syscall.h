@@ -12,7 +12,7 @@
 #define SYS_MIGRATE 5     /* (cpu) */
 #define SYS_MARK 6        /* (MARK_START | MARK_END): measured window */
 #define SYS_INTEGRITY 7   /* (struct integrity_report *) */
-#define SYS_KERNEL_CSUM 8 /* (buffer, bytes) -> checksum, in a kernel-mode FPU section */
+#define SYS_KERNEL_CSUM 8 /* (buffer, bytes, KCSUM_*) -> checksum */
 #define SYS_SIGACTION \
 	9                 /* (handler, arg, slot) -> lowest address of the caller's user stack;
 			   * (0): unregister, before the handler's argument goes away */
@@ -20,7 +20,13 @@
 #define SYS_SIGRETURN 11  /* from the trampoline only; RSP at the struct sigframe */
 #define SYS_PTRACE_GET 12 /* (task slot, buffer, bytes, struct ptrace_info *) -> 0, -1 */
 #define SYS_PTRACE_SET 13 /* (task slot, buffer or NULL, bytes) -> 0 or a libfpu error */
-#define SYS_NR 14
+#define SYS_OPEN 14       /* (name, TD_O_*) -> descriptor: the sleeping-lock directory */
+#define SYS_CLOSE 15      /* (descriptor) */
+#define SYS_UNLINK 16     /* (name) */
+#define SYS_NR 17
+
+#define TD_O_CREAT 1
+#define TD_O_EXCL 2
 
 /*
  * Signals. SYS_SIGACTION registers the caller's handler, its argument and
@@ -59,6 +65,9 @@ struct ptrace_info {
 		in_handler; /* it stopped inside its signal handler: the state is the handler's */
 	unsigned int pad;
 };
+
+#define KCSUM_SIMD 0   /* AVX2 or SSE2 in a kernel-mode FPU section */
+#define KCSUM_SCALAR 1 /* integer code, no FPU: the reference */
 
 #define MARK_START 0
 #define MARK_END 1

@@ -62,7 +62,24 @@ static inline void sys_integrity(const struct integrity_report *r)
 }
 static inline uint64_t sys_kernel_csum(const void *buf, uint64_t bytes)
 {
-	return (uint64_t)syscall2(SYS_KERNEL_CSUM, (long)buf, (long)bytes);
+	return (uint64_t)syscall4(SYS_KERNEL_CSUM, (long)buf, (long)bytes, KCSUM_SIMD, 0);
+}
+/* @impl: KCSUM_SIMD (kernel-mode FPU section) or KCSUM_SCALAR (integer code only). */
+static inline uint64_t sys_kernel_csum_impl(const void *buf, uint64_t bytes, unsigned int impl)
+{
+	return (uint64_t)syscall4(SYS_KERNEL_CSUM, (long)buf, (long)bytes, impl, 0);
+}
+static inline long sys_open(const char *name, unsigned int flags)
+{
+	return syscall2(SYS_OPEN, (long)name, flags);
+}
+static inline long sys_close(long fd)
+{
+	return syscall2(SYS_CLOSE, fd, 0);
+}
+static inline long sys_unlink(const char *name)
+{
+	return syscall2(SYS_UNLINK, (long)name, 0);
 }
 
 /* Returns the lowest address of the caller's user stack, or -1. */
@@ -99,6 +116,17 @@ unsigned int regs_check_init(unsigned int task, bool ymm);
  * (@scrub, if it runs). @report false: only count (the positive control).
  */
 unsigned int regs_check_x87_ptrs(unsigned int task, const struct x87_ptrs *scrub, bool report);
+static inline uint32_t rdpkru(void)
+{
+	uint32_t eax, edx;
+	__asm__ volatile("rdpkru" : "=a"(eax), "=d"(edx) : "c"(0));
+	return eax;
+}
+static inline void wrpkru(uint32_t v)
+{
+	__asm__ volatile("wrpkru" : : "a"(v), "c"(0), "d"(0) : "memory");
+}
+
 /* Positive control: right after an x87 load of its own the check must fail. */
 bool regs_x87_ptrs_check_can_fail(const struct x87_ptrs *scrub);
 
