@@ -99,7 +99,7 @@ unsigned int regs_check_init(unsigned int task, bool ymm);
  * (@scrub, if it runs). @report false: only count (the positive control).
  */
 unsigned int regs_check_x87_ptrs(unsigned int task, const struct x87_ptrs *scrub, bool report);
-/* Positive control: right after an x87 load of its own the check must fail. */
+/* Positive control: right after an x87 load of its own the check must fail (in one of a few tries). */
 bool regs_x87_ptrs_check_can_fail(const struct x87_ptrs *scrub);
 
 /*
