@@ -11,6 +11,7 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,12 +22,11 @@
 
 #include "calibrate.h"
 #include "cli.h"
+#include "output.h"
 
 #define BATCH 16
 #define REPEAT_DEFAULT 2000
 #define REPEAT_MAX 10000000ul
-
-enum fmt { FMT_TABLE, FMT_JSON, FMT_CSV };
 
 struct figure {
 	const char *name;        /* what is timed */
@@ -302,7 +302,8 @@ static bool insn_ok(enum fpu_save_insn insn)
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: fpulab calibrate [--format table|json|csv] [--repeat N] [--insn auto|xsaveopt|...]\n"
+		"usage: fpulab calibrate [--format table|json|csv] [--output FILE] [--repeat N]\n"
+		"                        [--insn auto|xsaveopt|...]\n"
 		"Native user-mode cost of FXSAVE/XSAVE/XSAVEOPT/XSAVEC (registers init and\n"
 		"dirty), XRSTOR standard/compacted, the XSAVEOPT modified-optimization hit,\n"
 		"and libfpu's eager switch path against a raw save+XRSTOR pair that uses the\n"
@@ -311,12 +312,13 @@ static void usage(FILE *f)
 		"(default %d, 1..%lu), each a batch of %d operations.\n"
 		"--insn makes libfpu's switch path, and so the raw pair, use that save\n"
 		"instruction (default auto: the best user-mode one, xsavec where offered).\n"
-		"--format json: one object per line, one per figure.\n",
+		"--format json: one object per line, one per figure; csv: the same keys.\n"
+		"--output FILE: opened before measuring; kept on stdout if it cannot be written.\n",
 		REPEAT_DEFAULT, REPEAT_MAX, BATCH);
 }
 
-static int parse_args(int argc, char **argv, enum fmt *fmt, unsigned long *repeat,
-		      enum fpu_save_insn *insn)
+static int parse_args(int argc, char **argv, enum output_format *fmt, const char **output,
+		      unsigned long *repeat, enum fpu_save_insn *insn)
 {
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i], *v = NULL;
@@ -330,23 +332,27 @@ static int parse_args(int argc, char **argv, enum fmt *fmt, unsigned long *repea
 			v = a + 9, a = "--repeat";
 		else if (!strncmp(a, "--insn=", 7))
 			v = a + 7, a = "--insn";
+		else if (!strncmp(a, "--output=", 9))
+			v = a + 9, a = "--output";
 		else if ((!strcmp(a, "--format") || !strcmp(a, "--repeat") ||
-			  !strcmp(a, "--insn")) &&
+			  !strcmp(a, "--insn") || !strcmp(a, "--output")) &&
 			 i + 1 < argc)
 			v = argv[++i];
 		if (!strcmp(a, "--format") && v) {
 			if (!strcmp(v, "table"))
-				*fmt = FMT_TABLE;
+				*fmt = OUTPUT_TABLE;
 			else if (!strcmp(v, "json"))
-				*fmt = FMT_JSON;
+				*fmt = OUTPUT_JSON;
 			else if (!strcmp(v, "csv"))
-				*fmt = FMT_CSV;
+				*fmt = OUTPUT_CSV;
 			else {
 				fprintf(stderr,
 					"fpulab calibrate: --format: '%s' is not table, json or csv\n",
 					v);
 				return 2;
 			}
+		} else if (!strcmp(a, "--output") && v && *v) {
+			*output = v;
 		} else if (!strcmp(a, "--repeat") && v) {
 			char *end;
 			errno = 0;
@@ -382,7 +388,8 @@ static int parse_args(int argc, char **argv, enum fmt *fmt, unsigned long *repea
 				"fpulab calibrate: %s option '%s'\n"
 				"try 'fpulab calibrate --help'\n",
 				v || !strncmp(a, "--format", 8) || !strncmp(a, "--repeat", 8) ||
-						!strncmp(a, "--insn", 6)
+						!strncmp(a, "--insn", 6) ||
+						!strncmp(a, "--output", 8)
 					? "incomplete"
 					: "unknown",
 				argv[i]);
@@ -392,69 +399,85 @@ static int parse_args(int argc, char **argv, enum fmt *fmt, unsigned long *repea
 	return -1;
 }
 
-static void print_results(enum fmt fmt, const struct figure *f, int n, double tpn,
+static json_t *rounded(double v, double scale)
+{
+	return json_real(round(v * scale) / scale);
+}
+
+/* One figure as a row: the same keys in JSON and CSV. */
+static json_t *figure_row(const struct figure *f, double tpn, unsigned long repeat, double ratio)
+{
+	char xinuse[24], xcr0[24];
+	json_t *o = json_object();
+
+	if (!o)
+		abort();
+	snprintf(xinuse, sizeof(xinuse), "0x%" PRIx64, f->xinuse);
+	snprintf(xcr0, sizeof(xcr0), "0x%" PRIx64, xstate_cfg.xcr0);
+	json_object_set_new(o, "name", json_string(f->name));
+	json_object_set_new(o, "state", json_string(f->state));
+	json_object_set_new(o, "median_ticks", rounded(f->median, 10));
+	json_object_set_new(o, "min_ticks", rounded(f->min, 10));
+	json_object_set_new(o, "max_ticks", rounded(f->max, 10));
+	json_object_set_new(o, "median_ns", rounded(f->median / tpn, 100));
+	json_object_set_new(o, "min_ns", rounded(f->min / tpn, 100));
+	json_object_set_new(o, "max_ns", rounded(f->max / tpn, 100));
+	json_object_set_new(o, "xinuse", json_string(xinuse));
+	json_object_set_new(o, "state_verified", json_boolean(f->state_ok));
+	json_object_set_new(o, "vs_raw_pair", ratio > 0 ? rounded(ratio, 1000) : json_null());
+	json_object_set_new(o, "source", json_string("native user-mode TSC"));
+	json_object_set_new(o, "tsc_mhz", rounded(tpn * 1000.0, 1000));
+	json_object_set_new(o, "repeat", json_integer((json_int_t)repeat));
+	json_object_set_new(o, "batch", json_integer(BATCH));
+	json_object_set_new(o, "overhead_ticks", rounded(overhead_ticks, 10));
+	json_object_set_new(o, "xcr0", json_string(xcr0));
+	json_object_set_new(o, "save_insn", json_string(fpu_insn_name(xstate_cfg.save_insn)));
+	json_object_set_new(o, "kernel_size", json_integer(xstate_cfg.kernel_size));
+	return o;
+}
+
+static const struct output_column table_columns[] = {
+	{ "name", "operation", -30, -1 },
+	{ "state", NULL, -6, -1 },
+	{ "median_ticks", "ticks median", 12, 1 },
+	{ "min_ticks", "min", 9, 1 },
+	{ "max_ticks", "max", 9, 1 },
+	{ "median_ns", "ns median", 11, 2 },
+	{ "min_ns", "min", 9, 2 },
+	{ "max_ns", "max", 9, 2 },
+	{ "xinuse", "XINUSE", 8, -1 },
+	{ "verified", "state", 5, -1 },
+};
+
+/* The figures through the one result writer: a table, JSON lines or CSV. */
+static void print_results(struct output *out, const struct figure *f, int n, double tpn,
 			  unsigned long repeat, double ratio, int ratio_fig)
 {
-	double mhz = tpn * 1000.0;
 	const char *insn = fpu_insn_name(xstate_cfg.save_insn);
 
-	if (fmt == FMT_JSON) {
-		/* One object per line, one per figure, like fpulab run --format json. */
-		for (int i = 0; i < n; i++) {
-			printf("{\"name\": \"%s\", \"state\": \"%s\", \"median_ticks\": %.1f, "
-			       "\"min_ticks\": %.1f, \"max_ticks\": %.1f, \"median_ns\": %.2f, "
-			       "\"min_ns\": %.2f, \"max_ns\": %.2f, \"xinuse\": \"0x%" PRIx64 "\", "
-			       "\"state_verified\": %s, ",
-			       f[i].name, f[i].state, f[i].median, f[i].min, f[i].max,
-			       f[i].median / tpn, f[i].min / tpn, f[i].max / tpn, f[i].xinuse,
-			       f[i].state_ok ? "true" : "false");
-			if (i == ratio_fig && ratio > 0)
-				printf("\"vs_raw_pair\": %.3f, ", ratio);
-			else
-				printf("\"vs_raw_pair\": null, ");
-			printf("\"source\": \"native user-mode TSC\", \"tsc_mhz\": %.3f, \"repeat\": %lu, "
-			       "\"batch\": %d, \"overhead_ticks\": %.1f, \"xcr0\": \"0x%" PRIx64
-			       "\", "
-			       "\"save_insn\": \"%s\", \"kernel_size\": %u}\n",
-			       mhz, repeat, BATCH, overhead_ticks, xstate_cfg.xcr0, insn,
-			       xstate_cfg.kernel_size);
-		}
-		return;
+	output_columns(out, table_columns, sizeof(table_columns) / sizeof(table_columns[0]));
+	output_comment(out,
+		       "fpulab calibrate: native user-mode costs (source: host TSC, user mode)");
+	output_comment(out,
+		       "TSC %.3f MHz (measured against CLOCK_MONOTONIC); %lu samples of %d "
+		       "operations each; empty-batch overhead %.1f ticks subtracted; figures per "
+		       "operation: median, min and max of the samples",
+		       tpn * 1000.0, repeat, BATCH, overhead_ticks);
+	output_comment(out, "XCR0 0x%" PRIx64 ", libfpu uses %s (%s format, %u bytes)",
+		       xstate_cfg.xcr0, insn, xstate_cfg.compacted ? "compacted" : "standard",
+		       xstate_cfg.kernel_size);
+	for (int i = 0; i < n; i++) {
+		json_t *row = figure_row(&f[i], tpn, repeat, i == ratio_fig ? ratio : 0);
+		if (out->format == OUTPUT_TABLE)
+			json_object_set_new(row, "verified",
+					    json_string(f[i].state_ok ? "ok" : "NOT"));
+		output_row(out, row);
 	}
-	if (fmt == FMT_CSV) {
-		printf("name,state,median_ticks,min_ticks,max_ticks,median_ns,min_ns,max_ns,xinuse,state_verified,"
-		       "vs_raw_pair,tsc_mhz,repeat,batch,save_insn\n");
-		for (int i = 0; i < n; i++) {
-			char r[16] = "";
-			if (i == ratio_fig && ratio > 0)
-				snprintf(r, sizeof(r), "%.3f", ratio);
-			printf("%s,%s,%.1f,%.1f,%.1f,%.2f,%.2f,%.2f,0x%" PRIx64
-			       ",%s,%s,%.3f,%lu,%d,%s\n",
-			       f[i].name, f[i].state, f[i].median, f[i].min, f[i].max,
-			       f[i].median / tpn, f[i].min / tpn, f[i].max / tpn, f[i].xinuse,
-			       f[i].state_ok ? "yes" : "no", r, mhz, repeat, BATCH, insn);
-		}
-		return;
-	}
-	printf("fpulab calibrate: native user-mode costs (source: host TSC, user mode)\n");
-	printf("TSC %.3f MHz (measured against CLOCK_MONOTONIC); %lu samples of %d operations each;\n"
-	       "empty-batch overhead %.1f ticks subtracted; figures per operation\n",
-	       mhz, repeat, BATCH, overhead_ticks);
-	printf("XCR0 0x%" PRIx64 ", libfpu uses %s (%s format, %u bytes)\n\n", xstate_cfg.xcr0,
-	       insn, xstate_cfg.compacted ? "compacted" : "standard", xstate_cfg.kernel_size);
-	printf("%-30s %-6s %9s %9s %9s   %9s %9s %9s  %s\n", "operation", "state", "median", "min",
-	       "max", "median", "min", "max", "XINUSE");
-	printf("%-30s %-6s %9s %9s %9s   %9s %9s %9s\n", "", "", "ticks", "ticks", "ticks", "ns",
-	       "ns", "ns");
-	for (int i = 0; i < n; i++)
-		printf("%-30s %-6s %9.1f %9.1f %9.1f   %9.2f %9.2f %9.2f  0x%" PRIx64 "%s\n",
-		       f[i].name, f[i].state, f[i].median, f[i].min, f[i].max, f[i].median / tpn,
-		       f[i].min / tpn, f[i].max / tpn, f[i].xinuse,
-		       f[i].state_ok ? "" : "  (state NOT as claimed)");
 	if (ratio > 0)
-		printf("\nlibfpu eager switch (%s) / raw %s+%s pair (medians, same run, same save "
-		       "instruction): %.3f\n",
-		       insn, insn, restore_name(xstate_cfg.save_insn), ratio);
+		output_comment(out,
+			       "libfpu eager switch (%s) / raw %s+%s pair (medians, same run, same "
+			       "save instruction): %.3f",
+			       insn, insn, restore_name(xstate_cfg.save_insn), ratio);
 }
 
 /* ---- the steps of a calibration ---- */
@@ -685,23 +708,35 @@ int calibrate_switch_floor(unsigned long repeat, struct calibrate_floor *out)
 int cmd_calibrate(int argc, char **argv)
 {
 	enum fpu_save_insn insn = FPU_INSN_AUTO;
-	enum fmt fmt = FMT_TABLE;
+	enum output_format fmt = OUTPUT_TABLE;
+	const char *path = NULL;
 	unsigned long repeat = REPEAT_DEFAULT;
+	struct output out;
 	struct calib c;
 	int rc;
 
-	rc = parse_args(argc, argv, &fmt, &repeat, &insn);
+	rc = parse_args(argc, argv, &fmt, &path, &repeat, &insn);
 	if (rc >= 0)
 		return rc;
-	if (calib_setup(&c, insn, repeat, "calibrate"))
+	if (output_open(&out, fmt, path, "calibrate") < 0) {
+		fprintf(stderr, "fpulab calibrate: %s\n", out.error);
+		output_close(&out);
+		return 2;
+	}
+	output_provenance_host(&out, argc, argv);
+	if (calib_setup(&c, insn, repeat, "calibrate")) {
+		output_close(&out);
 		return 1;
+	}
 	calib_clock(&c);
 	calib_saves(&c);
 	calib_restores(&c);
 	calib_switches(&c, true);
 	xstate_load_init();
-	print_results(fmt, c.fig, c.n, c.tpn, repeat, c.ratio, c.ratio_fig);
+	print_results(&out, c.fig, c.n, c.tpn, repeat, c.ratio, c.ratio_fig);
 	rc = calib_check_states(&c);
 	calib_free(&c);
+	if (output_close(&out) < 0)
+		rc = rc ? rc : 1;
 	return rc;
 }

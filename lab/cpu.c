@@ -97,4 +97,14 @@ void cpu_setup(struct cpu *c)
 	wrmsr(MSR_STAR, ((uint64_t)(USER_DS - 8 - 3) << 48) | ((uint64_t)KERNEL_CS << 32));
 	wrmsr(MSR_LSTAR, (uint64_t)syscall_entry);
 	wrmsr(MSR_FMASK, 0x44700); /* AC, NT, DF, IF, TF */
+
+	/* Where the CPU offers PKU, enable it: libfpu then switches PKRU per task.
+	 * Every page has key 0, and every task keeps key 0 usable. */
+	uint32_t a, b, ecx, d;
+	cpuid(0, 0, &a, &b, &ecx, &d);
+	if (a >= 7) {
+		cpuid(7, 0, &a, &b, &ecx, &d);
+		if (ecx & (1u << 3))
+			write_cr4(read_cr4() | CR4_PKE);
+	}
 }

@@ -199,6 +199,7 @@ void exp_integrity_error(const void *p)
 			r.regset < REGSET_NR        ? regset_names[r.regset]
 			: r.regset == REPORT_CSUM   ? "checksum"
 			: r.regset == REPORT_SIGNAL ? "signal"
+			: r.regset == REPORT_PKRU   ? "pkru"
 						    : "?",
 			r.reg, (uint64_t)r.expected, (uint64_t)r.got, r.count);
 }

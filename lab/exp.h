@@ -15,6 +15,7 @@ enum fp_users { FP_NONE, FP_ONE, FP_BOTH, FP_NR };
 #define REGSET_ALL REGSET_NR          /* stress: x87 + FCW, MXCSR, XMM or YMM at once */
 #define REPORT_CSUM (REGSET_NR + 1)   /* integrity_report.regset: a wrong kernel checksum */
 #define REPORT_SIGNAL (REGSET_NR + 2) /* a bad signal frame, ptrace error or missed kill */
+#define REPORT_PKRU (REGSET_NR + 3) /* PKRU: reg 0 the register, 1 a frame's, 2 a ptrace image's */
 
 /* One side of the context-switch ping-pong. */
 struct context_switch_args {
@@ -64,6 +65,8 @@ struct stress_args {
 	uint64_t spin_short, spin_long; /* TSC ticks: most spins, one in four */
 	uint64_t spin_check;            /* TSC ticks between checks while spinning */
 	struct x87_ptrs scrub;          /* what the scrub leaves in FIP/FDP/FOP */
+	bool pkru;                      /* libfpu switches PKRU: each task keeps its own */
+	unsigned int pkru_offset;       /* bytes: PKRU in a standard-format image */
 	struct stress_shared *shared;
 };
 

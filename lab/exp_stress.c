@@ -63,6 +63,8 @@ static void spawn(unsigned int task, unsigned int gen, bool ymm)
 		.spin_long = 3 * STRESS_TICK_NS * tsc_khz / 1000000 + 1,
 		.spin_check = STRESS_TICK_NS / 2 * tsc_khz / 1000000 + 1,
 		.scrub = scrub,
+		.pkru = xstate_cfg.pkru,
+		.pkru_offset = xstate_cfg.pkru ? xstate_cfg.comp[XFEATURE_PKRU].std_offset : 0,
 	};
 	/* A successor starts where task % ncpus did, so it may meet its predecessor's registers. */
 	task_create_user("stress", stress_main, &args[task], task % ncpus, &events);

@@ -75,6 +75,7 @@ void lab_fpu_init(void)
 		if (opts.insn == FPU_INSN_AUTO)
 			panic("unknown save instruction '%s'", buf);
 	}
+	opts.pkru = true; /* used only where the CPU offers PKU (cpu_setup() set CR4.PKE) */
 	opts.force_fxsave_scrub = exp_num(FPULAB_OPT_scrub, 0) == 1;
 	int err = xstate_init(&opts);
 	if (err)

@@ -106,5 +106,6 @@ static inline int irqs_enabled(void)
 #define MSR_KERNEL_GS_BASE 0xc0000102
 
 #define CR0_TS (1ull << 3)
+#define CR4_PKE (1ull << 22) /* protection keys for user pages: RDPKRU/WRPKRU */
 
 #endif

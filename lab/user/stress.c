@@ -54,6 +54,7 @@ struct stress_task {
 	uint64_t hrng;          /* the signal handler's PRNG */
 	uint64_t stack_base;    /* lowest address of its user stack */
 	volatile bool want_bad; /* its next handler spoils the frame: sigreturn must kill it */
+	uint32_t pkru;          /* its own PKRU (with a.pkru): key 0 always allowed */
 };
 
 static uint64_t rnd(struct stress_task *t)
@@ -80,6 +81,41 @@ static uint64_t hrnd(struct stress_task *t)
 	return t->hrng;
 }
 
+static void report_to(unsigned int regset, unsigned int task, unsigned int reg, uint64_t want,
+		      uint64_t got)
+{
+	struct integrity_report r = {
+		.count = 1,
+		.task = task,
+		.regset = regset,
+		.reg = reg,
+		.expected = want,
+		.got = got,
+	};
+	sys_integrity(&r);
+}
+
+/* The PKRU a task's registers hold: its own, or 0 after a legacy-only sigreturn. */
+static uint32_t pkru_want(const struct stress_task *t, bool edited)
+{
+	return edited && t->edit.legacy ? 0 : t->pkru;
+}
+
+/* PKRU in a standard-format image: XSTATE_BV[9] set (libfpu exports it always) and @want. */
+static void check_pkru_image(const struct stress_task *t, const uint8_t *img, unsigned int reg,
+			     unsigned int task, uint32_t want)
+{
+	uint64_t bv;
+	uint32_t v;
+
+	if (!t->a->pkru)
+		return;
+	__builtin_memcpy(&bv, img + 512, 8);
+	__builtin_memcpy(&v, img + t->a->pkru_offset, 4);
+	if (!(bv & (1ull << 9)) || v != want)
+		report_to(REPORT_PKRU, task, reg, want, (bv & (1ull << 9)) ? v : ~0ull);
+}
+
 /* After anything that may have switched: check, then the next pattern. */
 static void verify(struct stress_task *t)
 {
@@ -89,6 +125,13 @@ static void verify(struct stress_task *t)
 		t->seq = x & ST_SEQ;
 	t->edit.on = (x & ST_SIGEDIT) != 0;
 	regs_check_all_edit(t->id, t->seq, t->a->ymm, &t->edit);
+	if (t->a->pkru) {
+		uint32_t want = pkru_want(t, t->edit.on), got = rdpkru();
+		if (got != want)
+			report_to(REPORT_PKRU, t->id, 0, want, got);
+		if (got != t->pkru)
+			wrpkru(t->pkru);
+	}
 	t->edit.on = false;
 	regs_write_all(t->id, ++t->seq, t->a->ymm);
 	__atomic_store_n(&t->st, (t->seq & ST_SEQ) | ST_STABLE, __ATOMIC_SEQ_CST);
@@ -165,6 +208,8 @@ static void on_signal(void *arg, struct sigframe *sf, void *fpstate)
 
 	regs_check_x87_ptrs(t->id, &t->a->scrub, true);
 	regs_check_init(t->id, ymm);
+	if (t->a->pkru && rdpkru() != 0)
+		report_to(REPORT_PKRU, t->id, 0, 0, rdpkru()); /* a handler starts with init PKRU */
 	check_frame(t, sf, fp);
 	if (t->want_bad) {
 		spoil_frame(t, fp);
@@ -175,6 +220,7 @@ static void on_signal(void *arg, struct sigframe *sf, void *fpstate)
 		if (x & ST_SIGEDIT)
 			e = t->edit;
 		regs_check_image(fp, t->id, x & ST_SEQ, ymm, e.on ? &e : NULL);
+		check_pkru_image(t, fp, 1, t->id, pkru_want(t, e.on));
 		e.on = true;
 		e.fcw = (uint16_t)(0x037f | (hrnd(t) & 3) << 10);
 		e.mxcsr = (uint32_t)(0x1f80 | (hrnd(t) & 3) << 13);
@@ -195,6 +241,8 @@ static void on_signal(void *arg, struct sigframe *sf, void *fpstate)
 	}
 	own = hrnd(t);
 	regs_write_all(t->id ^ 0x800, own, ymm);
+	if (t->a->pkru)
+		wrpkru((uint32_t)own & ~3u); /* sigreturn must bring back the frame's */
 	regs_check_all(t->id ^ 0x800, own, ymm);
 }
 
@@ -221,9 +269,17 @@ static void trace_other(struct stress_task *t)
 	uint64_t x = ot ? ot->st : 0; /* no argument: it is on its way out */
 	if (!info.in_handler && (x & ST_STABLE)) {
 		regs_check_image(img, ot->id, x & ST_SEQ, ymm, (x & ST_SIGEDIT) ? &ot->edit : NULL);
+		check_pkru_image(t, img, 2, ot->id, pkru_want(ot, x & ST_SIGEDIT));
 		if (rnd(t) % 2) {
 			uint64_t seq = ((x & ST_SEQ) + 1 + rnd(t) % 1000) & ST_SEQ;
 			regs_write_image(img, ot->id, seq, ymm);
+			if (t->a->pkru) { /* its own PKRU back, XSTATE_BV[9] set */
+				uint64_t bv;
+				__builtin_memcpy(&bv, img + 512, 8);
+				bv |= 1ull << 9;
+				__builtin_memcpy(img + 512, &bv, 8);
+				__builtin_memcpy(img + t->a->pkru_offset, &ot->pkru, 4);
+			}
 			ot->st = seq | ST_STABLE | ST_POKED;
 			err = sys_ptrace_set(o, img, sizeof(img));
 			if (err)
@@ -359,6 +415,12 @@ void stress_main(void *p)
 		report(&t, 6, 1, 0); /* the FIP/FDP/FOP check is blind here */
 	t.stack_base = (uint64_t)sys_sigaction(on_signal, &t, t.a->task);
 	regs_write_all(t.id, t.seq, t.a->ymm);
+	if (t.a->pkru) {
+		if (rdpkru() != 0)
+			report_to(REPORT_PKRU, t.id, 0, 0, rdpkru()); /* a new task starts with 0 */
+		t.pkru = (uint32_t)rnd(&t) & ~3u;                     /* key 0: access and write */
+		wrpkru(t.pkru);
+	}
 	t.st = ST_STABLE | t.seq;
 	if (t.a->gen == 0) {
 		sys_sem_up(t.a->sem_ready);

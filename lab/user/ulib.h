@@ -99,6 +99,17 @@ unsigned int regs_check_init(unsigned int task, bool ymm);
  * (@scrub, if it runs). @report false: only count (the positive control).
  */
 unsigned int regs_check_x87_ptrs(unsigned int task, const struct x87_ptrs *scrub, bool report);
+static inline uint32_t rdpkru(void)
+{
+	uint32_t eax, edx;
+	__asm__ volatile("rdpkru" : "=a"(eax), "=d"(edx) : "c"(0));
+	return eax;
+}
+static inline void wrpkru(uint32_t v)
+{
+	__asm__ volatile("wrpkru" : : "a"(v), "c"(0), "d"(0) : "memory");
+}
+
 /* Positive control: right after an x87 load of its own the check must fail (in one of a few tries). */
 bool regs_x87_ptrs_check_can_fail(const struct x87_ptrs *scrub);
 

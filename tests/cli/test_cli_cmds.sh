@@ -48,6 +48,7 @@ check "xstate with an unknown subcommand says why" 2 - "unknown subcommand 'frob
 # ---- calibrate ----
 check "calibrate --repeat 0: must be 1..N" 2 - "--repeat: 0 must be 1..10000000" -- "$fpulab" calibrate --repeat 0
 check "calibrate --repeat -3: not a non-negative integer" 2 - "'-3' is not a non-negative integer" -- "$fpulab" calibrate --repeat -3
+check "calibrate --output in a missing folder: exit 2 before measuring" 2 - "cannot create a file in $work/nowhere" -- "$fpulab" calibrate --output "$work/nowhere/cal.csv"
 check "calibrate: an unknown option, one line and a hint" 2 - "try 'fpulab calibrate --help'" -- "$fpulab" calibrate --bogus
 if grep -qw xsave /proc/cpuinfo; then
 	"$fpulab" calibrate --repeat 20 --format json > "$work/cal.json" 2> "$work/cal.err"
@@ -67,11 +68,19 @@ if grep -qw xsave /proc/cpuinfo; then
 		ok "calibrate: libfpu's switch and the raw pair both save with $insn"
 	else not_ok "calibrate: libfpu's switch and the raw pair both save with the same instruction" \
 		"save_insn '$insn', ratios $ratio" "$(grep switch "$work/cal.json")"; fi
+	"$fpulab" calibrate --repeat 5 --format csv --output "$work/cal.csv" > "$work/cal.out" 2>&1
+	json_keys=$(head -n 1 "$work/cal.json" | grep -o '"[a-z0-9_]*": ' | sed 's/^"//; s/": $//' | paste -sd,)
+	if [ "$(head -n 1 "$work/cal.csv")" = "$json_keys" ] && [ ! -s "$work/cal.out" ] &&
+	   [ "$(($(wc -l < "$work/cal.csv") - 1))" = "$lines" ]; then
+		ok "calibrate --output FILE --format csv: the JSON's keys as its header, a row per figure"
+	else not_ok "calibrate --output FILE --format csv: the JSON's keys as its header, a row per figure" \
+		"csv: $(head -n 1 "$work/cal.csv")" "json: $json_keys"; fi
 	"$fpulab" calibrate --repeat 20 --insn xsave > "$work/cal.txt" 2>&1
 	if grep -qF "libfpu eager switch (xsave) / raw xsave+xrstor pair" "$work/cal.txt"; then
 		ok "calibrate --insn xsave: the headline ratio names xsave on both sides"
 	else not_ok "calibrate --insn xsave: the headline ratio names xsave on both sides" "$(tail -n 3 "$work/cal.txt")"; fi
 else
+	skip "this host has no XSAVE"
 	skip "this host has no XSAVE"
 	skip "this host has no XSAVE"
 	skip "this host has no XSAVE"

@@ -10,9 +10,7 @@ fpulab=${FPULAB:-$root/build/fpulab}
 fx=$here/fixtures
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-n=0 failed=0
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-not_ok() { n=$((n + 1)); failed=$((failed + 1)); echo "not ok $n - $1"; shift; for l in "$@"; do echo "# $l"; done; }
+. "$root/tests/tap.sh"
 expect() {
 	if grep -qE -- "$3" "$2"; then ok "$1"; else not_ok "$1" "no line matches: $3" "$(cat "$2")"; fi
 }
@@ -44,5 +42,4 @@ expect "named with its unit" "$work/s3" '^stress: integrity errors per policy, e
 rc=$?
 [ "$rc" = 2 ] && ok "a missing file: exit 2" || not_ok "a missing file: exit 2" "exit $rc"
 
-echo "1..$n"
-[ "$failed" -eq 0 ]
+finish

@@ -368,16 +368,13 @@ rm -f "$FAKE_QEMU_ARGS"; FAKE_GUEST="$work/good" "$fpulab" run --kernel "$fpulab
 expect "--kernel a host program: exit 2" 2 - "--kernel $fpulab: "
 not_started "--kernel a host program"
 # An x86-64 executable without the PVH note: lab.elf with its note type changed.
-python3 - "$work/lab.elf" "$work/no-note.elf" <<'PY' || cp "$work/zeros.elf" "$work/no-note.elf"
-import struct, sys
-b = bytearray(open(sys.argv[1], 'rb').read())
-phoff, = struct.unpack_from('<Q', b, 32); phnum, = struct.unpack_from('<H', b, 56)
-for i in range(phnum):
-    p_type, _, p_off = struct.unpack_from('<IIQ', b, phoff + 56 * i)
-    if p_type == 4:
-        struct.pack_into('<I', b, p_off + 8, 99)
-open(sys.argv[2], 'wb').write(b)
-PY
+cp "$work/lab.elf" "$work/no-note.elf"
+u() { od -An -t "u$1" -j "$2" -N "$1" "$work/lab.elf" | tr -d ' '; }
+phoff=$(u 8 32) phnum=$(u 2 56)
+for i in $(seq 0 $((phnum - 1))); do
+	[ "$(u 4 $((phoff + 56 * i)))" = 4 ] || continue # PT_NOTE: its first note's n_type := 99
+	printf '\143' | dd of="$work/no-note.elf" bs=1 seek=$(($(u 8 $((phoff + 56 * i + 8))) + 8)) conv=notrunc 2> /dev/null
+done
 rm -f "$FAKE_QEMU_ARGS"; FAKE_GUEST="$work/good" "$fpulab" run --kernel "$work/no-note.elf" > "$work/out" 2> "$work/err"; rc=$?
 expect "--kernel without the PVH note: exit 2" 2 - "without the PVH entry note"
 not_started "--kernel without the PVH note"

@@ -15,9 +15,7 @@ cp "$(dirname "$fpulab")/lab.elf" "$work/lab.elf"
 export FPULAB_QEMU="$here/fake-qemu" FAKE_QEMU_ARGS="$work/qemu-args" FAKE_GUEST_HANG=1
 printf 'processor\t: 0\nflags\t\t: fpu sse sse2 avx xsave\n' > "$work/cpuinfo"
 export FPULAB_CPUINFO="$work/cpuinfo"
-n=0 failed=0
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-not_ok() { n=$((n + 1)); failed=$((failed + 1)); echo "not ok $n - $1"; shift; for l in "$@"; do echo "# $l"; done; }
+. "$root/tests/tap.sh"
 check() { # NAME COMMAND...: ok when the command succeeds
 	local name=$1; shift
 	if "$@"; then ok "$name"; else not_ok "$name" "failed: $*" "stderr: $(tail -n 4 "$work/err")"; fi
@@ -80,5 +78,4 @@ check "SIGTERM: its last line says partial" \
 	grep -qE '^# PARTIAL: interrupted \(SIGTERM\); 1 of 2 configurations finished, 1 run of an unfinished one not reported' \
 	<(tail -n 1 "$work/out.table")
 
-echo "1..$n"
-[ "$failed" -eq 0 ]
+finish
