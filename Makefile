@@ -93,6 +93,9 @@ run:
 	@mkdir -p $(BUILD)/results
 	./$(BUILD)/fpulab run --format json --output $(BUILD)/results/run.json
 	@./$(BUILD)/fpulab summary --plot $(BUILD)/results/plots $(BUILD)/results/run.json
+	./$(BUILD)/fpulab run --experiment fp-vs-spinner
+	./$(BUILD)/fpulab run --experiment short-tasks
+	./$(BUILD)/fpulab run --experiment kernel-checksum
 
 clean:
 	rm -rf $(BUILD)

@@ -117,22 +117,15 @@ static json_t *row_object(const struct report *r, const struct result_row *row)
 /* ---- table ---- */
 
 static const struct output_column table_columns[] = {
-	{ "policy", NULL, -12, 0 },
-	{ "placement", NULL, -10, 0 },
-	{ "fp", NULL, -5, 0 },
-	{ "regset", NULL, -6, 0 },
-	{ "rt", "rt/run", 11, 0 },
-	{ "switches", "switches/run", 12, 0 },
-	{ "nm", "#NM/run", 9, 0 },
-	{ "saves", "saves/run", 10, 0 },
-	{ "restores", "restores/run", 12, 0 },
-	{ "ipis", "IPIs/run", 9, 0 },
-	{ "integrity", "integrity errs", 14, 0 },
+	{ "policy", NULL, -12, 0 },      { "placement", NULL, -10, 0 },
+	{ "fp", NULL, -5, 0 },           { "regset", NULL, -6, 0 },
+	{ "rt", "rt/run", 11, 0 },       { "switches", "switches/run", 12, 0 },
+	{ "nm", "#NM/run", 9, 0 },       { "ts", "TS/run", 8, 0 }, /* CR0.TS writes */
+	{ "saves", "saves/run", 10, 0 }, { "restores", "restores/run", 12, 0 },
+	{ "ipis", "IPIs/run", 9, 0 },    { "integrity", "integrity errs", 14, 0 },
 	{ "median", NULL, 15, 0 }, /* its title: per round trip or per switch */
-	{ "min", NULL, 10, 0 },
-	{ "max", NULL, 10, 0 },
-	{ "ratio", "vs eager", 8, 0 },
-	{ "runs", NULL, 5, 0 },
+	{ "min", NULL, 10, 0 },          { "max", NULL, 10, 0 },
+	{ "ratio", "vs eager", 8, 0 },   { "runs", NULL, 5, 0 },
 };
 #define TABLE_COLUMNS (sizeof(table_columns) / sizeof(table_columns[0]))
 
@@ -145,7 +138,7 @@ static void write_table_header(struct report *r, const struct result_row *first)
 
 	r->ticks_per_header = per_sw ? "switch" : "round trip";
 	memcpy(r->columns, table_columns, sizeof(table_columns));
-	r->columns[11].title = per_sw ? "ticks/sw median" : "ticks/rt median";
+	r->columns[12].title = per_sw ? "ticks/sw median" : "ticks/rt median";
 	output_columns(r->out, r->columns, TABLE_COLUMNS);
 
 	if (r->expected_configs)
@@ -242,6 +235,7 @@ static json_t *table_row(const struct report *r, const struct result_row *row)
 	cell_count(o, "rt", row, RESULT_round_trips);
 	cell_count(o, "switches", row, RESULT_switches);
 	cell_count(o, "nm", row, RESULT_nm_traps);
+	cell_count(o, "ts", row, RESULT_ts_writes);
 	cell_count(o, "saves", row, RESULT_saves);
 	cell_count(o, "restores", row, RESULT_restores);
 	cell_count(o, "ipis", row, RESULT_ipis);

@@ -27,8 +27,8 @@ struct report {
 	const struct guest_hello *hello; /* NULL until the guest said hello */
 
 	bool header_written;
-	const char *ticks_per_header; /* the table's ticks column: per round trip or switch */
-	struct output_column columns[16];
+	const char *ticks_per_header;      /* the table's ticks column: per round trip or switch */
+	struct output_column columns[17];  /* the table's, report.c */
 	size_t rows_written, runs_written; /* rows given to the output (kept if it fails) */
 	bool counts_varied;
 	size_t rows_with_integrity_errors;

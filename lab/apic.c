@@ -100,6 +100,11 @@ void apic_timer_arm(uint32_t ns)
 	apic_write(REG_TIMER_INIT, ns ? ns : 1);
 }
 
+uint32_t apic_timer_remaining(void)
+{
+	return apic_read(REG_TIMER_CUR);
+}
+
 void apic_calibrate(void)
 {
 	const uint32_t window = 5000000; /* 5 ms of 1 GHz APIC time */

@@ -38,6 +38,7 @@ struct cpu {
 	uint64_t ipis_sent;
 	uint64_t timer_ticks;
 	uint64_t migrations;
+	uint64_t slices, fp_slices; /* switch-ins of user tasks; of those, into FP slices */
 	uint64_t prefetches_useful, prefetches_wasted; /* by the incoming task's fp_slices */
 	uint64_t gdt[GDT_ENTRIES] __attribute__((aligned(16)));
 	struct tss tss __attribute__((aligned(16)));

@@ -30,6 +30,9 @@ const char *const fp_names[FP_NR] = { FPULAB_FP_USERS(NAME) };
 static const struct experiment *const experiments[FPULAB_EXP_NR] = {
 	[FPULAB_EXP_context_switch] = &context_switch_experiment,
 	[FPULAB_EXP_stress] = &stress_experiment,
+	[FPULAB_EXP_fp_vs_spinner] = &fp_vs_spinner_experiment,
+	[FPULAB_EXP_short_tasks] = &short_tasks_experiment,
+	[FPULAB_EXP_kernel_checksum] = &kernel_checksum_experiment,
 };
 
 struct config cfg;
@@ -37,7 +40,7 @@ struct config cfg;
 /* Counters summed over CPUs at one instant. */
 struct snapshot {
 	struct fpu_stats fpu;
-	uint64_t ipis, migrations, prefetches_useful, prefetches_wasted, tsc;
+	uint64_t ipis, migrations, slices, fp_slices, prefetches_useful, prefetches_wasted, tsc;
 };
 
 /* The run in progress. */
@@ -164,6 +167,8 @@ static void snapshot(struct snapshot *s)
 		s->fpu.ts_writes += f->ts_writes;
 		s->ipis += cpus[i]->ipis_sent;
 		s->migrations += cpus[i]->migrations;
+		s->slices += cpus[i]->slices;
+		s->fp_slices += cpus[i]->fp_slices;
 		s->prefetches_useful += cpus[i]->prefetches_useful;
 		s->prefetches_wasted += cpus[i]->prefetches_wasted;
 	}
@@ -224,6 +229,8 @@ void fill_counts(struct result *res)
 	res->restores_skipped = b->fpu.restores_skipped - a->fpu.restores_skipped;
 	res->flush_ipis = b->fpu.flush_ipis - a->fpu.flush_ipis;
 	res->prefetches = b->fpu.prefetches - a->fpu.prefetches;
+	res->slices = b->slices - a->slices;
+	res->fp_slices = b->fp_slices - a->fp_slices;
 	res->prefetches_useful = b->prefetches_useful - a->prefetches_useful;
 	res->prefetches_wasted = b->prefetches_wasted - a->prefetches_wasted;
 	res->ts_writes = b->fpu.ts_writes - a->fpu.ts_writes;

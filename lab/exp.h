@@ -72,4 +72,45 @@ struct stress_args {
 
 void stress_main(void *args); /* user/stress.c, ring 3 */
 
+/* fp-vs-spinner: an FP task and a task that never uses the FPU share CPU 0. */
+#define FP_UNIT_ADDS 1000 /* ADDPDs in one unit of the FP task's work */
+struct spinner_shared {
+	int stop; /* the FP task is done: the spinner exits */
+};
+struct spinner_args {
+	bool fp; /* the FP task; else the spinner */
+	unsigned int task;
+	uint64_t units; /* FP task: units of work */
+	struct spinner_shared *shared;
+};
+
+void spinner_main(void *args); /* user/fp_vs_spinner.c, ring 3 */
+
+/*
+ * short-tasks: a task runs @slices slices, each ended by a yield (the last by
+ * its exit), and uses SSE as a memcpy would in the first @fp_slices. Its
+ * XMM pattern is checked at the start of each FP slice after the first.
+ */
+#define SHORT_COPY_BYTES 256
+struct short_args {
+	unsigned int task;
+	uint64_t slices, fp_slices;
+	int done;  /* set by the task as it exits */
+	int *stop; /* companion: exit at the next slice */
+};
+
+void short_main(void *args);     /* user/short_tasks.c, ring 3 */
+void companion_main(void *args); /* user/short_tasks.c: yields until *stop */
+
+/* kernel-checksum: one task calls SYS_KERNEL_CSUM @calls times on one buffer. */
+struct kcsum_args {
+	unsigned int task;
+	bool fp;           /* uses SSE between calls (pattern checked after each call) */
+	unsigned int impl; /* KCSUM_SIMD | KCSUM_SCALAR */
+	uint64_t calls, warmup, bytes;
+	void *buf;
+};
+
+void kcsum_main(void *args); /* user/kernel_checksum.c, ring 3 */
+
 #endif

@@ -34,8 +34,11 @@ static inline const struct fpulab_experiment *experiment_abi(const struct experi
 }
 
 /* The table (exp.c), one line per experiment. */
-extern const struct experiment context_switch_experiment; /* exp_context_switch.c */
-extern const struct experiment stress_experiment;         /* exp_stress.c */
+extern const struct experiment context_switch_experiment;  /* exp_context_switch.c */
+extern const struct experiment stress_experiment;          /* exp_stress.c */
+extern const struct experiment fp_vs_spinner_experiment;   /* exp_fp_vs_spinner.c */
+extern const struct experiment short_tasks_experiment;     /* exp_short_tasks.c */
+extern const struct experiment kernel_checksum_experiment; /* exp_kernel_checksum.c */
 
 /*
  * Options, checked against their abi.h entry (FPULAB_OPTIONS): a bad value

@@ -90,6 +90,9 @@ void lab_fpu_init(void)
 	t.fpu_counter_threshold = (unsigned int)exp_num(
 		FPULAB_OPT_fpu_counter, fpulab_options[FPULAB_OPT_fpu_counter].dflt);
 	t.prefetch = prefetch[exp_word(FPULAB_OPT_prefetch, 0)];
+	/* libfpu loads at count >= threshold; Linux 2.6 at fpu_counter > 5 (gt). */
+	if (exp_word(FPULAB_OPT_fpu_counter_rule, 0) == 1)
+		t.fpu_counter_threshold++;
 	fpu_set_tunables(&t);
 
 	if (cmdline_get(fpulab_options[FPULAB_OPT_inject].key, buf, sizeof(buf))) {

@@ -81,10 +81,14 @@ uint64_t kfpu_csum(const void *buf, uint64_t bytes)
 	return sum + csum64_ref((const char *)buf + n * block, bytes - n * block);
 }
 
-long sys_kernel_csum(uint64_t buf, uint64_t bytes)
+long sys_kernel_csum(uint64_t buf, uint64_t bytes, uint64_t impl)
 {
 	uint64_t lo = (uint64_t)__kernel_start, hi = boot_info.ram_end;
 	if (bytes > CSUM_MAX_BYTES || buf < lo || buf > hi || bytes > hi - buf)
+		return -1;
+	if (impl == KCSUM_SCALAR)
+		return (long)csum64_ref((const void *)buf, bytes);
+	if (impl != KCSUM_SIMD)
 		return -1;
 	return (long)kfpu_csum((const void *)buf, bytes);
 }

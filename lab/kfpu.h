@@ -10,8 +10,12 @@ struct semaphore;
 /* csum64_ref() of @buf, computed with AVX2 or SSE2 inside kernel_fpu_begin/end. */
 uint64_t kfpu_csum(const void *buf, uint64_t bytes);
 
-/* SYS_KERNEL_CSUM: -1 for a range outside the kernel image and RAM, or too long. */
-long sys_kernel_csum(uint64_t buf, uint64_t bytes);
+/*
+ * SYS_KERNEL_CSUM: @impl KCSUM_SIMD (kfpu_csum()) or KCSUM_SCALAR (csum64_ref(),
+ * no FPU). -1 for a range outside the kernel image and RAM, one too long, or
+ * an unknown @impl.
+ */
+long sys_kernel_csum(uint64_t buf, uint64_t bytes, uint64_t impl);
 
 /* Whether kfpu_csum() uses AVX2 (else SSE2). */
 bool kfpu_uses_avx2(void);

@@ -15,6 +15,8 @@ void timer_tick(void);
 void timer_jitter(uint64_t seed);   /* non-zero: each tick 0.3..1.7 x tick_ns, seeded; 0: off */
 uint64_t timer_user_preempts(void); /* ticks that preempted a ring-3 task, all CPUs */
 extern uint32_t tick_ns;
+extern bool timer_preempt;      /* false: the timer never preempts (slices end by yield or block) */
+extern bool timer_whole_slices; /* true: each switch re-arms the timer for a full slice */
 
 /* exp.c: the experiment controller and the measured window. */
 #include "exp.h"

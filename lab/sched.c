@@ -26,6 +26,7 @@
 #include "apic.h"
 #include "cpu.h"
 #include "io.h"
+#include "lab.h"
 #include "signal.h"
 #include "trap.h"
 
@@ -170,15 +171,16 @@ static void finish_switch(struct task *prev)
 /* A switch-in of @t, which the policy may have prefetched (@prefetched). */
 static void count_switch_in(struct cpu *c, struct task *t, bool prefetched)
 {
-	t->switch_ins++;
+	bool known = t->fp_slices != FP_SLICES_UNKNOWN, fp = ++t->switch_ins <= t->fp_slices;
+
+	c->slices++;
+	c->fp_slices += known && fp;
 	if (!prefetched)
 		return;
 	t->prefetches++;
-	if (t->fp_slices == FP_SLICES_UNKNOWN)
-		return;
-	if (t->switch_ins <= t->fp_slices)
+	if (known && fp)
 		c->prefetches_useful++;
-	else
+	else if (known)
 		c->prefetches_wasted++;
 }
 
@@ -195,6 +197,8 @@ static void context_switch(struct cpu *c, struct task *prev, struct task *next)
 	fpu_switch(user_fpu(prev), user_fpu(next));
 	if (next->user)
 		count_switch_in(c, next, fs->prefetches != prefetches);
+	if (READ_ONCE(timer_whole_slices))
+		apic_timer_arm(tick_ns); /* every slice a full tick (Linux's hrtick) */
 
 	c->current = next;
 	c->kstack_top = next->kstack_top;

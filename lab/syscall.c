@@ -50,7 +50,7 @@ void syscall_dispatch(struct trap_frame *f)
 		exp_integrity_error((const void *)f->rdi);
 		break;
 	case SYS_KERNEL_CSUM:
-		ret = sys_kernel_csum(f->rdi, f->rsi);
+		ret = sys_kernel_csum(f->rdi, f->rsi, f->rdx);
 		break;
 	case SYS_SIGACTION:
 		ret = sys_sigaction(f->rdi, f->rsi, f->rdx);

@@ -12,7 +12,7 @@
 #define SYS_MIGRATE 5     /* (cpu) */
 #define SYS_MARK 6        /* (MARK_START | MARK_END): measured window */
 #define SYS_INTEGRITY 7   /* (struct integrity_report *) */
-#define SYS_KERNEL_CSUM 8 /* (buffer, bytes) -> checksum, in a kernel-mode FPU section */
+#define SYS_KERNEL_CSUM 8 /* (buffer, bytes, KCSUM_*) -> checksum */
 #define SYS_SIGACTION \
 	9                 /* (handler, arg, slot) -> lowest address of the caller's user stack;
 			   * (0): unregister, before the handler's argument goes away */
@@ -59,6 +59,9 @@ struct ptrace_info {
 		in_handler; /* it stopped inside its signal handler: the state is the handler's */
 	unsigned int pad;
 };
+
+#define KCSUM_SIMD 0   /* AVX2 or SSE2 in a kernel-mode FPU section */
+#define KCSUM_SCALAR 1 /* integer code, no FPU: the reference */
 
 #define MARK_START 0
 #define MARK_END 1

@@ -9,7 +9,9 @@
 #include "lab.h"
 #include "smp.h"
 
-uint32_t tick_ns = 1000000;                        /* 1 ms time slices */
+uint32_t tick_ns = 1000000; /* 1 ms time slices */
+bool timer_preempt = true;
+bool timer_whole_slices;
 static uint64_t jitter_seed, jitter_rng[MAX_CPUS]; /* 0: no jitter */
 static uint64_t user_preempts[MAX_CPUS];
 
@@ -46,8 +48,12 @@ static uint32_t next_tick_ns(struct cpu *c)
 void timer_tick(void)
 {
 	struct cpu *c = this_cpu();
+	/* Whole slices: the switch re-armed the timer for a full slice, so a
+	 * tick that fired while it ran (and arrives now) is stale: ignore it. */
+	if (READ_ONCE(timer_whole_slices) && apic_timer_remaining())
+		return;
 	c->timer_ticks++;
-	if (c->current != c->idle && READ_ONCE(c->rq.nr)) {
+	if (c->current != c->idle && READ_ONCE(c->rq.nr) && READ_ONCE(timer_preempt)) {
 		c->need_resched = true;
 		user_preempts[c->id] += c->current->user;
 	}

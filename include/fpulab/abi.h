@@ -48,7 +48,13 @@
 	X(context_switch, "context-switch", 5, ticks, "TSC ticks per round trip", lower, \
 	  "two ring-3 tasks ping-pong through semaphores (same CPU, cross-CPU or migrating), FP in none, one or both, x87, SSE or AVX") \
 	X(stress, "stress", 1, integrity_errors, "integrity errors", lower,   \
-	  "correctness: tasks on every CPU keep patterns in every FPU component while they block, wake, migrate, are preempted and exit")
+	  "correctness: tasks on every CPU keep patterns in every FPU component while they block, wake, migrate, are preempted and exit") \
+	X(fp_vs_spinner, "fp-vs-spinner", 3, ticks, "TSC ticks per unit of FP work (1000 ADDPDs)", lower, \
+	  "seed 000: an FP task with a fixed amount of work and a task spinning without the FPU share CPU 0, switched by the timer; traps, TS writes, useful and wasted prefetches") \
+	X(short_tasks, "short-tasks", 1, nm_traps, "#NM traps", lower,        \
+	  "seed 002: short-lived tasks use SSE in their first slices, a companion never does, every slice ends in a switch; exact #NM traps per policy") \
+	X(kernel_checksum, "kernel-checksum", 5, ticks, "TSC ticks per call", lower, \
+	  "seed 002: a syscall checksums a buffer with AVX2 or SSE2 inside kernel_fpu_begin/end, or scalar; saves, restores, CR0.TS writes and #NM per call")
 
 /*
  * Numeric limits, one place for both sides: X(id, value, what).
@@ -72,6 +78,9 @@
 #define FPULAB_REGSETS(X) X(x87, "x87") X(sse, "sse") X(avx, "avx")
 #define FPULAB_PREFETCH_MODES(X)                                              \
 	X(conditional, "conditional") X(always, "always") X(off, "off")
+#define FPULAB_COUNTER_RULES(X) X(ge, "ge") X(gt, "gt") /* count >= N | > N (Linux 2.6) */
+/* short-tasks: each task's slices and FP slices: the options, or drawn (docs/counts.md). */
+#define FPULAB_MIXES(X) X(fixed, "fixed") X(boot, "boot") X(build, "build")
 /* libfpu's injectable faults (enum fpu_fault, test kernels only); test_abi checks the match. */
 #define FPULAB_FAULTS(X)                                                      \
 	X(none, "none") X(skip_save_on_migrate, "skip-save-on-migrate")          \
@@ -107,15 +116,17 @@
 	X(placement, "placement", "placement", LIST, 0, 0, 0,                    \
 	  FPULAB_EXP_BIT(context_switch), placements, "LIST|all",                \
 	  "same-cpu,cross-cpu,migrating (default all; same-cpu with --cpus 1)")  \
-	X(fp_users, "fp", "fp-users", LIST, 0, 0, 0, FPULAB_EXP_BIT(context_switch), \
-	  fp_users, "LIST|all", "none,one,both (default all)")                   \
+	X(fp_users, "fp", "fp-users", LIST, 0, 0, 0,                             \
+	  FPULAB_EXP_BIT(context_switch) | FPULAB_EXP_BIT(kernel_checksum),      \
+	  fp_users, "LIST|all", "none,one,both (default all; kernel-checksum: none,one)") \
 	X(regset, "regset", "regset", LIST, 0, 0, 0, FPULAB_EXP_BIT(context_switch), \
 	  regsets, "LIST|all", "x87,sse,avx (default all)")                      \
 	X(round_trips, "rt", "round-trips", NUMBER, 1, FPULAB_MAX_ROUND_TRIPS, 1000,          \
 	  FPULAB_EXP_BIT(context_switch), any, "R", "round trips per run")        \
 	X(repeat, "repeat", "repeat", NUMBER, 1, FPULAB_MAX_REPEAT, 0, FPULAB_EXP_ALL, any, "K", \
 	  "runs per configuration and policy (default: the experiment's)")       \
-	X(seed, "seed", "seed", NUMBER, 0, UINT64_MAX, 1, FPULAB_EXP_BIT(stress), any, \
+	X(seed, "seed", "seed", NUMBER, 0, UINT64_MAX, 1,                        \
+	  FPULAB_EXP_BIT(stress) | FPULAB_EXP_BIT(short_tasks), any,             \
 	  "N", "random seed")                                                    \
 	X(tasks, "tasks", "tasks", NUMBER, 1, FPULAB_MAX_TASKS, 0, FPULAB_EXP_BIT(stress), any, "N", \
 	  "tasks (default 4 per CPU)")                      \
@@ -123,8 +134,29 @@
 	  FPULAB_EXP_BIT(stress), any, "N", "switches per run (approximate target)") \
 	X(fpu_counter, "fpu_counter", "fpu-counter", NUMBER, 0, FPULAB_MAX_FPU_COUNTER, 5, FPULAB_EXP_ALL, \
 	  any, "N", "fpu_counter threshold of the heuristic policies")          \
+	X(fpu_counter_rule, "fpu_counter_rule", "fpu-counter-rule", WORD, 0, 0, 0, \
+	  FPULAB_EXP_ALL, counter_rules, "ge|gt",                                \
+	  "lazy-counter loads at count >= N (ge, default) or > N (gt: Linux 2.6's fpu_counter > 5)") \
 	X(prefetch, "prefetch", "prefetch", WORD, 0, 0, 0, FPULAB_EXP_ALL,       \
 	  prefetch_modes, "MODE", "conditional|always|off (default conditional)") \
+	X(units, "units", "units", NUMBER, 1, 1000000000, 2000,                  \
+	  FPULAB_EXP_BIT(fp_vs_spinner), any, "N", "units of FP work, 1000 ADDPDs each (default 2000)") \
+	X(slice_us, "slice_us", "slice-us", NUMBER, 10, 1000000, 500,            \
+	  FPULAB_EXP_BIT(fp_vs_spinner), any, "US", "timer slice, microseconds (default 500)") \
+	X(tasks_total, "tasks_total", "tasks-total", NUMBER, 1, 1000000, 50,     \
+	  FPULAB_EXP_BIT(short_tasks), any, "N", "short-lived tasks per run (default 50)")    \
+	X(concurrency, "concurrency", "concurrency", NUMBER, 1, 4, 1,            \
+	  FPULAB_EXP_BIT(short_tasks), any, "C", "tasks at a time per CPU (default 1)")      \
+	X(slices, "slices", "slices", NUMBER, 1, 1000, 8,                        \
+	  FPULAB_EXP_BIT(short_tasks), any, "S", "slices per task (--mix fixed; default 8)") \
+	X(fp_slices, "fp_slices", "fp-slices", NUMBER, 0, 1000, 6,               \
+	  FPULAB_EXP_BIT(short_tasks), any, "K", "of those, the first K use SSE, K <= S (--mix fixed; default 6)") \
+	X(mix, "mix", "mix", WORD, 0, 0, 0, FPULAB_EXP_BIT(short_tasks), mixes,  \
+	  "fixed|boot|build", "S and K per task: the options (fixed, default) or drawn with --seed") \
+	X(calls, "calls", "calls", NUMBER, 1, 100000000, 200,                    \
+	  FPULAB_EXP_BIT(kernel_checksum), any, "N", "checksum calls per run (default 200)")   \
+	X(buffer_bytes, "buffer_bytes", "buffer-bytes", NUMBER, 1, 1048576, 4096, \
+	  FPULAB_EXP_BIT(kernel_checksum), any, "B", "bytes per call, at most 1 MiB (default 4096)") \
 	X(inject, "inject", "inject", WORD, 0, 0, 0, FPULAB_EXP_ALL, faults, "NAME", \
 	  "fault to inject (boots lab-test.elf unless --kernel)")                \
 	X(insn, "insn", "insn", WORD, 0, 0, 0, FPULAB_EXP_ALL, save_insns, "NAME", \
@@ -182,6 +214,8 @@ static const char *const fpulab_names_fp_users[] = { FPULAB_FP_USERS(FPULAB_X_NA
 static const char *const fpulab_names_regsets[] = { FPULAB_REGSETS(FPULAB_X_NAME) 0 };
 static const char *const fpulab_names_prefetch_modes[] = { FPULAB_PREFETCH_MODES(FPULAB_X_NAME) 0 };
 static const char *const fpulab_names_save_insns[] = { FPULAB_SAVE_INSNS(FPULAB_X_NAME) 0 };
+static const char *const fpulab_names_counter_rules[] = { FPULAB_COUNTER_RULES(FPULAB_X_NAME) 0 };
+static const char *const fpulab_names_mixes[] = { FPULAB_MIXES(FPULAB_X_NAME) 0 };
 static const char *const fpulab_names_faults[] = { FPULAB_FAULTS(FPULAB_X_NAME) 0 };
 static const char *const fpulab_names_test_policies[] = { FPULAB_TEST_POLICIES(FPULAB_X_NAME) 0 };
 #define fpulab_names_any 0
@@ -224,6 +258,8 @@ static const struct fpulab_option fpulab_options[FPULAB_OPT_NR] = {
 	U(tasks)                                                                  \
 	U(round_trips)                                                            \
 	U(switches)                                                               \
+	U(slices)            /* switch-ins of ring-3 tasks */                    \
+	U(fp_slices)         /* those into a slice the task uses the FPU in */   \
 	U(nm_traps)                                                               \
 	U(saves)             /* all instructions */                              \
 	U(saves_fxsave) U(saves_xsave) U(saves_xsaveopt) U(saves_xsavec)         \
@@ -249,7 +285,7 @@ static const struct fpulab_option fpulab_options[FPULAB_OPT_NR] = {
 
 /*
  * skip record: the configuration (as its result records would name it) and
- * why, one word: needs-2-cpus | no-avx-state.
+ * why, one word: needs-2-cpus | no-avx-state | needs-2-tasks (kernel-checksum, fp users both).
  */
 #define FPULAB_SKIP_FIELDS(S, U)                                              \
 	S(experiment) S(placement) S(fp_users) S(regset) S(reason)

@@ -62,7 +62,12 @@ static inline void sys_integrity(const struct integrity_report *r)
 }
 static inline uint64_t sys_kernel_csum(const void *buf, uint64_t bytes)
 {
-	return (uint64_t)syscall2(SYS_KERNEL_CSUM, (long)buf, (long)bytes);
+	return (uint64_t)syscall4(SYS_KERNEL_CSUM, (long)buf, (long)bytes, KCSUM_SIMD, 0);
+}
+/* @impl: KCSUM_SIMD (kernel-mode FPU section) or KCSUM_SCALAR (integer code only). */
+static inline uint64_t sys_kernel_csum_impl(const void *buf, uint64_t bytes, unsigned int impl)
+{
+	return (uint64_t)syscall4(SYS_KERNEL_CSUM, (long)buf, (long)bytes, impl, 0);
 }
 
 /* Returns the lowest address of the caller's user stack, or -1. */

@@ -1,4 +1,5 @@
 TEST_BINS += tests/lab/test_counts.sh
 TEST_BINS += tests/lab/stress.sh
 TEST_BINS += tests/lab/faults.sh
+TEST_BINS += tests/lab/seed_exps.sh
 TEST_BINS += tests/lab/limits.sh
