@@ -125,7 +125,7 @@ void run_list(FILE *f)
 		fprintf(f, "    options:");
 		for (int i = 0; i < FPULAB_OPT_NR; i++) {
 			const struct fpulab_option *g = &guest_options[i];
-			if (g->experiments == (1u << e))
+			if ((g->experiments & (1u << e)) && g->experiments != FPULAB_EXP_ALL)
 				fprintf(f, " --%s", g->option);
 		}
 		fprintf(f, " (and every option all experiments read)\n");
