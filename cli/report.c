@@ -129,6 +129,31 @@ static const struct output_column table_columns[] = {
 };
 #define TABLE_COLUMNS (sizeof(table_columns) / sizeof(table_columns[0]))
 
+/* Rows with the sleeping lock's counts (docs/sleeping-lock.md). */
+static const struct output_column lock_table_columns[] = {
+	{ "policy", NULL, -12, 0 },
+	{ "tasks", NULL, 5, 0 },
+	{ "variant", NULL, -16, 0 },
+	{ "fp", NULL, -5, 0 },
+	{ "rt", "ops/run", 7, 0 },
+	{ "switches", "switches/run", 12, 0 },
+	{ "nm", "#NM/run", 8, 0 },
+	{ "saves", "saves/run", 9, 0 },
+	{ "restores", "restores/run", 12, 0 },
+	{ "sleeps", "sleeps/run", 10, 0 },
+	{ "wakeups", "wakeups/run", 11, 0 },
+	{ "retaken", "retaken/run", 11, 0 },
+	{ "integrity", "integrity errs", 14, 0 },
+	{ "median", "ticks/op median", 15, 0 },
+	{ "min", NULL, 10, 0 },
+	{ "max", NULL, 10, 0 },
+	{ "ms", "ms/run", 9, 0 },
+	{ "ops_per_s", "ops/s", 9, 0 },
+	{ "ratio", "vs eager", 8, 0 },
+	{ "runs", NULL, 5, 0 },
+};
+#define LOCK_TABLE_COLUMNS (sizeof(lock_table_columns) / sizeof(lock_table_columns[0]))
+
 static void write_table_header(struct report *r, const struct result_row *first)
 {
 	const struct guest_hello *h = r->hello;
@@ -136,10 +161,16 @@ static void write_table_header(struct report *r, const struct result_row *first)
 	char untimed[128] = "", configs[48] = "", apic[96] = "", xcr0[32] = "", insn[96] = "",
 	     khz[128] = "";
 
-	r->ticks_per_header = per_sw ? "switch" : "round trip";
-	memcpy(r->columns, table_columns, sizeof(table_columns));
-	r->columns[12].title = per_sw ? "ticks/sw median" : "ticks/rt median";
-	output_columns(r->out, r->columns, TABLE_COLUMNS);
+	r->lock_columns = first->present & (UINT64_C(1) << RESULT_sleeps);
+	r->ticks_per_header = per_sw ? "switch" : r->lock_columns ? "operation" : "round trip";
+	if (r->lock_columns) {
+		memcpy(r->columns, lock_table_columns, sizeof(lock_table_columns));
+		output_columns(r->out, r->columns, LOCK_TABLE_COLUMNS);
+	} else {
+		memcpy(r->columns, table_columns, sizeof(table_columns));
+		r->columns[12].title = per_sw ? "ticks/sw median" : "ticks/rt median";
+		output_columns(r->out, r->columns, TABLE_COLUMNS);
+	}
 
 	if (r->expected_configs)
 		snprintf(configs, sizeof(configs), ", %u configuration%s", r->expected_configs,
@@ -165,7 +196,9 @@ static void write_table_header(struct report *r, const struct result_row *first)
 		       "each row: one configuration under one policy; counts are those of one run,"
 		       " the median run (median ticks/%s) of the 'runs' column; integrity errors"
 		       " are summed over all runs;",
-		       per_sw ? "sw" : "rt");
+		       per_sw            ? "sw"
+		       : r->lock_columns ? "op"
+					 : "rt");
 	if (experiment_info(first->median.experiment) &&
 	    !experiment_is_timed(first->median.experiment))
 		snprintf(untimed, sizeof(untimed),
@@ -182,6 +215,12 @@ static void write_table_header(struct report *r, const struct result_row *first)
 			? "vs eager: ratio of emulated medians (this / eager's, same"
 			  " configuration), ranks policies under emulation only"
 			: "vs eager = this median / eager's median in the same configuration");
+	if (r->lock_columns)
+		output_comment(r->out,
+			       "sleeping lock: sleeps = wait-loop passes that called schedule(),"
+			       " wakeups = unlocks that woke a waiter, retaken = passes after a"
+			       " wake-up that found the lock taken again; ms/run and ops/s from the"
+			       " median, in the clock above");
 }
 
 static void cell(json_t *o, const char *key, const char *text)
@@ -224,6 +263,7 @@ static json_t *table_row(const struct report *r, const struct result_row *row)
 	bool ticks = row->ticks_per &&
 		     !strcmp(row->ticks_per,
 			     !strcmp(r->ticks_per_header, "switch") ? "switch" : "round_trip");
+	const struct guest_hello *h = r->hello;
 	json_t *o = json_object();
 
 	if (!o)
@@ -248,6 +288,26 @@ static json_t *table_row(const struct report *r, const struct result_row *row)
 	cell(o, "ratio", ticks && report_ratio_meaningful(r, row) ? buf : "-");
 	snprintf(buf, sizeof(buf), "%u%s", row->repeats, row->counts_identical ? "" : "*");
 	cell(o, "runs", buf);
+	if (!r->lock_columns)
+		return o;
+	cell_count(o, "tasks", row, RESULT_tasks);
+	cell_string(o, "variant", row, RESULT_variant);
+	cell_count(o, "sleeps", row, RESULT_sleeps);
+	cell_count(o, "wakeups", row, RESULT_wakeups);
+	cell_count(o, "retaken", row, RESULT_wake_retaken);
+	/* The seed's "average runtime": the median's ticks x operations over
+	 * the guest's TSC kHz; ops/s its inverse; in the clock of the header. */
+	if (ticks && h && (h->present & (UINT64_C(1) << HELLO_tsc_khz)) && h->tsc_khz &&
+	    row->ticks_median > 0) {
+		snprintf(buf, sizeof(buf), "%.3f",
+			 row->ticks_median * (double)row->median.round_trips / (double)h->tsc_khz);
+		cell(o, "ms", buf);
+		snprintf(buf, sizeof(buf), "%.0f", (double)h->tsc_khz * 1000.0 / row->ticks_median);
+		cell(o, "ops_per_s", buf);
+	} else {
+		cell(o, "ms", "-");
+		cell(o, "ops_per_s", "-");
+	}
 	return o;
 }
 

@@ -117,7 +117,9 @@ static bool same_configuration(const struct guest_result *a, const struct guest_
 {
 	return same_string(a, b, RESULT_experiment) && same_string(a, b, RESULT_placement) &&
 	       same_string(a, b, RESULT_fp_users) && same_string(a, b, RESULT_regset) &&
-	       result_has(a, RESULT_cpus) == result_has(b, RESULT_cpus) && a->cpus == b->cpus;
+	       same_string(a, b, RESULT_variant) &&
+	       result_has(a, RESULT_cpus) == result_has(b, RESULT_cpus) && a->cpus == b->cpus &&
+	       result_has(a, RESULT_tasks) == result_has(b, RESULT_tasks) && a->tasks == b->tasks;
 }
 
 void collector_init(struct result_collector *c, rows_ready_fn fn, void *ctx)

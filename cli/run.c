@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* fpulab run: boot the lab kernel once, collect its records, report. */
 #include <errno.h>
+#include <inttypes.h>
 #include <libgen.h>
 #include <limits.h>
 #include <stdint.h>
@@ -152,10 +153,13 @@ static int configuration_done(void *ctx, const struct result_row *rows, size_t n
 
 	for (size_t i = 0; i < n; i++)
 		runs += rows[i].repeats;
-	char what[4 * RECORD_WORD_MAX + 64];
-	snprintf(what, sizeof(what), "%s %s fp=%s %s, %zu policies, %zu runs",
+	char what[4 * RECORD_WORD_MAX + 128], lock[RECORD_WORD_MAX + 48] = "";
+	if (rows[0].present & (UINT64_C(1) << RESULT_variant))
+		snprintf(lock, sizeof(lock), " tasks=%" PRIu64 " %s", rows[0].median.tasks,
+			 rows[0].median.variant);
+	snprintf(what, sizeof(what), "%s %s fp=%s %s%s, %zu policies, %zu runs",
 		 rows[0].median.experiment, rows[0].median.placement, rows[0].median.fp_users,
-		 rows[0].median.regset, n, runs);
+		 rows[0].median.regset, lock, n, runs);
 	progress_step(&s->progress, s->collector.configs_done + 1, s->expected_configs, what);
 	return report_rows(&s->report, rows, n);
 }

@@ -612,5 +612,10 @@ unsigned run_options_config_count(const struct run_options *o)
 			return 0;
 		n *= list_length(o->guest_value[i]);
 	}
+#define SWEEP(e, opt, count)                                            \
+	if (exp == FPULAB_EXP_##e && !o->guest_value[FPULAB_OPT_##opt]) \
+		n *= count;
+	FPULAB_DEFAULT_SWEEPS(SWEEP)
+#undef SWEEP
 	return exp >= 0 ? n : 0;
 }

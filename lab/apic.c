@@ -100,6 +100,11 @@ void apic_timer_arm(uint32_t ns)
 	apic_write(REG_TIMER_INIT, ns ? ns : 1);
 }
 
+void apic_timer_stop(void)
+{
+	apic_write(REG_TIMER_INIT, 0);
+}
+
 uint32_t apic_timer_remaining(void)
 {
 	return apic_read(REG_TIMER_CUR);

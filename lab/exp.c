@@ -30,6 +30,7 @@ const char *const fp_names[FP_NR] = { FPULAB_FP_USERS(NAME) };
 static const struct experiment *const experiments[FPULAB_EXP_NR] = {
 	[FPULAB_EXP_context_switch] = &context_switch_experiment,
 	[FPULAB_EXP_stress] = &stress_experiment,
+	[FPULAB_EXP_sleeping_lock] = &sleeping_lock_experiment,
 	[FPULAB_EXP_fp_vs_spinner] = &fp_vs_spinner_experiment,
 	[FPULAB_EXP_short_tasks] = &short_tasks_experiment,
 	[FPULAB_EXP_kernel_checksum] = &kernel_checksum_experiment,
@@ -259,6 +260,7 @@ static unsigned int run_experiment(const struct experiment *e, uint64_t *skipped
 
 	for (unsigned int c = 0; c < nconfigs; c++) {
 		struct result label = { .experiment = name, .cpus = ncpus };
+		result_not_measured(&label);
 		const char *reason = e->label(c, &label);
 		if (reason) {
 			struct skip skip = { name, label.placement, label.fp_users, label.regset,

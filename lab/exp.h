@@ -72,6 +72,23 @@ struct stress_args {
 
 void stress_main(void *args); /* user/stress.c, ring 3 */
 
+/*
+ * One sleeping-lock task: @ops times open(O_CREAT|O_EXCL), close and unlink
+ * of its own @name in the lab's tiny directory. Starts after a barrier
+ * (up @sem_ready, down @sem_go). An FP user keeps a pattern in @regset and
+ * checks it after every operation.
+ */
+struct sleeping_lock_args {
+	unsigned int task; /* pattern id, unique per task */
+	bool fp;
+	enum regset regset;
+	uint64_t ops;
+	unsigned int sem_ready, sem_go;
+	char name[16];
+	uint64_t errors; /* written by the task: system calls that failed */
+};
+
+void sleeping_lock_main(void *args); /* user/sleeping_lock.c, ring 3 */
 /* fp-vs-spinner: an FP task and a task that never uses the FPU share CPU 0. */
 #define FP_UNIT_ADDS 1000 /* ADDPDs in one unit of the FP task's work */
 struct spinner_shared {

@@ -39,6 +39,7 @@ extern const struct experiment stress_experiment;          /* exp_stress.c */
 extern const struct experiment fp_vs_spinner_experiment;   /* exp_fp_vs_spinner.c */
 extern const struct experiment short_tasks_experiment;     /* exp_short_tasks.c */
 extern const struct experiment kernel_checksum_experiment; /* exp_kernel_checksum.c */
+extern const struct experiment sleeping_lock_experiment;   /* exp_sleeping_lock.c */
 
 /*
  * Options, checked against their abi.h entry (FPULAB_OPTIONS): a bad value

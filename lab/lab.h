@@ -15,6 +15,11 @@ void timer_tick(void);
 void timer_jitter(uint64_t seed);   /* non-zero: each tick 0.3..1.7 x tick_ns, seeded; 0: off */
 uint64_t timer_user_preempts(void); /* ticks that preempted a ring-3 task, all CPUs */
 extern uint32_t tick_ns;
+extern void (*volatile timer_hook)(void); /* called at every timer tick of CPU 0 (IRQ context) */
+/* Stop every CPU's timer (no interrupt, no instruction on any CPU), and
+ * restart them: for measurements that must see only their own instructions. */
+void timers_pause(void);
+void timers_resume(void);
 extern bool timer_preempt;      /* false: the timer never preempts (slices end by yield or block) */
 extern bool timer_whole_slices; /* true: each switch re-arms the timer for a full slice */
 
@@ -37,10 +42,11 @@ struct config {
 
 /* record.c: one record line, built field by field. */
 struct record {
-	char line[1024];
+	char line[1536];
 	size_t n;
 };
 void record_begin(struct record *r, const char *kind);
+extern const char record_unset[]; /* a string field not measured: not sent */
 void record_str(struct record *r, const char *key, const char *value);
 void record_u64(struct record *r, const char *key, uint64_t value);
 void record_end(struct record *r); /* print it */
@@ -71,6 +77,16 @@ RECORD_STRUCT(result, FPULAB_RESULT_FIELDS); /* one run */
 RECORD_STRUCT(hello, FPULAB_HELLO_FIELDS);   /* boot facts */
 RECORD_STRUCT(skip, FPULAB_SKIP_FIELDS);     /* a configuration skipped */
 RECORD_STRUCT(done, FPULAB_DONE_FIELDS);     /* the end */
+
+/* The optional fields of @r: not measured (not sent) until an experiment sets them. */
+static inline void result_not_measured(struct result *r)
+{
+#define S(f) r->f = record_unset;
+#define U(f) r->f = FPULAB_NOT_MEASURED;
+	FPULAB_RESULT_OPTIONAL_FIELDS(S, U)
+#undef S
+#undef U
+}
 
 extern struct config cfg;
 extern struct semaphore user_sems[MAX_USER_SEMS];

@@ -7,16 +7,18 @@ void record_begin(struct record *r, const char *kind)
 	r->n = (size_t)ksnprintf(r->line, sizeof(r->line), "%s%s", FPULAB_RECORD_PREFIX, kind);
 }
 
+const char record_unset[] = "";
+
 void record_str(struct record *r, const char *key, const char *value)
 {
-	if (r->n < sizeof(r->line))
+	if (value != record_unset && r->n < sizeof(r->line))
 		r->n += (size_t)ksnprintf(r->line + r->n, sizeof(r->line) - r->n, " %s=%s", key,
 					  value ? value : "-");
 }
 
 void record_u64(struct record *r, const char *key, uint64_t value)
 {
-	if (r->n < sizeof(r->line))
+	if (value != FPULAB_NOT_MEASURED && r->n < sizeof(r->line))
 		r->n += (size_t)ksnprintf(r->line + r->n, sizeof(r->line) - r->n, " %s=%lu", key,
 					  value);
 }

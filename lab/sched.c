@@ -31,7 +31,6 @@
 #include "trap.h"
 
 #define MAX_TASKS 256
-#define KSTACK_SIZE 16384
 
 extern struct task *switch_stacks(struct task *prev, struct task *next);
 extern char user_task_start[], kthread_start[];
@@ -56,7 +55,9 @@ static struct task *slot_alloc(void)
 			panic("out of task slots (%d)", MAX_TASKS);
 		t = kalloc(sizeof(*t), 64);
 		t->slot = slots_used;
-		t->kstack_top = (uint64_t)kalloc(KSTACK_SIZE, 4096) + KSTACK_SIZE;
+		void *kstack = kalloc(KSTACK_SIZE, KSTACK_SIZE);
+		*(struct task **)kstack = t; /* current.h: current from RSP */
+		t->kstack_top = (uint64_t)kstack + KSTACK_SIZE;
 		t->ustack_top = (uint64_t)kalloc(USTACK_SIZE, 4096) + USTACK_SIZE;
 		t->fpu.state = kalloc(xstate_cfg.kernel_size, XSTATE_ALIGN);
 		slots[slots_used++] = t;
@@ -135,18 +136,26 @@ static void enqueue(struct task *t)
 	kick_if_idle(tc);
 }
 
-void wake_up(struct task *t)
+/*
+ * A TASK_UNINTERRUPTIBLE task is still on its CPU, t->cpu (only the task
+ * itself migrates), and its schedule() turns it TASK_BLOCKED under that
+ * CPU's queue lock: so under the lock it is one or the other.
+ */
+bool wake_up(struct task *t)
 {
 	struct cpu *tc = cpus[t->cpu];
 	spin_lock(&tc->rq.lock);
-	bool woke = t->state == TASK_BLOCKED;
-	if (woke) {
+	int state = t->state;
+	if (state == TASK_UNINTERRUPTIBLE) {
+		t->state = TASK_RUNNING;
+	} else if (state == TASK_BLOCKED) {
 		t->state = TASK_RUNNABLE;
 		rq_append_locked(&tc->rq, t);
 	}
 	spin_unlock(&tc->rq.lock);
-	if (woke)
+	if (state == TASK_BLOCKED)
 		kick_if_idle(tc);
+	return state == TASK_UNINTERRUPTIBLE || state == TASK_BLOCKED;
 }
 
 /* ---- switching ---- */
@@ -213,6 +222,12 @@ void schedule(void)
 	struct task *prev = c->current;
 
 	c->need_resched = false;
+	if (prev->state == TASK_UNINTERRUPTIBLE) { /* no wake-up came: block (see wake_up) */
+		spin_lock(&c->rq.lock);
+		if (prev->state == TASK_UNINTERRUPTIBLE)
+			prev->state = TASK_BLOCKED;
+		spin_unlock(&c->rq.lock);
+	}
 	if (prev->state == TASK_RUNNING && prev != c->idle) {
 		if (prev->cpu == (int)c->id)
 			enqueue(prev); /* yield or preemption */

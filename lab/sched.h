@@ -13,8 +13,17 @@ enum task_state {
 	TASK_MIGRATING, /* switched out for another CPU's queue, joins it in finish_switch() */
 	TASK_DEAD,      /* exited; its slot is freed once it is switched out */
 	TASK_STOPPED,   /* stopped for a tracer (signal.c); only task_resume() runs it again */
+	/*
+	 * Set by the task itself (set_current_state) before it tests a wait
+	 * condition, as Linux's TASK_UNINTERRUPTIBLE: schedule() then blocks it
+	 * (TASK_BLOCKED) unless a wake_up() came first and set it running again.
+	 */
+	TASK_UNINTERRUPTIBLE,
 };
 
+/* Kernel stacks are aligned to their size; the lowest word holds the task
+ * (old Linux's thread_info), so masking RSP finds it (current.h). */
+#define KSTACK_SIZE 16384
 #define USTACK_SIZE 16384
 
 struct task {
@@ -85,7 +94,13 @@ noreturn void task_exit(void);
 
 void schedule(void);
 void yield(void);
-void wake_up(struct task *t);
+/*
+ * Make @t runnable: a TASK_BLOCKED task is queued on its CPU; a
+ * TASK_UNINTERRUPTIBLE one (still on its CPU, before or inside schedule())
+ * is set TASK_RUNNING, so its schedule() does not block it. Returns true if
+ * it did either (a wake-up), false if @t was already running or runnable.
+ */
+bool wake_up(struct task *t);
 void migrate_to(unsigned int cpu);
 void exit_to_user(void);
 void task_resume(struct task *t); /* a TASK_STOPPED task becomes runnable on its CPU */

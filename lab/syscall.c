@@ -5,6 +5,7 @@
 #include "kfpu.h"
 #include "lab.h"
 #include "signal.h"
+#include "tinydir.h"
 #include "trap.h"
 
 static long sem_index(uint64_t i)
@@ -67,6 +68,15 @@ void syscall_dispatch(struct trap_frame *f)
 		break;
 	case SYS_PTRACE_SET:
 		ret = sys_ptrace_set(f->rdi, f->rsi, f->rdx);
+		break;
+	case SYS_OPEN:
+		ret = tinydir_open(f->rdi, f->rsi);
+		break;
+	case SYS_CLOSE:
+		ret = tinydir_close(f->rdi);
+		break;
+	case SYS_UNLINK:
+		ret = tinydir_unlink(f->rdi);
 		break;
 	default:
 		ret = -1;

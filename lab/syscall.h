@@ -20,7 +20,13 @@
 #define SYS_SIGRETURN 11  /* from the trampoline only; RSP at the struct sigframe */
 #define SYS_PTRACE_GET 12 /* (task slot, buffer, bytes, struct ptrace_info *) -> 0, -1 */
 #define SYS_PTRACE_SET 13 /* (task slot, buffer or NULL, bytes) -> 0 or a libfpu error */
-#define SYS_NR 14
+#define SYS_OPEN 14       /* (name, TD_O_*) -> descriptor: the sleeping-lock directory */
+#define SYS_CLOSE 15      /* (descriptor) */
+#define SYS_UNLINK 16     /* (name) */
+#define SYS_NR 17
+
+#define TD_O_CREAT 1
+#define TD_O_EXCL 2
 
 /*
  * Signals. SYS_SIGACTION registers the caller's handler, its argument and

@@ -10,6 +10,8 @@
 #include "smp.h"
 
 uint32_t tick_ns = 1000000; /* 1 ms time slices */
+void (*volatile timer_hook)(void);
+static volatile int timers_paused;
 bool timer_preempt = true;
 bool timer_whole_slices;
 static uint64_t jitter_seed, jitter_rng[MAX_CPUS]; /* 0: no jitter */
@@ -53,14 +55,30 @@ void timer_tick(void)
 	if (READ_ONCE(timer_whole_slices) && apic_timer_remaining())
 		return;
 	c->timer_ticks++;
+	void (*hook)(void) = timer_hook;
+	if (c->id == 0 && hook)
+		hook();
 	if (c->current != c->idle && READ_ONCE(c->rq.nr) && READ_ONCE(timer_preempt)) {
 		c->need_resched = true;
 		user_preempts[c->id] += c->current->user;
 	}
-	apic_timer_arm(next_tick_ns(c));
+	if (!READ_ONCE(timers_paused))
+		apic_timer_arm(next_tick_ns(c));
 }
 
 void cpu_start_timer(void)
 {
 	apic_timer_arm(tick_ns);
+}
+
+void timers_pause(void)
+{
+	WRITE_ONCE(timers_paused, 1);
+	smp_call_all(apic_timer_stop);
+}
+
+void timers_resume(void)
+{
+	WRITE_ONCE(timers_paused, 0);
+	smp_call_all(cpu_start_timer);
 }

@@ -54,7 +54,9 @@
 	X(short_tasks, "short-tasks", 1, nm_traps, "#NM traps", lower,        \
 	  "seed 002: short-lived tasks use SSE in their first slices, a companion never does, every slice ends in a switch; exact #NM traps per policy") \
 	X(kernel_checksum, "kernel-checksum", 5, ticks, "TSC ticks per call", lower, \
-	  "seed 002: a syscall checksums a buffer with AVX2 or SSE2 inside kernel_fpu_begin/end, or scalar; saves, restores, CR0.TS writes and #NM per call")
+	  "seed 002: a syscall checksums a buffer with AVX2 or SSE2 inside kernel_fpu_begin/end, or scalar; saves, restores, CR0.TS writes and #NM per call") \
+	X(sleeping_lock, "sleeping-lock", 3, ticks, "TSC ticks per operation", lower, \
+	  "seed 001: tasks create, close and unlink names in one directory under a sleeping lock; its wait loop writes the task state as set_task_state, set_current_state, with a volatile current or current from the stack")
 
 /*
  * Numeric limits, one place for both sides: X(id, value, what).
@@ -91,6 +93,16 @@
 	X(import_stale_regs, "import-stale-regs")
 /* Policies only the test kernel (lab-test.elf) has: deliberately broken. */
 #define FPULAB_TEST_POLICIES(X) X(broken_lazy, "broken-lazy")
+/* sleeping-lock: how the wait loop writes the task state (lab/current.h). */
+#define FPULAB_STATE_APIS(X)                                                  \
+	X(task, "task") X(current, "current")                                    \
+	X(current_volatile, "current-volatile") X(current_stack, "current-stack")
+/*
+ * Options whose absence makes an experiment run several values of them, a
+ * configuration each: X(experiment id, option id, how many). The host counts
+ * configurations with it. sleeping-lock: 1, 2 and 4 tasks per CPU.
+ */
+#define FPULAB_DEFAULT_SWEEPS(X) X(sleeping_lock, tasks, 3)
 #define FPULAB_SAVE_INSNS(X)                                                  \
 	X(auto, "auto") X(fxsave, "fxsave") X(xsave, "xsave")                     \
 	X(xsaveopt, "xsaveopt") X(xsavec, "xsavec") X(xsaves, "xsaves")
@@ -117,8 +129,10 @@
 	  FPULAB_EXP_BIT(context_switch), placements, "LIST|all",                \
 	  "same-cpu,cross-cpu,migrating (default all; same-cpu with --cpus 1)")  \
 	X(fp_users, "fp", "fp-users", LIST, 0, 0, 0,                             \
-	  FPULAB_EXP_BIT(context_switch) | FPULAB_EXP_BIT(kernel_checksum),      \
-	  fp_users, "LIST|all", "none,one,both (default all; kernel-checksum: none,one)") \
+	  FPULAB_EXP_BIT(context_switch) | FPULAB_EXP_BIT(kernel_checksum) |    \
+	  FPULAB_EXP_BIT(sleeping_lock),                                         \
+	  fp_users, "LIST|all",                                                  \
+	  "none,one,both (default all; kernel-checksum: none,one)")              \
 	X(regset, "regset", "regset", LIST, 0, 0, 0, FPULAB_EXP_BIT(context_switch), \
 	  regsets, "LIST|all", "x87,sse,avx (default all)")                      \
 	X(round_trips, "rt", "round-trips", NUMBER, 1, FPULAB_MAX_ROUND_TRIPS, 1000,          \
@@ -128,8 +142,18 @@
 	X(seed, "seed", "seed", NUMBER, 0, UINT64_MAX, 1,                        \
 	  FPULAB_EXP_BIT(stress) | FPULAB_EXP_BIT(short_tasks), any,             \
 	  "N", "random seed")                                                    \
-	X(tasks, "tasks", "tasks", NUMBER, 1, FPULAB_MAX_TASKS, 0, FPULAB_EXP_BIT(stress), any, "N", \
-	  "tasks (default 4 per CPU)")                      \
+	X(tasks, "tasks", "tasks", NUMBER, 1, FPULAB_MAX_TASKS, 0,               \
+	  FPULAB_EXP_BIT(stress) | FPULAB_EXP_BIT(sleeping_lock), any, "N",     \
+	  "tasks (stress: default 4 per CPU; sleeping-lock: default a row each for 1, 2 and 4 per CPU)") \
+	X(state_api, "state_api", "state-api", LIST, 0, 0, 0,                    \
+	  FPULAB_EXP_BIT(sleeping_lock), state_apis, "LIST|all",                 \
+	  "how the sleeping lock's wait loop writes the task state: task,current,current-volatile,current-stack (default all)") \
+	X(ops, "ops", "ops", NUMBER, 1, 100000000, 240,                          \
+	  FPULAB_EXP_BIT(sleeping_lock), any, "N",                               \
+	  "operations per run (open, close and unlink of a name), split over the tasks") \
+	X(drop_wakeup, "drop_wakeup", "drop-wakeup", NUMBER, 0, 100000000, 0,     \
+	  FPULAB_EXP_BIT(sleeping_lock), any, "N",                               \
+	  "test kernel only: the lock drops every wake-up from its Nth on, which the lost wake-up check must catch") \
 	X(switches, "switches", "switches", NUMBER, 1, FPULAB_MAX_SWITCHES, 200000,       \
 	  FPULAB_EXP_BIT(stress), any, "N", "switches per run (approximate target)") \
 	X(fpu_counter, "fpu_counter", "fpu-counter", NUMBER, 0, FPULAB_MAX_FPU_COUNTER, 5, FPULAB_EXP_ALL, \
@@ -213,6 +237,7 @@ static const char *const fpulab_names_placements[] = { FPULAB_PLACEMENTS(FPULAB_
 static const char *const fpulab_names_fp_users[] = { FPULAB_FP_USERS(FPULAB_X_NAME) 0 };
 static const char *const fpulab_names_regsets[] = { FPULAB_REGSETS(FPULAB_X_NAME) 0 };
 static const char *const fpulab_names_prefetch_modes[] = { FPULAB_PREFETCH_MODES(FPULAB_X_NAME) 0 };
+static const char *const fpulab_names_state_apis[] = { FPULAB_STATE_APIS(FPULAB_X_NAME) 0 };
 static const char *const fpulab_names_save_insns[] = { FPULAB_SAVE_INSNS(FPULAB_X_NAME) 0 };
 static const char *const fpulab_names_counter_rules[] = { FPULAB_COUNTER_RULES(FPULAB_X_NAME) 0 };
 static const char *const fpulab_names_mixes[] = { FPULAB_MIXES(FPULAB_X_NAME) 0 };
@@ -281,7 +306,27 @@ static const struct fpulab_option fpulab_options[FPULAB_OPT_NR] = {
 	U(ptrace_reads)      /* stress: exports of a stopped task */             \
 	U(ptrace_writes)     /* stress: imports into a stopped task */           \
 	U(kills)             /* stress: tasks killed for a bad or unplaceable frame */ \
-	U(ticks)             /* TSC ticks of the measured window */
+	U(ticks)             /* TSC ticks of the measured window */            \
+	FPULAB_RESULT_OPTIONAL_FIELDS(S, U)
+
+/*
+ * Fields only some experiments measure. The others leave them NULL or
+ * FPULAB_NOT_MEASURED and they are not sent: absent, never a made-up 0.
+ * sleeping-lock (docs/sleeping-lock.md): its lock's counts over the window;
+ * cal_*: the calibration of the wait loop, once per boot and variant.
+ */
+#define FPULAB_NOT_MEASURED UINT64_MAX
+#define FPULAB_RESULT_OPTIONAL_FIELDS(S, U)                                   \
+	S(variant)           /* sleeping-lock: the state write (FPULAB_STATE_APIS) */ \
+	U(acquisitions)      /* lock acquisitions */                             \
+	U(contended)         /* ... that found it taken and waited */            \
+	U(passes)            /* wait-loop passes: state written, lock tested */  \
+	U(sleeps)            /* passes that found it taken: schedule() calls */  \
+	U(wakeups)           /* unlocks that woke a waiter */                    \
+	U(wake_retaken)      /* passes after a wake-up that found it taken again */ \
+	U(wait_bytes)        /* size of the wait function, bytes (kernel symbols) */ \
+	U(cal_passes)        /* calibration: wait-loop passes measured */        \
+	U(cal_ticks)         /* ... their TSC ticks, each with a schedule() round trip */
 
 /*
  * skip record: the configuration (as its result records would name it) and

@@ -69,6 +69,18 @@ static inline uint64_t sys_kernel_csum_impl(const void *buf, uint64_t bytes, uns
 {
 	return (uint64_t)syscall4(SYS_KERNEL_CSUM, (long)buf, (long)bytes, impl, 0);
 }
+static inline long sys_open(const char *name, unsigned int flags)
+{
+	return syscall2(SYS_OPEN, (long)name, flags);
+}
+static inline long sys_close(long fd)
+{
+	return syscall2(SYS_CLOSE, fd, 0);
+}
+static inline long sys_unlink(const char *name)
+{
+	return syscall2(SYS_UNLINK, (long)name, 0);
+}
 
 /* Returns the lowest address of the caller's user stack, or -1. */
 static inline long sys_sigaction(void (*handler)(void *, struct sigframe *, void *), void *arg,

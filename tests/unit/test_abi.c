@@ -59,7 +59,9 @@ static void test_options_have_unique_keys_and_sane_ranges(void **state)
 	assert_int_equal(fpulab_options[FPULAB_OPT_round_trips].max, 1000000000);
 	assert_string_equal(fpulab_options[FPULAB_OPT_fp_users].key, "fp");
 	assert_int_equal(count(fpulab_options[FPULAB_OPT_placement].choices), 3);
-	assert_int_equal(fpulab_options[FPULAB_OPT_tasks].experiments, FPULAB_EXP_BIT(stress));
+	assert_int_equal(fpulab_options[FPULAB_OPT_tasks].experiments,
+			 FPULAB_EXP_BIT(stress) | FPULAB_EXP_BIT(sleeping_lock));
+	assert_string_equal(fpulab_experiments[FPULAB_EXP_sleeping_lock].figure, "ticks");
 }
 
 /* abi.h's copies of libfpu's names, which the host checks before boot. */
