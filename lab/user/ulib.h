@@ -127,7 +127,7 @@ static inline void wrpkru(uint32_t v)
 	__asm__ volatile("wrpkru" : : "a"(v), "c"(0), "d"(0) : "memory");
 }
 
-/* Positive control: right after an x87 load of its own the check must fail. */
+/* Positive control: right after an x87 load of its own the check must fail (in one of a few tries). */
 bool regs_x87_ptrs_check_can_fail(const struct x87_ptrs *scrub);
 
 /*

@@ -98,6 +98,21 @@ for p in eager lazy; do
 	fi
 done
 
+# The positive control of the FIP/FDP check (signal reg 6) survives a
+# preemption between its x87 load and its check: the test kernel yields
+# there once, and a restore then leaves the scrub's pointers: with a
+# single try, one integrity error under each policy.
+run yield-window --kernel "$build/lab-test.elf" --policy eager,owner --switches 20000
+for p in eager owner; do
+	ie=$(get yield-window "$p" integrity_errors)
+	if [ "$(rc_of yield-window)" = 0 ] && [ "$ie" = 0 ]; then
+		ok "$p: a preemption inside the FIP/FDP positive control is no integrity error"
+	else
+		not_ok "$p: a preemption inside the FIP/FDP positive control is no integrity error" \
+			"exit $(rc_of yield-window) integrity_errors=$ie" "$(tail -n 5 "$work/yield-window.err")"
+	fi
+done
+
 # Negative control: broken-lazy trusts the registers without checking the owner.
 run broken --kernel "$build/lab-test.elf" --policy broken-lazy,eager --switches 20000
 e=$(get broken broken-lazy integrity_errors)
