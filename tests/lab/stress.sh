@@ -13,7 +13,9 @@ S=${FPULAB_STRESS_SWITCHES:-200000} # switches per policy; .ci/run asks for 10^6
 run() {
 	local name=$1
 	shift
-	fpulab_csv "$name" --timeout 300 --experiment stress --seed 1 "$@"
+	# The watchdog waits for a record; with signals and ptrace in the mix one
+	# policy's run of 10^6 switches can exceed 300 s under TCG: scale it.
+	fpulab_csv "$name" --timeout $((300 + S / 500)) --experiment stress --seed 1 "$@"
 }
 
 # get NAME POLICY KEY: one value of a policy's row
