@@ -53,9 +53,8 @@ static void lab_trace_use(struct fpu *cur)
 /* Wait loops run with interrupts on, so flush IPIs aimed at us get served. */
 static void lab_wait_relax(void)
 {
-	sti();
+	irq_window();
 	cpu_relax();
-	cli();
 }
 
 static const struct fpu_arch_ops lab_fpu_ops = {
