@@ -141,6 +141,9 @@ exp_traces slock 1 --experiment sleeping-lock --tasks 2 --state-api task --ops 4
 # stress: signal frames are restored (imported) and ptrace writes state, which
 # format version 1 does not record: its traces are valid, its replay not the row.
 exp_traces stress 2 --experiment stress --switches 4000 --policy lazy,eager
+# costs: its #NM probe is the experiment's own handler, outside libfpu (the row
+# adds its probes to nm_traps); its traces are valid, not compared.
+exp_traces costs 2 --experiment costs --round-trips 50
 # across CPUs: within 2% (docs/trace.md)
 exp_traces cs2 2 --experiment context-switch --placement cross-cpu,migrating --fp-users both \
 	--regset sse --round-trips 100 && compare cs2 2
