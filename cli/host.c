@@ -10,24 +10,50 @@
 #include <string.h>
 #include <sys/utsname.h>
 
+#include "catalog.h"
 #include "cli.h"
 #include "native.h"
 #include "util.h"
 
+/*
+ * The subcommands. context-switch is the lab experiment of that name run on
+ * this host's Linux, so it takes its name from abi.h.
+ */
+static const struct host_subcommand {
+	int experiment; /* the FPULAB_EXP_ whose name it has, or -1: @name */
+	const char *name, *summary;
+	int (*run)(int argc, char **argv);
+} subcommands[] = {
+	{ FPULAB_EXP_context_switch, NULL,
+	  "two tasks ping-pong (pipe, futex, yield), with and without FP state",
+	  host_context_switch },
+	{ -1, "unlink", "seed 001's workload: tasks create and unlink files in one directory",
+	  host_unlink },
+	{ -1, "check", "xstate integrity of the running kernel under signals and migrations",
+	  host_check },
+};
+#define NSUBCOMMANDS (sizeof(subcommands) / sizeof(subcommands[0]))
+
+static const char *subcommand_name(const struct host_subcommand *s)
+{
+	return s->experiment >= 0 ? fpulab_experiments[s->experiment].name : s->name;
+}
+
 static void usage(FILE *f)
 {
-	fprintf(f,
-		"usage: fpulab host <subcommand> [options]\n"
-		"Figures from the Linux that fpulab runs on, on real hardware:\n"
-		"  context-switch  two tasks ping-pong (pipe, futex, yield), with and without FP state\n"
-
-		"'fpulab help host SUBCOMMAND' for a subcommand's options.\n"
-		"Every subcommand takes --format table|json|csv and --output FILE.\n");
+	fprintf(f, "usage: fpulab host <subcommand> [options]\n"
+		   "Figures from the Linux that fpulab runs on, on real hardware:\n");
+	for (size_t i = 0; i < NSUBCOMMANDS; i++)
+		fprintf(f, "  %-15s %s\n", subcommand_name(&subcommands[i]),
+			subcommands[i].summary);
+	fprintf(f, "'fpulab help host SUBCOMMAND' for a subcommand's options.\n"
+		   "Every subcommand takes --format table|json|csv and --output FILE.\n");
 }
 
 int cmd_host(int argc, char **argv)
 {
 	const char *sub = argc > 1 ? argv[1] : NULL;
+	char names[128] = "";
 
 	if (!sub) {
 		usage(stderr);
@@ -37,13 +63,14 @@ int cmd_host(int argc, char **argv)
 		usage(stdout);
 		return 0;
 	}
-	if (!strcmp(sub, "context-switch"))
-		return host_context_switch(argc - 1, argv + 1);
-	if (!strcmp(sub, "unlink"))
-		return host_unlink(argc - 1, argv + 1);
-	if (!strcmp(sub, "check"))
-		return host_check(argc - 1, argv + 1);
-	return usage_error("host", "unknown subcommand '%s' (context-switch, unlink, check)", sub);
+	for (size_t i = 0; i < NSUBCOMMANDS; i++) {
+		const char *name = subcommand_name(&subcommands[i]);
+		if (!strcmp(sub, name))
+			return subcommands[i].run(argc - 1, argv + 1);
+		snprintf(names + strlen(names), sizeof(names) - strlen(names), "%s%s",
+			 i ? ", " : "", name);
+	}
+	return usage_error("host", "unknown subcommand '%s' (%s)", sub, names);
 }
 
 int host_common_opt(struct host_common *h, int c, const char *arg)

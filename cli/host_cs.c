@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "calibrate.h"
+#include "catalog.h"
 #include "host.h"
 #include "native.h"
 #include "util.h"
@@ -535,7 +536,9 @@ static json_t *cs_row(const struct cs_config *c, const struct cs_opts *o, const 
 
 int host_context_switch(int argc, char **argv)
 {
-	struct cs_opts o = { .h = { .sub = "context-switch", .repeat = 5, .seconds = 1 },
+	struct cs_opts o = { .h = { .sub = fpulab_experiments[FPULAB_EXP_context_switch].name,
+				    .repeat = 5,
+				    .seconds = 1 },
 			     .ipc = "pipe",
 			     .mode = "threads",
 			     .placement = "same-cpu,cross-cpu",

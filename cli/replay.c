@@ -54,6 +54,7 @@ struct prow {
 	double assumed;                            /* ns per switch */
 	double total;
 	double skip_med; /* ticks; < 0: no skipped-restore switches */
+	uint64_t nskip;  /* skipped-restore switches timed (the first run) */
 	bool counts_differ;
 	uint64_t clipped; /* over all runs */
 };
@@ -340,6 +341,7 @@ static int replay_trace(const char *path, const struct opts *o, const char **pol
 				if (r->nskip) {
 					qsort(skips, r->nskip, sizeof(*skips), cmp_u64);
 					rows[p].skip_med = (double)skips[r->nskip / 2];
+					rows[p].nskip = r->nskip;
 				}
 			}
 			r->skip_ticks = NULL;
@@ -436,12 +438,15 @@ static int replay_trace(const char *path, const struct opts *o, const char **pol
 		double sw = (double)(w->n.switches ? w->n.switches : 1);
 		double floor = (save_ns * (double)w->n.saves + rest_ns * (double)w->n.restores) /
 			       sw;
-		printf("libfpu %-13s native %.1f ns/switch, save/restore floor %.1f ns/switch, overhead %.1f ns (%s%.0f%% of the floor)",
-		       w->policy, w->native_med, floor, w->native_med - floor,
+		printf("libfpu %-13s native %.1f ns/switch (median of %lu runs), save/restore floor "
+		       "%.1f ns/switch, overhead %.1f ns (%s%.0f%% of the floor)",
+		       w->policy, w->native_med, o->repeat, floor, w->native_med - floor,
 		       floor > 0 ? "" : "n/a ",
 		       floor > 0 ? 100 * (w->native_med - floor) / floor : 0);
 		if (w->skip_med >= 0)
-			printf("; skipped-restore switch median %.0f ticks", w->skip_med);
+			printf("; skipped-restore switch median %.0f native TSC ticks (of %" PRIu64
+			       " in run 1)",
+			       w->skip_med, w->nskip);
 		printf("\n");
 	}
 	printf("\n");

@@ -18,6 +18,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "catalog.h"
 #include "cli.h"
 #include "output.h"
 #include "plot.h"
@@ -36,8 +37,14 @@ struct finding {
 	char note[240];     /* why, when it does not agree; or what differs in scale */
 };
 
+/* The experiment that answers a claim, by its abi.h id: cli/ has no names of its own. */
+#define EXPERIMENT(id) FPULAB_EXP_##id
+#define EXP_NAME(e) (fpulab_experiments[e].name)
+
 struct claim {
-	const char *seed, *claim, *experiment, *how;
+	const char *seed, *claim;
+	enum fpulab_experiment_id experiment;
+	const char *how;
 	void (*measure)(const struct claim *c, json_t *rows, struct finding *f);
 	/* parameters of measure */
 	const char *fp_users, *regset, *a, *b, *param_key, *param_a, *param_b;
@@ -192,36 +199,36 @@ static double rate_gain(const struct result_figure *slow, const struct result_fi
 /* Compare policies (or variants) a and b of one configuration: b's gain over a. */
 static void measure_gain(const struct claim *c, json_t *rows, struct finding *f)
 {
+	const char *exp = EXP_NAME(c->experiment);
 	json_t *ra, *rb;
 	struct result_figure fa, fb;
 	double lo, hi, gain;
 
-	if (!has_experiment(rows, c->experiment)) {
-		not_measured(f, "needs `fpulab run --experiment %s`, which did not run",
-			     c->experiment);
+	if (!has_experiment(rows, exp)) {
+		not_measured(f, "needs `fpulab run --experiment %s`, which did not run", exp);
 		return;
 	}
 	if (c->param_key) { /* variants of one policy's run, e.g. prefetch=off vs conditional */
-		ra = find_variant(rows, c->experiment, c->a, c->param_key, c->param_a, c->regset);
-		rb = find_variant(rows, c->experiment, c->a, c->param_key, c->param_b, c->regset);
+		ra = find_variant(rows, exp, c->a, c->param_key, c->param_a, c->regset);
+		rb = find_variant(rows, exp, c->a, c->param_key, c->param_b, c->regset);
 	} else if (!c->fp_users) { /* two policies, the first register set present */
-		ra = find_variant(rows, c->experiment, c->a, NULL, NULL, c->regset);
-		rb = find_variant(rows, c->experiment, c->b, NULL, NULL, c->regset);
+		ra = find_variant(rows, exp, c->a, NULL, NULL, c->regset);
+		rb = find_variant(rows, exp, c->b, NULL, NULL, c->regset);
 	} else {
-		ra = find(rows, c->experiment, c->a, "placement", "same-cpu", "fp_users",
-			  c->fp_users, "regset", c->regset);
-		rb = find(rows, c->experiment, c->b, "placement", "same-cpu", "fp_users",
-			  c->fp_users, "regset", c->regset);
+		ra = find(rows, exp, c->a, "placement", "same-cpu", "fp_users", c->fp_users,
+			  "regset", c->regset);
+		rb = find(rows, exp, c->b, "placement", "same-cpu", "fp_users", c->fp_users,
+			  "regset", c->regset);
 		if (!ra || !rb) {
-			ra = find(rows, c->experiment, c->a, "fp_users", c->fp_users, "regset",
-				  c->regset, NULL, NULL);
-			rb = find(rows, c->experiment, c->b, "fp_users", c->fp_users, "regset",
-				  c->regset, NULL, NULL);
+			ra = find(rows, exp, c->a, "fp_users", c->fp_users, "regset", c->regset,
+				  NULL, NULL);
+			rb = find(rows, exp, c->b, "fp_users", c->fp_users, "regset", c->regset,
+				  NULL, NULL);
 		}
 	}
 	if (!ra || !rb || !result_figure(ra, &fa) || !result_figure(rb, &fb) ||
 	    strcmp(fa.key, fb.key)) {
-		not_measured(f, "the %s results lack the rows this claim needs", c->experiment);
+		not_measured(f, "the %s results lack the rows this claim needs", exp);
 		return;
 	}
 	gain = rate_gain(&fa, &fb, &lo, &hi);
@@ -261,21 +268,20 @@ static void measure_gain(const struct claim *c, json_t *rows, struct finding *f)
 /* #NM traps eager saves over lazy in one mix: an exact lab count. */
 static void measure_saved_traps(const struct claim *c, json_t *rows, struct finding *f)
 {
+	const char *exp = EXP_NAME(c->experiment);
 	json_t *lazy, *eager;
 	const json_t *nl, *ne;
 
-	if (!has_experiment(rows, c->experiment)) {
-		not_measured(f, "needs `fpulab run --experiment %s`, which did not run",
-			     c->experiment);
+	if (!has_experiment(rows, exp)) {
+		not_measured(f, "needs `fpulab run --experiment %s`, which did not run", exp);
 		return;
 	}
-	lazy = find_variant(rows, c->experiment, "lazy", c->param_key, c->param_a, NULL);
-	eager = find_variant(rows, c->experiment, "eager", c->param_key, c->param_a, NULL);
+	lazy = find_variant(rows, exp, "lazy", c->param_key, c->param_a, NULL);
+	eager = find_variant(rows, exp, "eager", c->param_key, c->param_a, NULL);
 	nl = json_object_get(lazy, "nm_traps");
 	ne = json_object_get(eager, "nm_traps");
 	if (!json_is_integer(nl) || !json_is_integer(ne)) {
-		not_measured(f, "the %s results lack lazy and eager rows with #NM counts",
-			     c->experiment);
+		not_measured(f, "the %s results lack lazy and eager rows with #NM counts", exp);
 		return;
 	}
 	long long saved = json_integer_value(nl) - json_integer_value(ne);
@@ -298,32 +304,35 @@ static void measure_saved_traps(const struct claim *c, json_t *rows, struct find
 
 /* The claims, in the seeds' order. */
 static const struct claim claims[] = {
-	{ "000", "~0.4% faster: prefetch only when fpu_counter > 5 (vs none)", "fp-vs-spinner",
+	{ "000", "~0.4% faster: prefetch only when fpu_counter > 5 (vs none)",
+	  EXPERIMENT(fp_vs_spinner),
 	  "FP task's cost beside a spinner, lazy-counter, --prefetch off vs conditional",
 	  measure_gain, NULL, NULL, "lazy-counter", NULL, "prefetch", "off", "conditional", 0.4,
 	  NOTE_TCG_CACHE },
-	{ "001", "2648 vs 2686 ms: set_task_state 1.4% faster (arm64's current)", "sleeping-lock",
+	{ "001", "2648 vs 2686 ms: set_task_state 1.4% faster (arm64's current)",
+	  EXPERIMENT(sleeping_lock),
 	  "unlink loop under a sleeping lock, --state-api current-volatile vs task", measure_gain,
 	  NULL, NULL, "eager", NULL, "state_api", "current-volatile", "task", 1.4, NULL },
-	{ "001", "with current fixed (not volatile): both the same", "sleeping-lock",
+	{ "001", "with current fixed (not volatile): both the same", EXPERIMENT(sleeping_lock),
 	  "the same, --state-api current vs task", measure_gain, NULL, NULL, "eager", NULL,
 	  "state_api", "current", "task", 0, NULL },
-	{ "002", "20K #NM traps saved during boot", "short-tasks",
+	{ "002", "20K #NM traps saved during boot", EXPERIMENT(short_tasks),
 	  "short-lived SSE tasks, --mix boot: #NM under lazy minus under eager",
 	  measure_saved_traps, NULL, NULL, NULL, NULL, "mix", "boot", NULL, 20000, NULL },
-	{ "002", "50K #NM traps saved during a kernel compile", "short-tasks",
+	{ "002", "50K #NM traps saved during a kernel compile", EXPERIMENT(short_tasks),
 	  "the same, --mix build", measure_saved_traps, NULL, NULL, NULL, NULL, "mix", "build",
 	  NULL, 50000, NULL },
-	{ "002", "~15% more kernel AVX checksum throughput with eager", "kernel-checksum",
+	{ "002", "~15% more kernel AVX checksum throughput with eager", EXPERIMENT(kernel_checksum),
 	  "AVX checksum in kernel_fpu_begin/end, lazy vs eager", measure_gain, NULL,
 	  "avx2,avx,sse2", "lazy", "eager", NULL, NULL, NULL, 15, NOTE_TCG_SERIAL },
-	{ "003", "+4% switch rate with FP in one thread (SMP lazy save)", "context-switch",
+	{ "003", "+4% switch rate with FP in one thread (SMP lazy save)",
+	  EXPERIMENT(context_switch),
 	  "ping-pong on one CPU, FP (x87) in one task, lazy vs smp-lazy", measure_gain, "one",
 	  "x87", "lazy", "smp-lazy", NULL, NULL, NULL, 4, NOTE_SCALE },
-	{ "003", "+8% with big state (VSX) in one thread", "context-switch",
+	{ "003", "+8% with big state (VSX) in one thread", EXPERIMENT(context_switch),
 	  "the same with AVX state", measure_gain, "one", "avx", "lazy", "smp-lazy", NULL, NULL,
 	  NULL, 8, NOTE_SCALE },
-	{ "003", "0% (no degradation) with FP in both threads", "context-switch",
+	{ "003", "0% (no degradation) with FP in both threads", EXPERIMENT(context_switch),
 	  "the same, AVX in both tasks", measure_gain, "both", "avx", "lazy", "smp-lazy", NULL,
 	  NULL, NULL, 0, NULL },
 };
@@ -333,26 +342,27 @@ static const struct claim claims[] = {
 
 /* Each experiment as the report runs it: small, the configurations the claims need. */
 static const struct {
-	const char *experiment;
+	enum fpulab_experiment_id experiment;
 	const char *const args[12];
 } plans[] = {
-	{ "context-switch",
+	{ EXPERIMENT(context_switch),
 	  { "--placement", "same-cpu", "--fp-users", "one,both", "--regset", "x87,avx", "--policy",
 	    "eager,lazy,smp-lazy", NULL } },
-	{ "fp-vs-spinner", { "--policy", "lazy-counter", "--prefetch", "off", NULL } },
-	{ "fp-vs-spinner", { "--policy", "lazy-counter", "--prefetch", "conditional", NULL } },
-	{ "short-tasks", { "--policy", "eager,lazy", "--mix", "boot", NULL } },
-	{ "short-tasks", { "--policy", "eager,lazy", "--mix", "build", NULL } },
-	{ "kernel-checksum", { "--policy", "eager,lazy", NULL } },
-	{ "sleeping-lock",
+	{ EXPERIMENT(fp_vs_spinner), { "--policy", "lazy-counter", "--prefetch", "off", NULL } },
+	{ EXPERIMENT(fp_vs_spinner),
+	  { "--policy", "lazy-counter", "--prefetch", "conditional", NULL } },
+	{ EXPERIMENT(short_tasks), { "--policy", "eager,lazy", "--mix", "boot", NULL } },
+	{ EXPERIMENT(short_tasks), { "--policy", "eager,lazy", "--mix", "build", NULL } },
+	{ EXPERIMENT(kernel_checksum), { "--policy", "eager,lazy", NULL } },
+	{ EXPERIMENT(sleeping_lock),
 	  { "--policy", "eager", "--state-api", "task,current,current-volatile", NULL } },
 };
 
 /* Run `fpulab run --experiment NAME ... --format json --output FILE`; append its rows. */
 static void run_experiment(size_t p, const char *dir, json_t *rows, char **why)
 {
-	char *out = xasprintf("%s/%s-%zu.json", dir, plans[p].experiment, p), err[512];
-	const char *argv[32] = { "fpulab", "run", "--experiment", plans[p].experiment };
+	char *out = xasprintf("%s/%s-%zu.json", dir, EXP_NAME(plans[p].experiment), p), err[512];
+	const char *argv[32] = { "fpulab", "run", "--experiment", EXP_NAME(plans[p].experiment) };
 	size_t n = 4;
 	int status;
 
@@ -363,7 +373,7 @@ static void run_experiment(size_t p, const char *dir, json_t *rows, char **why)
 	argv[n++] = "--output";
 	argv[n++] = out;
 	argv[n] = NULL;
-	fprintf(stderr, "fpulab report: running %s\n", plans[p].experiment);
+	fprintf(stderr, "fpulab report: running %s\n", EXP_NAME(plans[p].experiment));
 	fflush(NULL);
 	pid_t pid = fork();
 	if (pid == 0) {
@@ -380,19 +390,20 @@ static void run_experiment(size_t p, const char *dir, json_t *rows, char **why)
 	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
 		*why = WIFEXITED(status) && WEXITSTATUS(status) == 2
 			       ? xasprintf("`fpulab run --experiment %s` is not in this build",
-					   plans[p].experiment)
+					   EXP_NAME(plans[p].experiment))
 			       : xasprintf("`fpulab run --experiment %s` failed%s",
-					   plans[p].experiment, got ? " (partial rows kept)" : "");
+					   EXP_NAME(plans[p].experiment),
+					   got ? " (partial rows kept)" : "");
 	unlink(out);
 	free(out);
 }
 
 /* ---- output ---- */
 
-static const char *why_not(const char *experiment, char *const *why_run)
+static const char *why_not(enum fpulab_experiment_id experiment, char *const *why_run)
 {
 	for (size_t p = 0; p < sizeof(plans) / sizeof(plans[0]); p++)
-		if (why_run[p] && !strcmp(plans[p].experiment, experiment))
+		if (why_run[p] && plans[p].experiment == experiment)
 			return why_run[p];
 	return NULL;
 }
@@ -402,7 +413,7 @@ static json_t *finding_row(const struct claim *c, const struct finding *f, const
 	json_t *row = json_object();
 	json_object_set_new(row, "seed", json_string(c->seed));
 	json_object_set_new(row, "claim", json_string(c->claim));
-	json_object_set_new(row, "experiment", json_string(c->experiment));
+	json_object_set_new(row, "experiment", json_string(EXP_NAME(c->experiment)));
 	json_object_set_new(row, "how", json_string(c->how));
 	json_object_set_new(row, "measured", json_boolean(f->measured));
 	json_object_set_new(row, "fpulab", json_string(f->figure));

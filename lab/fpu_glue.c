@@ -46,9 +46,8 @@ static struct fpu *lab_current_fpu(void)
 /* Wait loops run with interrupts on, so flush IPIs aimed at us get served. */
 static void lab_wait_relax(void)
 {
-	sti();
+	irq_window();
 	cpu_relax();
-	cli();
 }
 
 static const struct fpu_arch_ops lab_fpu_ops = {

@@ -86,6 +86,18 @@ static inline void cpu_relax(void)
 {
 	__asm__ volatile("pause" ::: "memory");
 }
+/*
+ * Let pending interrupts in, from a wait loop that runs with them off.
+ * STI holds interrupts off for one more instruction (the interrupt shadow),
+ * so the window is the boundary after the NOP. It must be a NOP: under QEMU
+ * TCG a PAUSE in the shadow leaves the translated block by a helper with
+ * the shadow still set, CLI follows, and no interrupt is ever taken, so two
+ * CPUs each waiting for the other's flush IPI wait forever.
+ */
+static inline void irq_window(void)
+{
+	__asm__ volatile("sti; nop; cli" ::: "memory");
+}
 static inline uint64_t read_flags(void)
 {
 	uint64_t f;

@@ -143,7 +143,7 @@ void kfpu_worker_main(void *arg)
 	while (!READ_ONCE(*w->stop)) {
 		if (READ_ONCE(this_cpu()->rq.nr)) {
 			worker_section(w, &rng);
-			__asm__ volatile("sti; pause; cli" ::: "memory");
+			irq_window();
 		} else {
 			__asm__ volatile("sti; hlt; cli" ::: "memory");
 		}

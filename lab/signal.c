@@ -359,9 +359,8 @@ long sys_ptrace_get(uint64_t slot, uint64_t buf, uint64_t len, uint64_t info)
 			}
 		}
 		yield();
-		sti();
+		irq_window();
 		cpu_relax();
-		cli();
 	}
 	me->tracee = t;
 	n = fpu_export_std(&t->fpu, (void *)buf, len);

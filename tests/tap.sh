@@ -4,6 +4,10 @@
 #   not_ok NAME [DETAIL...]  a failing test, each DETAIL on a "# " line after it
 #   skip [NAME] REASON       a skipped test ("ok N - NAME # SKIP REASON")
 #   finish                   the plan line "1..N"; its status is the script's
+#   check NAME RC OUT ERR -- COMMAND...
+#                            runs COMMAND (its output in $work/out and $work/err):
+#                            ok if it exits RC and its stdout and stderr hold
+#                            OUT and ERR (- for either: anything)
 # run-tests.sh counts the lines (a SKIP directive counts as skipped).
 n=0 failed=0
 
@@ -24,4 +28,20 @@ skip() {
 finish() {
 	echo "1..$n"
 	[ "$failed" = 0 ]
+}
+
+check() {
+	local name=$1 want=$2 o=$3 e=$4
+	shift 5
+	"$@" > "$work/out" 2> "$work/err"
+	local rc=$?
+	if [ "$rc" != "$want" ]; then
+		not_ok "$name" "exit $rc, expected $want" "stderr: $(head -n 3 "$work/err")"
+	elif [ "$o" != - ] && ! grep -qF -- "$o" "$work/out"; then
+		not_ok "$name" "stdout lacks: $o" "stdout: $(head -n 3 "$work/out")"
+	elif [ "$e" != - ] && ! grep -qF -- "$e" "$work/err"; then
+		not_ok "$name" "stderr lacks: $e" "stderr: $(head -n 3 "$work/err")"
+	else
+		ok "$name"
+	fi
 }

@@ -11,23 +11,6 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 . "$root/tests/tap.sh"
 
-# check NAME WANT_RC STDOUT_NEEDLE|- STDERR_NEEDLE|- -- COMMAND...
-check() {
-	local name=$1 want=$2 o=$3 e=$4
-	shift 5
-	"$@" > "$work/out" 2> "$work/err"
-	local rc=$?
-	if [ "$rc" != "$want" ]; then
-		not_ok "$name" "exit $rc, expected $want" "stderr: $(head -n 3 "$work/err")"
-	elif [ "$o" != - ] && ! grep -qF -- "$o" "$work/out"; then
-		not_ok "$name" "stdout lacks: $o" "stdout: $(head -n 3 "$work/out")"
-	elif [ "$e" != - ] && ! grep -qF -- "$e" "$work/err"; then
-		not_ok "$name" "stderr lacks: $e" "stderr: $(head -n 3 "$work/err")"
-	else
-		ok "$name"
-	fi
-}
-
 # jq_check NAME FILE FILTER: FILTER (over all rows, slurped) must print true.
 jq_check() {
 	local got
