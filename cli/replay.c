@@ -20,6 +20,7 @@
 #include "cli.h"
 #include "oracle.h"
 #include "replay_engine.h"
+#include "result_file.h"
 #include "trace_io.h"
 #include "util.h"
 
@@ -37,13 +38,15 @@
 
 struct param {
 	double ns;
-	const char *source; /* "assumed", "--trap-ns", a file name */
+	const char *source; /* "assumed", "--trap-ns", a file name, "lab costs, emulated (TCG)" */
+	unsigned runs;      /* lab costs: runs its median summarises; 0 otherwise */
 };
 
 struct opts {
 	const char *policies; /* comma list, or "all" */
 	unsigned long repeat;
 	struct param trap, cr0, ipi;
+	const char *costs_file; /* --costs FILE of the lab's costs experiment */
 	int insn;
 };
 
@@ -100,7 +103,9 @@ static void usage(FILE *f)
 		"total, and its ratio to the oracle and to the best static policy; then the\n"
 		"break-even trap cost of eager against lazy and lazy-counter.\n"
 		"Defaults: --trap-ns %.0f, --cr0-ns %.0f, --ipi-ns %.0f (assumed; docs/model.md).\n"
-		"--costs FILE: a JSON object with trap_ns, cr0_ns and ipi_ns (any of them).\n",
+		"--costs FILE: the JSON of `fpulab run --experiment costs --format json` (its\n"
+		"medians, labelled lab costs, emulated (TCG) or hardware (KVM)), or a JSON\n"
+		"object with trap_ns, cr0_ns and ipi_ns (any of them).\n",
 		REPEAT_DEFAULT, TRAP_NS_DEFAULT, CR0_NS_DEFAULT, IPI_NS_DEFAULT);
 }
 
@@ -116,6 +121,69 @@ static int parse_ns(const char *opt, const char *v, struct param *p)
 	return 0;
 }
 
+/*
+ * The rows of `fpulab run --experiment costs`: each cost's ns_per_op (the
+ * median of its runs) for the parameter it measures, labelled with where it
+ * was measured. Ticks under --icount are instructions: refused.
+ */
+static int load_lab_costs(const char *path, json_t *rows, struct opts *o)
+{
+	static const char *const costs[] = { "nm-trap", "cr0-write", "ipi" };
+	struct param *ps[] = { &o->trap, &o->cr0, &o->ipi };
+	bool seen[3] = { false, false, false };
+	size_t i;
+	json_t *row;
+	int found = 0;
+
+	json_array_foreach(rows, i, row)
+	{
+		const char *cost = result_str(row, "cost", NULL);
+		const char *clock = result_str(row, "clock", "");
+		const json_t *ns = json_object_get(row, "ns_per_op");
+		int k = -1;
+
+		if (strcmp(result_str(row, "experiment", ""), "costs") || !cost)
+			continue;
+		for (int c = 0; c < 3; c++)
+			if (!strcmp(cost, costs[c]))
+				k = c;
+		if (k < 0)
+			continue;
+		if (seen[k]) {
+			fprintf(stderr, "fpulab replay: --costs %s: two rows for %s\n", path, cost);
+			return 1;
+		}
+		seen[k] = true;
+		if (!strcmp(clock, "icount")) {
+			fprintf(stderr,
+				"fpulab replay: --costs %s: %s was measured under --icount: "
+				"instructions, not time\n",
+				path, cost);
+			return 1;
+		}
+		if (!json_is_number(ns) || json_number_value(ns) < 0) {
+			fprintf(stderr, "fpulab replay: --costs %s: %s has no ns_per_op\n", path,
+				cost);
+			return 1;
+		}
+		ps[k]->ns = json_number_value(ns);
+		ps[k]->source = !strcmp(clock, "hardware-tsc")   ? "lab costs, hardware (KVM)"
+				: !strcmp(clock, "emulated-tsc") ? "lab costs, emulated (TCG)"
+								 : "lab costs, unknown clock";
+		ps[k]->runs = (unsigned)json_integer_value(json_object_get(row, "repeats"));
+		found++;
+	}
+	if (!found) {
+		fprintf(stderr,
+			"fpulab replay: --costs %s: no row of the costs experiment with a cost "
+			"(nm-trap, cr0-write, ipi)\n",
+			path);
+		return 1;
+	}
+	o->costs_file = path;
+	return 0;
+}
+
 static int load_costs(const char *path, struct opts *o)
 {
 	json_error_t je;
@@ -124,10 +192,19 @@ static int load_costs(const char *path, struct opts *o)
 	struct param *ps[] = { &o->trap, &o->cr0, &o->ipi };
 	int found = 0;
 
-	if (!j) {
-		fprintf(stderr, "fpulab replay: --costs %s: %s (line %d)\n", path, je.text,
-			je.line);
-		return 1;
+	if (!j || json_is_array(j) || json_object_get(j, "experiment")) {
+		/* JSON lines (or an array) of result rows: the costs experiment's */
+		char err[512];
+		json_t *rows = result_file_load(path, err, sizeof(err));
+		int rc;
+		json_decref(j);
+		if (!rows) {
+			fprintf(stderr, "fpulab replay: --costs: %s\n", err);
+			return 1;
+		}
+		rc = load_lab_costs(path, rows, o);
+		json_decref(rows);
+		return rc;
 	}
 	if (!json_is_object(j)) {
 		fprintf(stderr, "fpulab replay: --costs %s: not a JSON object\n", path);
@@ -320,6 +397,11 @@ static int replay_trace(const char *path, const struct opts *o, const char **pol
 	uint64_t save_t, rest_t;
 	replay_floor(rp, umask ? umask : 3, 201, &save_t, &rest_t);
 	double save_ns = (double)save_t / tpn, rest_ns = (double)rest_t / tpn;
+	/* adaptive decides by the costs this replay charges (fpu_set_costs) */
+	struct fpu_costs fc = { (uint32_t)lround(o->trap.ns), (uint32_t)lround(o->cr0.ns),
+				(uint32_t)lround(o->ipi.ns), (uint32_t)lround(save_ns),
+				(uint32_t)lround(rest_ns) };
+	fpu_set_costs(&fc);
 
 	struct prow rows[MAX_POLICIES];
 	struct replay_result *res = calloc((size_t)np * o->repeat, sizeof(*res));
@@ -392,22 +474,23 @@ static int replay_trace(const char *path, const struct opts *o, const char **pol
 	       xstate_cfg.kernel_size, xstate_cfg.xcr0, tpn * 1000);
 	printf("# native save %.1f ns, restore %.1f ns (mask 0x%x dirty, median of 201 batches of 16)\n",
 	       save_ns, rest_ns, umask);
-	printf("# assumed per event: #NM trap %.1f ns (%s), CR0 write %.1f ns (%s), IPI %.1f ns (%s)\n",
+	printf("# costs per event: #NM trap %.1f ns (%s), CR0 write %.1f ns (%s), IPI %.1f ns (%s)\n",
 	       o->trap.ns, o->trap.source, o->cr0.ns, o->cr0.source, o->ipi.ns, o->ipi.source);
-	printf("# ns per switch; native: median, min, max of %lu runs (policies interleaved); total = native median + assumed\n",
+	if (o->costs_file)
+		printf("# lab costs from %s: the median ns per operation of each cost's runs (#NM trap %u, CR0 write %u, IPI %u runs; 0: not in the file)\n",
+		       o->costs_file, o->trap.runs, o->cr0.runs, o->ipi.runs);
+	printf("# ns per switch; native: median, min, max of %lu runs (policies interleaved); params: the per-event costs above (#NM x trap + TS writes x CR0 + IPIs x IPI) per switch; total = native median + params; costs: each cost's source\n",
 	       o->repeat);
 	printf("%-13s %8s %8s %8s %8s %8s %8s %6s %5s %9s %8s %8s %9s %9s %8s %8s %8s %s\n",
 	       "policy", "switches", "#NM", "saves", "restores", "skipped", "TSwrites", "IPIs",
-	       "integ", "native", "min", "max", "assumed", "total", "vsOracle", "vsBest", "work/or",
+	       "integ", "native", "min", "max", "params", "total", "vsOracle", "vsBest", "work/or",
 	       "costs");
 	printf("%-13s %8" PRIu64 " %8s %8" PRIu64 " %8" PRIu64
 	       " %8s %8s %6s %5s %9.1f %8s %8s %9.1f %9.1f %8s %8s %8s\n",
 	       "oracle", oc.switches, "0", oc.saves, oc.restores, "-", "0", "0", "-", oracle_ns,
 	       "-", "-", 0.0, oracle_ns, "1.00x", "-", "1.00x");
-	const char *src = !strcmp(o->trap.source, "assumed") || !strcmp(o->cr0.source, "assumed") ||
-					  !strcmp(o->ipi.source, "assumed")
-				  ? "assumed"
-				  : "given";
+	char *src = xasprintf("trap %s; cr0 %s; ipi %s", o->trap.source, o->cr0.source,
+			      o->ipi.source);
 	for (int p = 0; p < np; p++) {
 		const struct prow *w = &rows[p];
 		double work = (double)(w->n.saves + w->n.restores);
@@ -423,6 +506,7 @@ static int replay_trace(const char *path, const struct opts *o, const char **pol
 		       w->counts_differ ? "  COUNTS DIFFER" : "",
 		       w->n.integrity_errors ? "  INTEGRITY ERRORS" : "");
 	}
+	free(src);
 	uint64_t clipped = 0;
 	for (int p = 0; p < np; p++)
 		clipped += rows[p].clipped;
@@ -432,7 +516,8 @@ static int replay_trace(const char *path, const struct opts *o, const char **pol
 	printf("best static policy: %s (%.1f ns per switch)\n", best_name, best);
 	print_break_even(rows, np, "lazy", o->cr0.ns, o->ipi.ns);
 	print_break_even(rows, np, "lazy-counter", o->cr0.ns, o->ipi.ns);
-	printf("(default trap cost %.1f ns, %s)\n", o->trap.ns, o->trap.source);
+	printf("(trap cost used %.1f ns, %s; the default %.0f ns is assumed)\n", o->trap.ns,
+	       o->trap.source, TRAP_NS_DEFAULT);
 	for (int p = 0; p < np; p++) {
 		const struct prow *w = &rows[p];
 		double sw = (double)(w->n.switches ? w->n.switches : 1);

@@ -30,6 +30,7 @@ struct report {
 	const char *ticks_per_header;      /* the table's ticks column: per round trip or switch */
 	struct output_column columns[24];  /* the table's, report.c */
 	bool lock_columns;                 /* the rows carry sleeping-lock counts (sleeps, ...) */
+	bool cost_columns;                 /* the rows are the costs experiment's (cost, ns) */
 	size_t rows_written, runs_written; /* rows given to the output (kept if it fails) */
 	bool counts_varied;
 	size_t rows_with_integrity_errors;

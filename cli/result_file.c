@@ -225,7 +225,8 @@ char *result_label(const json_t *row)
 	return identity(row, true);
 }
 
-static const char *const not_counts[] = { "repeats", "repeat", "ticks", "tsc_khz", "runs", NULL };
+static const char *const not_counts[] = { "repeats", "repeat",     "ticks", "tsc_khz",
+					  "runs",    "base_ticks", NULL };
 
 bool result_is_count(const json_t *row, const char *key)
 {
