@@ -10,7 +10,7 @@
 
 #include "fpulab/abi.h"
 
-#define RECORD_WORD_MAX 48 /* longest string value kept, including the NUL */
+#define RECORD_WORD_MAX 64 /* longest string value kept, including the NUL */
 
 enum record_kind {
 	RECORD_NONE,

@@ -621,6 +621,11 @@ static int replay_trace(const char *path, const struct opts *o, const char **pol
 	uint64_t save_t, rest_t;
 	replay_floor(rp, umask ? umask : 3, 201, &save_t, &rest_t);
 	double save_ns = (double)save_t / tpn, rest_ns = (double)rest_t / tpn;
+	/* adaptive decides by the costs this replay charges (fpu_set_costs) */
+	struct fpu_costs fc = { (uint32_t)lround(o->trap.ns), (uint32_t)lround(o->cr0.ns),
+				(uint32_t)lround(o->ipi.ns), (uint32_t)lround(save_ns),
+				(uint32_t)lround(rest_ns) };
+	fpu_set_costs(&fc);
 
 	struct prow rows[MAX_POLICIES];
 	struct replay_result *res = calloc((size_t)np * o->repeat, sizeof(*res));

@@ -18,8 +18,8 @@ struct fpu_tunables fpu_tunables = { 5, FPU_PREFETCH_CONDITIONAL };
 
 /* Every policy; "all" means these. Test builds add broken ones by name only. */
 static const struct fpu_policy *const policies[] = {
-	&fpu_policy_eager, &fpu_policy_lazy,     &fpu_policy_lazy_counter,
-	&fpu_policy_owner, &fpu_policy_deferred, &fpu_policy_smp_lazy,
+	&fpu_policy_eager,    &fpu_policy_lazy,     &fpu_policy_lazy_counter, &fpu_policy_owner,
+	&fpu_policy_deferred, &fpu_policy_smp_lazy, &fpu_policy_adaptive,
 };
 #define NR_POLICIES (sizeof(policies) / sizeof(policies[0]))
 
@@ -297,6 +297,7 @@ void fpu_task_init(struct fpu *fpu, struct xregs_state *buf, unsigned int id)
 	fpu->holder = -1;
 	fpu->pkru = 0; /* architectural init; fpu_set_pkru() gives another */
 	fpu->id = id;
+	fpu->adaptive = 0;
 	xstate_init_buffer(buf);
 }
 

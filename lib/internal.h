@@ -63,7 +63,7 @@ extern const struct fpu_arch_ops *fpu_ops;
 extern struct fpu_cpu fpu_cpus[FPU_MAX_CPUS];
 extern struct fpu_tunables fpu_tunables;
 extern const struct fpu_policy fpu_policy_eager, fpu_policy_lazy, fpu_policy_lazy_counter,
-	fpu_policy_owner, fpu_policy_deferred, fpu_policy_smp_lazy;
+	fpu_policy_owner, fpu_policy_deferred, fpu_policy_smp_lazy, fpu_policy_adaptive;
 
 #ifdef FPU_TESTING
 extern const struct fpu_policy fpu_policy_broken_lazy;

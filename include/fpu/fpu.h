@@ -74,6 +74,7 @@ struct fpu {
 	int holder;      /* smp-lazy: CPU holding its unsaved state while it is switched out; -1 */
 	uint32_t pkru;   /* its PKRU while it does not run (Linux's thread.pkru); fpu_set_pkru() */
 	unsigned int id; /* for messages only */
+	uint32_t adaptive; /* adaptive: observed FPU use and sampling (lib/policy_adaptive.c) */
 };
 
 /* Event counters, per CPU. Exact: tests assert them. */
@@ -282,6 +283,24 @@ void kernel_fpu_end(void);
  */
 void fpu_set_pkru(struct fpu *fpu, uint32_t pkru);
 uint32_t fpu_get_pkru(struct fpu *fpu);
+
+/*
+ * Costs the adaptive policy weighs, in ns per event: an #NM round trip, one
+ * CR0 write (set or clear TS), an IPI round trip, one save and one restore
+ * of a task's state. Defaults: 150, 30, 1000, 50, 100 (docs/model.md says
+ * where they come from); a kernel measures its own and sets them.
+ */
+struct fpu_costs {
+	uint32_t trap_ns, cr0_ns, ipi_ns, save_ns, restore_ns;
+};
+
+/**
+ * fpu_set_costs / fpu_get_costs - the costs the adaptive policy decides by
+ * (ns, struct fpu_costs). Set at a quiescent point or any time: a decision
+ * reads them once. Other policies ignore them.
+ */
+void fpu_set_costs(const struct fpu_costs *c);
+void fpu_get_costs(struct fpu_costs *c);
 
 /** fpu_stats_cpu - the counters of @cpu (live; read them at a quiescent point). */
 struct fpu_stats *fpu_stats_cpu(unsigned int cpu);

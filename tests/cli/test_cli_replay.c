@@ -88,6 +88,37 @@ static void test_exact_pingpong_one(void **state)
 	trace_free(&t);
 }
 
+/* adaptive decides by the costs it is given: free traps make it lazy, dear ones eager. */
+static void test_adaptive_costs(void **state)
+{
+	struct trace t;
+	struct replay *rp = setup("pingpong-both", 200, &t);
+	struct fpu_costs saved, c;
+	struct replay_result r;
+
+	fpu_get_costs(&saved);
+	c = saved;
+	c.trap_ns = 0;
+	c.cr0_ns = 0;
+	fpu_set_costs(&c);
+	fpu_get_costs(&c);
+	assert_int_equal(c.trap_ns, 0);
+	r = run(rp, "adaptive", 200);
+	assert_int_equal(r.n.nm_traps, 200); /* never cheaper to load early */
+	assert_int_equal(r.n.integrity_errors, 0);
+	c.trap_ns = 100000;
+	c.cr0_ns = 30;
+	fpu_set_costs(&c);
+	r = run(rp, "adaptive", 200);
+	/* the prior and the samples only: 4th, 8th, ..., then every 64th switch-in of each task */
+	assert_true(r.n.nm_traps > 0 && r.n.nm_traps <= 16);
+	assert_int_equal(r.n.restores, 200);
+	assert_int_equal(r.n.integrity_errors, 0);
+	fpu_set_costs(&saved);
+	replay_free(rp);
+	trace_free(&t);
+}
+
 /* Every workload, every policy: no integrity error, the same counts twice,
  * never less work than the oracle. */
 static void test_oracle_bound(void **state)
@@ -125,6 +156,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_exact_pingpong_both),
 		cmocka_unit_test(test_exact_pingpong_one),
+		cmocka_unit_test(test_adaptive_costs),
 		cmocka_unit_test(test_oracle_bound),
 	};
 	if (xstate_init(&o) || !xstate_cfg.caps.xsave) {

@@ -37,13 +37,13 @@ detected() {
 	done
 }
 
-detected skip-save-on-migrate 50000 eager lazy lazy-counter owner deferred smp-lazy
+detected skip-save-on-migrate 50000 eager lazy lazy-counter owner deferred smp-lazy adaptive
 # An import (sigreturn, ptrace write) that leaves the old registers live: the
 # task runs on with them instead of the frame's values, under every policy.
-detected import-stale-regs 30000 eager lazy lazy-counter owner deferred smp-lazy
+detected import-stale-regs 30000 eager lazy lazy-counter owner deferred smp-lazy adaptive
 detected skip-restore-after-flush 100000 smp-lazy
 # Not under eager: kernel_fpu_end reloads the task's state whatever the owner says.
-detected no-invalidate-on-kernel-fpu 50000 lazy lazy-counter owner deferred smp-lazy
+detected no-invalidate-on-kernel-fpu 50000 lazy lazy-counter owner deferred smp-lazy adaptive
 # Only smp-lazy keeps a dead task's state live on another CPU long enough for
 # a later save to land in the save area of the task that reuses it.
 detected stale-owner-after-exit 200000 smp-lazy
