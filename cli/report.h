@@ -49,7 +49,8 @@ bool report_ratio_meaningful(const struct report *r, const struct result_row *ro
 /*
  * report_partial - the run stopped early (@reason, e.g. "interrupted
  * (SIGINT)"): say so after the rows already written, as the table's last
- * "# PARTIAL: ..." line or a last JSON line {"partial": true, "reason", ...},
+ * "# PARTIAL: ..." line, a last JSON line {"partial": true, "reason", ...}
+ * or a last CSV record whose first field is the table's line, the rest empty,
  * with @done of @expected configurations (0: unknown) finished and
  * @pending_runs runs of an unfinished one not reported; and on stderr.
  * cli/report_partial.c.
