@@ -44,9 +44,10 @@ detected import-stale-regs 30000 eager lazy lazy-counter owner deferred smp-lazy
 detected skip-restore-after-flush 100000 smp-lazy
 # Not under eager: kernel_fpu_end reloads the task's state whatever the owner says.
 detected no-invalidate-on-kernel-fpu 50000 lazy lazy-counter owner deferred smp-lazy adaptive
-# Only smp-lazy keeps a dead task's state live on another CPU long enough for
-# a later save to land in the save area of the task that reuses it.
-detected stale-owner-after-exit 200000 smp-lazy
+# Only smp-lazy and adaptive keep a dead task's state live on another CPU
+# long enough for a later save to land in the save area of the task that
+# reuses it.
+detected stale-owner-after-exit 200000 smp-lazy adaptive
 
 # skip-clts-before-restore: on hardware XRSTOR with CR0.TS set raises #NM in
 # ring 0. QEMU 7.2 TCG does not fault there, so what shows depends on
