@@ -40,14 +40,14 @@
  */
 #include "internal.h"
 
-#define ADAPT_HIST 0xffull          /* bits 0-7: the last 8 observations, 1 = used */
-#define ADAPT_NOBS_SHIFT 8          /* bits 8-11: observations, 0..8 */
+#define ADAPT_HIST 0xffull           /* bits 0-7: the last 8 observations, 1 = used */
+#define ADAPT_NOBS_SHIFT 8           /* bits 8-11: observations, 0..8 */
 #define ADAPT_OBSERVING (1ull << 12) /* this slice runs with TS set to observe */
 #define ADAPT_USED (1ull << 13)      /* it took an #NM in this slice */
-#define ADAPT_SAMPLE_SHIFT 16       /* bits 16-22: "now" decisions since the last sample */
+#define ADAPT_SAMPLE_SHIFT 16        /* bits 16-22: "now" decisions since the last sample */
 #define ADAPT_SAMPLE_MAX 64u
-#define ADAPT_CPU_SHIFT 24          /* bits 24-31: the CPU of its last switch-in, plus 1 */
-#define ADAPT_STAY_SHIFT 32         /* bits 32-39: switch-ins to wait, after a move, before holding */
+#define ADAPT_CPU_SHIFT 24  /* bits 24-31: the CPU of its last switch-in, plus 1 */
+#define ADAPT_STAY_SHIFT 32 /* bits 32-39: switch-ins to wait, after a move, before holding */
 
 static struct fpu_costs costs = {
 	.trap_ns = 150,
@@ -114,7 +114,8 @@ static bool now_is_cheaper(const struct fpu_cpu *c, const struct fpu *f, bool ho
 /* Every 8th "now" for @f with no observation, 16th with one, ..., 64th from three on. */
 static bool sample_now(struct fpu *f)
 {
-	unsigned int k = field(f, ADAPT_SAMPLE_SHIFT, 0x7f) + 1, n = field(f, ADAPT_NOBS_SHIFT, 0xf);
+	unsigned int k = field(f, ADAPT_SAMPLE_SHIFT, 0x7f) + 1,
+		     n = field(f, ADAPT_NOBS_SHIFT, 0xf);
 	unsigned int every = 8u << (n < 3 ? n : 3);
 
 	set_field(f, ADAPT_SAMPLE_SHIFT, 0x7f, k >= every ? 0 : k);
@@ -124,7 +125,8 @@ static bool sample_now(struct fpu *f)
 /* Note where @f runs now; after a move, it waits ipi/save switch-ins before being held. */
 static void note_cpu(struct fpu *f, unsigned int cpu)
 {
-	unsigned int last = field(f, ADAPT_CPU_SHIFT, 0xff), stay = field(f, ADAPT_STAY_SHIFT, 0xff);
+	unsigned int last = field(f, ADAPT_CPU_SHIFT, 0xff),
+		     stay = field(f, ADAPT_STAY_SHIFT, 0xff);
 
 	if (last && last != cpu + 1) {
 		uint32_t wait = costs.save_ns ? costs.ipi_ns / costs.save_ns : 255;
@@ -149,8 +151,9 @@ static void adaptive_switch(struct fpu_cpu *c, unsigned int cpu, struct fpu *pre
 		end_slice(prev);
 		if (c->live && c->owner == prev) {
 			if (field(prev, ADAPT_STAY_SHIFT, 0xff))
-				fpu_save_regs(c, cpu, prev); /* it moves: do not make its next CPU wait */
-			else /* held here, unsaved */
+				fpu_save_regs(c, cpu,
+					      prev); /* it moves: do not make its next CPU wait */
+			else                         /* held here, unsaved */
 				__atomic_store_n(&prev->holder, (int)cpu, __ATOMIC_RELEASE);
 		}
 	}
