@@ -283,6 +283,26 @@ static void write_table(struct output *o, FILE *f, json_t *row)
 	fputc('\n', f);
 }
 
+void output_csv_note(struct output *o, const char *text)
+{
+	char *line = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	if (o->format != OUTPUT_CSV)
+		return;
+	f = open_memstream(&line, &len);
+	if (!f)
+		abort();
+	csv_cell(f, text);
+	for (size_t i = 1; i < json_array_size(o->csv_keys); i++)
+		fputc(',', f);
+	fputc('\n', f);
+	fclose(f);
+	emit(o, line, len);
+	free(line);
+}
+
 int output_row(struct output *o, json_t *row)
 {
 	char *text = NULL;

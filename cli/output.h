@@ -79,6 +79,14 @@ void output_columns(struct output *o, const struct output_column *cols, size_t n
 void output_comment(struct output *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /*
+ * output_csv_note - a CSV record whose first field is @text (quoted as RFC
+ * 4180 wants) and whose other fields, as many as the header has, are empty:
+ * where a CSV says what a table says in a "# " line. Nothing for table and
+ * JSON; not counted as a row.
+ */
+void output_csv_note(struct output *o, const char *text);
+
+/*
  * output_row - write one row (reference stolen) and flush it. Returns 0, or
  * -1 once the output cannot be written (the row is still kept for
  * output_close()'s fallback).

@@ -21,7 +21,22 @@ const char *clock_description(const char *clock)
 bool report_ratio_meaningful(const struct report *r, const struct result_row *row)
 {
 	return row->has_vs_eager && strcmp(r->clock, "icount") != 0 &&
-	       experiment_is_timed(row->median.experiment);
+	       experiment_is_timed(row->median.experiment) &&
+	       !(row->present & (UINT64_C(1) << RESULT_cost));
+}
+
+/* A costs row's ticks per operation in ns at the guest's TSC rate: not
+ * under --icount (ticks are instructions), nor without the rate. */
+static bool cost_ns(const struct report *r, const struct result_row *row, double ticks, double *ns)
+{
+	const struct guest_hello *h = r->hello;
+
+	if (!(row->present & (UINT64_C(1) << RESULT_cost)) || !row->ticks_per || !h ||
+	    !(h->present & (UINT64_C(1) << HELLO_tsc_khz)) || !h->tsc_khz ||
+	    !strcmp(r->clock, "icount"))
+		return false;
+	*ns = ticks * 1e6 / (double)h->tsc_khz;
+	return true;
 }
 
 /* ---- one row as a JSON object (JSON and CSV) ---- */
@@ -68,8 +83,10 @@ static json_t *row_object(const struct report *r, const struct result_row *row)
 	};
 	const struct guest_hello *h = r->hello;
 	uint64_t done = UINT64_C(1) << RESULT_repeat; /* an index, meaningless once summarised */
-	bool rt = row->ticks_per && !strcmp(row->ticks_per, "round_trip");
+	bool cost = row->present & (UINT64_C(1) << RESULT_cost);
+	bool rt = !cost && row->ticks_per && !strcmp(row->ticks_per, "round_trip");
 	bool sw = row->ticks_per && !strcmp(row->ticks_per, "switch");
+	double ns[3];
 	bool have_xcr0 = h && (h->present & (UINT64_C(1) << HELLO_xcr0));
 	bool have_khz = h && (h->present & (UINT64_C(1) << HELLO_tsc_khz));
 	char xcr0[24];
@@ -90,9 +107,11 @@ static json_t *row_object(const struct report *r, const struct result_row *row)
 	}
 	put(o, "ticks_per_round_trip", real_or_null(rt, row->ticks_median, 1));
 	put(o, "ticks_per_switch", real_or_null(sw, row->ticks_median, 1));
+	if (cost) /* costs: per operation (a trap or IPI round trip, one CR0 write) */
+		put(o, "ticks_per_op", real_or_null(row->ticks_per, row->ticks_median, 1));
 	put(o, "ticks_min", real_or_null(row->ticks_per, row->ticks_min, 1));
 	put(o, "ticks_max", real_or_null(row->ticks_per, row->ticks_max, 1));
-	put(o, "ticks_per", string_or_null(row->ticks_per));
+	put(o, "ticks_per", string_or_null(cost && row->ticks_per ? "operation" : row->ticks_per));
 	for (int f = 0; f < RESULT_FIELD_COUNT; f++)
 		if (!(done & (UINT64_C(1) << f)))
 			put_field(o, row, (enum result_field)f);
@@ -111,6 +130,14 @@ static json_t *row_object(const struct report *r, const struct result_row *row)
 	snprintf(xcr0, sizeof(xcr0), "0x%" PRIx64, have_xcr0 ? h->xcr0 : 0);
 	put(o, "xcr0", have_xcr0 ? json_string(xcr0) : NULL);
 	put(o, "tsc_khz", have_khz ? json_integer((json_int_t)h->tsc_khz) : NULL);
+	if (cost) { /* ns at the guest's TSC rate (tsc_khz) */
+		bool have = cost_ns(r, row, row->ticks_median, &ns[0]) &&
+			    cost_ns(r, row, row->ticks_min, &ns[1]) &&
+			    cost_ns(r, row, row->ticks_max, &ns[2]);
+		put(o, "ns_per_op", real_or_null(have, ns[0], 1));
+		put(o, "ns_per_op_min", real_or_null(have, ns[1], 1));
+		put(o, "ns_per_op_max", real_or_null(have, ns[2], 1));
+	}
 	return o;
 }
 
@@ -154,6 +181,25 @@ static const struct output_column lock_table_columns[] = {
 };
 #define LOCK_TABLE_COLUMNS (sizeof(lock_table_columns) / sizeof(lock_table_columns[0]))
 
+/* Rows of the costs experiment: one per cost. */
+static const struct output_column cost_table_columns[] = {
+	{ "cost", NULL, -10, 0 },
+	{ "policy", NULL, -12, 0 },
+	{ "rt", "ops/run", 9, 0 },
+	{ "nm", "#NM/run", 9, 0 },
+	{ "ipis", "IPIs/run", 9, 0 },
+	{ "median", "ticks/op median", 15, 0 },
+	{ "min", NULL, 10, 0 },
+	{ "max", NULL, 10, 0 },
+	{ "base", "base ticks/op", 13, 0 },
+	{ "ns", "ns/op median", 12, 0 },
+	{ "ns_min", "ns min", 9, 0 },
+	{ "ns_max", "ns max", 9, 0 },
+	{ "source", NULL, -9, 0 },
+	{ "runs", NULL, 5, 0 },
+};
+#define COST_TABLE_COLUMNS (sizeof(cost_table_columns) / sizeof(cost_table_columns[0]))
+
 static void write_table_header(struct report *r, const struct result_row *first)
 {
 	const struct guest_hello *h = r->hello;
@@ -162,8 +208,14 @@ static void write_table_header(struct report *r, const struct result_row *first)
 	     khz[128] = "";
 
 	r->lock_columns = first->present & (UINT64_C(1) << RESULT_sleeps);
-	r->ticks_per_header = per_sw ? "switch" : r->lock_columns ? "operation" : "round trip";
-	if (r->lock_columns) {
+	r->cost_columns = first->present & (UINT64_C(1) << RESULT_cost);
+	r->ticks_per_header = per_sw                               ? "switch"
+			      : r->lock_columns || r->cost_columns ? "operation"
+								   : "round trip";
+	if (r->cost_columns) {
+		memcpy(r->columns, cost_table_columns, sizeof(cost_table_columns));
+		output_columns(r->out, r->columns, COST_TABLE_COLUMNS);
+	} else if (r->lock_columns) {
 		memcpy(r->columns, lock_table_columns, sizeof(lock_table_columns));
 		output_columns(r->out, r->columns, LOCK_TABLE_COLUMNS);
 	} else {
@@ -196,11 +248,14 @@ static void write_table_header(struct report *r, const struct result_row *first)
 		       "each row: one configuration under one policy; counts are those of one run,"
 		       " the median run (median ticks/%s) of the 'runs' column; integrity errors"
 		       " are summed over all runs;",
-		       per_sw            ? "sw"
-		       : r->lock_columns ? "op"
-					 : "rt");
-	if (experiment_info(first->median.experiment) &&
-	    !experiment_is_timed(first->median.experiment))
+		       per_sw                               ? "sw"
+		       : r->lock_columns || r->cost_columns ? "op"
+							    : "rt");
+	if (r->cost_columns)
+		snprintf(untimed, sizeof(untimed),
+			 "no vs eager: one policy runs, the costs do not go through libfpu");
+	else if (experiment_info(first->median.experiment) &&
+		 !experiment_is_timed(first->median.experiment))
 		snprintf(untimed, sizeof(untimed),
 			 "vs eager: not shown for %s (a correctness run, not a timing)",
 			 first->median.experiment);
@@ -215,6 +270,17 @@ static void write_table_header(struct report *r, const struct result_row *first)
 			? "vs eager: ratio of emulated medians (this / eager's, same"
 			  " configuration), ranks policies under emulation only"
 			: "vs eager = this median / eager's median in the same configuration");
+	if (r->cost_columns)
+		output_comment(
+			r->out,
+			"costs: nm-trap = an #NM round trip from ring 3 (a CLTS-only handler)"
+			" minus the same loop without the trap; cr0-write = one MOV to CR0"
+			" (TS), minus CR0 reads; ipi = a call IPI to CPU 1 and its"
+			" acknowledgement; ns/op at the guest's TSC rate above; base = the"
+			" subtracted loop; source: %s",
+			!strcmp(r->clock, "hardware-tsc") ? "hardware (KVM)"
+			: !strcmp(r->clock, "icount")     ? "icount (instructions, no ns)"
+							  : "emulated (TCG), not hardware");
 	if (r->lock_columns)
 		output_comment(r->out,
 			       "sleeping lock: sleeps = wait-loop passes that called schedule(),"
@@ -288,6 +354,29 @@ static json_t *table_row(const struct report *r, const struct result_row *row)
 	cell(o, "ratio", ticks && report_ratio_meaningful(r, row) ? buf : "-");
 	snprintf(buf, sizeof(buf), "%u%s", row->repeats, row->counts_identical ? "" : "*");
 	cell(o, "runs", buf);
+	if (r->cost_columns) {
+		double ns[3] = { 0, 0, 0 };
+		bool have = cost_ns(r, row, row->ticks_median, &ns[0]) &&
+			    cost_ns(r, row, row->ticks_min, &ns[1]) &&
+			    cost_ns(r, row, row->ticks_max, &ns[2]);
+		cell_string(o, "cost", row, RESULT_cost);
+		if (row->present & (UINT64_C(1) << RESULT_base_ticks) && row->median.round_trips) {
+			/* cr0-write's base is N pairs of reads for 2N writes: per write */
+			snprintf(buf, sizeof(buf), "%.1f",
+				 (double)row->median.base_ticks / (double)row->median.round_trips);
+			cell(o, "base", buf);
+		} else {
+			cell(o, "base", "-");
+		}
+		cell_ticks(o, "ns", have, ns[0]);
+		cell_ticks(o, "ns_min", have, ns[1]);
+		cell_ticks(o, "ns_max", have, ns[2]);
+		cell(o, "source",
+		     !strcmp(r->clock, "hardware-tsc") ? "hardware"
+		     : !strcmp(r->clock, "icount")     ? "icount"
+						       : "emulated");
+		return o;
+	}
 	if (!r->lock_columns)
 		return o;
 	cell_count(o, "tasks", row, RESULT_tasks);

@@ -30,6 +30,7 @@ struct report {
 	const char *ticks_per_header;      /* the table's ticks column: per round trip or switch */
 	struct output_column columns[24];  /* the table's, report.c */
 	bool lock_columns;                 /* the rows carry sleeping-lock counts (sleeps, ...) */
+	bool cost_columns;                 /* the rows are the costs experiment's (cost, ns) */
 	size_t rows_written, runs_written; /* rows given to the output (kept if it fails) */
 	bool counts_varied;
 	size_t rows_with_integrity_errors;
@@ -48,7 +49,8 @@ bool report_ratio_meaningful(const struct report *r, const struct result_row *ro
 /*
  * report_partial - the run stopped early (@reason, e.g. "interrupted
  * (SIGINT)"): say so after the rows already written, as the table's last
- * "# PARTIAL: ..." line or a last JSON line {"partial": true, "reason", ...},
+ * "# PARTIAL: ..." line, a last JSON line {"partial": true, "reason", ...}
+ * or a last CSV record whose first field is the table's line, the rest empty,
  * with @done of @expected configurations (0: unknown) finished and
  * @pending_runs runs of an unfinished one not reported; and on stderr.
  * cli/report_partial.c.

@@ -7,16 +7,27 @@
 void report_partial(struct report *r, const char *reason, size_t done, unsigned expected,
 		    size_t pending_runs)
 {
-	char of[32] = "";
+	char of[32] = "", line[512];
 	struct output *o = r->out;
 
 	if (expected)
 		snprintf(of, sizeof(of), " of %u", expected);
+	snprintf(line, sizeof(line),
+		 "PARTIAL: %s; %zu%s configurations finished, %zu run%s of an unfinished one not "
+		 "reported",
+		 reason, done, of, pending_runs, pending_runs == 1 ? "" : "s");
 	if (o->format == OUTPUT_TABLE) {
-		output_comment(o,
-			       "PARTIAL: %s; %zu%s configurations finished, %zu run%s of an "
-			       "unfinished one not reported",
-			       reason, done, of, pending_runs, pending_runs == 1 ? "" : "s");
+		output_comment(o, "%s", line);
+	} else if (o->format == OUTPUT_CSV) {
+		/* Unquoted, so that it starts with '#' for readers that skip comments. */
+		char note[sizeof(line) + 2];
+		snprintf(note, sizeof(note), "# %s", line);
+		for (char *c = note; *c; c++)
+			*c = *c == ','                  ? ';'
+			     : *c == '"'                ? '\''
+			     : *c == '\n' || *c == '\r' ? ' '
+							: *c;
+		output_csv_note(o, note);
 	} else if (o->format == OUTPUT_JSON) {
 		json_t *row = json_pack("{s:b, s:s, s:I, s:o, s:I}", "partial", 1, "reason", reason,
 					"configurations_done", (json_int_t)done,
@@ -26,7 +37,6 @@ void report_partial(struct report *r, const char *reason, size_t done, unsigned 
 		if (row)
 			output_row(o, row);
 	}
-	fprintf(stderr, "fpulab: PARTIAL results in %s: %s; %zu%s configurations finished%s\n",
-		o->path ? o->path : "stdout", reason, done, of,
-		o->format == OUTPUT_CSV ? " (CSV has no place to say so: only here)" : "");
+	fprintf(stderr, "fpulab: PARTIAL results in %s: %s; %zu%s configurations finished\n",
+		o->path ? o->path : "stdout", reason, done, of);
 }

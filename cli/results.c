@@ -59,7 +59,7 @@ void summarise_runs(const struct guest_result *runs, size_t n, struct result_row
 	}
 	for (int f = 0; f < RESULT_FIELD_COUNT; f++) {
 		if (result_fields[f].type != FIELD_COUNT || !(row->present & (UINT64_C(1) << f)) ||
-		    f == RESULT_ticks || f == RESULT_repeat)
+		    f == RESULT_ticks || f == RESULT_repeat || f == RESULT_base_ticks)
 			continue;
 		for (size_t i = 1; i < n; i++)
 			if (result_count(&runs[i], (enum result_field)f) !=
@@ -117,7 +117,7 @@ static bool same_configuration(const struct guest_result *a, const struct guest_
 {
 	return same_string(a, b, RESULT_experiment) && same_string(a, b, RESULT_placement) &&
 	       same_string(a, b, RESULT_fp_users) && same_string(a, b, RESULT_regset) &&
-	       same_string(a, b, RESULT_variant) &&
+	       same_string(a, b, RESULT_variant) && same_string(a, b, RESULT_cost) &&
 	       result_has(a, RESULT_cpus) == result_has(b, RESULT_cpus) && a->cpus == b->cpus &&
 	       result_has(a, RESULT_tasks) == result_has(b, RESULT_tasks) && a->tasks == b->tasks;
 }

@@ -157,6 +157,8 @@ static int configuration_done(void *ctx, const struct result_row *rows, size_t n
 	if (rows[0].present & (UINT64_C(1) << RESULT_variant))
 		snprintf(lock, sizeof(lock), " tasks=%" PRIu64 " %s", rows[0].median.tasks,
 			 rows[0].median.variant);
+	if (rows[0].present & (UINT64_C(1) << RESULT_cost))
+		snprintf(lock, sizeof(lock), " cost=%s", rows[0].median.cost);
 	snprintf(what, sizeof(what), "%s %s fp=%s %s%s, %zu policies, %zu runs",
 		 rows[0].median.experiment, rows[0].median.placement, rows[0].median.fp_users,
 		 rows[0].median.regset, lock, n, runs);

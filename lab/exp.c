@@ -34,6 +34,7 @@ static const struct experiment *const experiments[FPULAB_EXP_NR] = {
 	[FPULAB_EXP_fp_vs_spinner] = &fp_vs_spinner_experiment,
 	[FPULAB_EXP_short_tasks] = &short_tasks_experiment,
 	[FPULAB_EXP_kernel_checksum] = &kernel_checksum_experiment,
+	[FPULAB_EXP_costs] = &costs_experiment,
 };
 
 struct config cfg;
@@ -257,6 +258,7 @@ static unsigned int run_experiment(const struct experiment *e, uint64_t *skipped
 {
 	const char *name = experiment_abi(e)->name;
 	unsigned int runs = 0, nconfigs = e->configs();
+	unsigned int npolicies = e->one_policy ? 1 : cfg.npolicies;
 
 	for (unsigned int c = 0; c < nconfigs; c++) {
 		struct result label = { .experiment = name, .cpus = ncpus };
@@ -270,7 +272,7 @@ static unsigned int run_experiment(const struct experiment *e, uint64_t *skipped
 			continue;
 		}
 		for (uint64_t rep = 0; rep < cfg.repeat; rep++) {
-			for (unsigned int p = 0; p < cfg.npolicies; p++) {
+			for (unsigned int p = 0; p < npolicies; p++) {
 				struct result res = label;
 				res.policy = cfg.policies[p];
 				res.repeat = rep;

@@ -130,4 +130,12 @@ struct kcsum_args {
 
 void kcsum_main(void *args); /* user/kernel_checksum.c, ring 3 */
 
+/* costs: the #NM round trip, @ops operations after @warmup of each kind. */
+struct costs_args {
+	uint64_t ops, warmup;
+	uint64_t ticks, base_ticks; /* written by the task: TSC ticks of each loop */
+};
+
+void costs_main(void *args); /* user/costs.c, ring 3 */
+
 #endif

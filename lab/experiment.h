@@ -14,6 +14,7 @@
 
 struct experiment {
 	enum fpulab_experiment_id id; /* abi.h: name, summary, repeat, figure */
+	bool one_policy;              /* measures nothing of libfpu: only the first policy runs */
 	/* Read its own options (exp_num(), exp_set()); called once, before any run. */
 	void (*parse)(void);
 	/* How many configurations parse() chose. */
@@ -40,6 +41,10 @@ extern const struct experiment fp_vs_spinner_experiment;   /* exp_fp_vs_spinner.
 extern const struct experiment short_tasks_experiment;     /* exp_short_tasks.c */
 extern const struct experiment kernel_checksum_experiment; /* exp_kernel_checksum.c */
 extern const struct experiment sleeping_lock_experiment;   /* exp_sleeping_lock.c */
+extern const struct experiment costs_experiment;           /* exp_costs.c */
+/* exp_costs.c: SYS_COSTS_TS, and the #NM handler's probe (true: it was the probe's). */
+long costs_set_ts(uint64_t trap);
+bool costs_nm_probe(void);
 
 /*
  * Options, checked against their abi.h entry (FPULAB_OPTIONS): a bad value

@@ -78,6 +78,9 @@ void syscall_dispatch(struct trap_frame *f)
 	case SYS_UNLINK:
 		ret = tinydir_unlink(f->rdi);
 		break;
+	case SYS_COSTS_TS:
+		ret = costs_set_ts(f->rdi);
+		break;
 	default:
 		ret = -1;
 		break;

@@ -23,7 +23,8 @@
 #define SYS_OPEN 14       /* (name, TD_O_*) -> descriptor: the sleeping-lock directory */
 #define SYS_CLOSE 15      /* (descriptor) */
 #define SYS_UNLINK 16     /* (name) */
-#define SYS_NR 17
+#define SYS_COSTS_TS 17   /* (trap): CR0 with TS set (arms the #NM probe), or clear */
+#define SYS_NR 18
 
 #define TD_O_CREAT 1
 #define TD_O_EXCL 2

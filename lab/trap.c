@@ -47,7 +47,9 @@ void trap_dispatch(struct trap_frame *f)
 {
 	struct cpu *c = this_cpu();
 
-	if (f->vector == VEC_NM && from_user(f)) {
+	if (f->vector == VEC_NM && from_user(f) && costs_nm_probe()) {
+		/* the costs experiment's #NM: TS cleared, nothing else */
+	} else if (f->vector == VEC_NM && from_user(f)) {
 		fpu_handle_nm(&c->current->fpu);
 	} else if (f->vector < 32) {
 		exception(f);

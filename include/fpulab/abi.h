@@ -56,7 +56,9 @@
 	X(kernel_checksum, "kernel-checksum", 5, ticks, "TSC ticks per call", lower, \
 	  "seed 002: a syscall checksums a buffer with AVX2 or SSE2 inside kernel_fpu_begin/end, or scalar; saves, restores, CR0.TS writes and #NM per call") \
 	X(sleeping_lock, "sleeping-lock", 3, ticks, "TSC ticks per operation", lower, \
-	  "seed 001: tasks create, close and unlink names in one directory under a sleeping lock; its wait loop writes the task state as set_task_state, set_current_state, with a volatile current or current from the stack")
+	  "seed 001: tasks create, close and unlink names in one directory under a sleeping lock; its wait loop writes the task state as set_task_state, set_current_state, with a volatile current or current from the stack") \
+	X(costs, "costs", 5, ticks, "TSC ticks per operation", lower,          \
+	  "what replay cannot run in user mode: an #NM trap round trip from ring 3, a CR0.TS write, an IPI round trip to another CPU (replay --costs FILE); under one policy, the first")
 
 /*
  * Numeric limits, one place for both sides: X(id, value, what).
@@ -104,6 +106,8 @@
  * configurations with it. sleeping-lock: 1, 2 and 4 tasks per CPU.
  */
 #define FPULAB_DEFAULT_SWEEPS(X) X(sleeping_lock, tasks, 3)
+/* costs: what each configuration measures (lab/exp_costs.c). */
+#define FPULAB_COSTS(X) X(nm_trap, "nm-trap") X(cr0_write, "cr0-write") X(ipi, "ipi")
 #define FPULAB_SAVE_INSNS(X)                                                  \
 	X(auto, "auto") X(fxsave, "fxsave") X(xsave, "xsave")                     \
 	X(xsaveopt, "xsaveopt") X(xsavec, "xsavec") X(xsaves, "xsaves")
@@ -137,7 +141,8 @@
 	X(regset, "regset", "regset", LIST, 0, 0, 0, FPULAB_EXP_BIT(context_switch), \
 	  regsets, "LIST|all", "x87,sse,avx (default all)")                      \
 	X(round_trips, "rt", "round-trips", NUMBER, 1, FPULAB_MAX_ROUND_TRIPS, 1000,          \
-	  FPULAB_EXP_BIT(context_switch), any, "R", "round trips per run")        \
+	  FPULAB_EXP_BIT(context_switch) | FPULAB_EXP_BIT(costs), any, "R",       \
+	  "round trips per run (costs: operations of each cost per run)")       \
 	X(repeat, "repeat", "repeat", NUMBER, 1, FPULAB_MAX_REPEAT, 0, FPULAB_EXP_ALL, any, "K", \
 	  "runs per configuration and policy (default: the experiment's)")       \
 	X(seed, "seed", "seed", NUMBER, 0, UINT64_MAX, 1,                        \
@@ -182,6 +187,8 @@
 	  FPULAB_EXP_BIT(kernel_checksum), any, "N", "checksum calls per run (default 200)")   \
 	X(buffer_bytes, "buffer_bytes", "buffer-bytes", NUMBER, 1, 1048576, 4096, \
 	  FPULAB_EXP_BIT(kernel_checksum), any, "B", "bytes per call, at most 1 MiB (default 4096)") \
+	X(cost, "cost", "cost", LIST, 0, 0, 0, FPULAB_EXP_BIT(costs), costs,    \
+	  "LIST|all", "nm-trap,cr0-write,ipi (default all; ipi needs --cpus 2)") \
 	X(inject, "inject", "inject", WORD, 0, 0, 0, FPULAB_EXP_ALL, faults, "NAME", \
 	  "fault to inject (boots lab-test.elf unless --kernel)")                \
 	X(insn, "insn", "insn", WORD, 0, 0, 0, FPULAB_EXP_ALL, save_insns, "NAME", \
@@ -239,6 +246,7 @@ static const char *const fpulab_names_fp_users[] = { FPULAB_FP_USERS(FPULAB_X_NA
 static const char *const fpulab_names_regsets[] = { FPULAB_REGSETS(FPULAB_X_NAME) 0 };
 static const char *const fpulab_names_prefetch_modes[] = { FPULAB_PREFETCH_MODES(FPULAB_X_NAME) 0 };
 static const char *const fpulab_names_state_apis[] = { FPULAB_STATE_APIS(FPULAB_X_NAME) 0 };
+static const char *const fpulab_names_costs[] = { FPULAB_COSTS(FPULAB_X_NAME) 0 };
 static const char *const fpulab_names_save_insns[] = { FPULAB_SAVE_INSNS(FPULAB_X_NAME) 0 };
 static const char *const fpulab_names_counter_rules[] = { FPULAB_COUNTER_RULES(FPULAB_X_NAME) 0 };
 static const char *const fpulab_names_mixes[] = { FPULAB_MIXES(FPULAB_X_NAME) 0 };
@@ -327,7 +335,9 @@ static const struct fpulab_option fpulab_options[FPULAB_OPT_NR] = {
 	U(wake_retaken)      /* passes after a wake-up that found it taken again */ \
 	U(wait_bytes)        /* size of the wait function, bytes (kernel symbols) */ \
 	U(cal_passes)        /* calibration: wait-loop passes measured */        \
-	U(cal_ticks)         /* ... their TSC ticks, each with a schedule() round trip */
+	U(cal_ticks)         /* ... their TSC ticks, each with a schedule() round trip */ \
+	S(cost)              /* costs: what was measured (FPULAB_COSTS) */       \
+	U(base_ticks)        /* costs: ticks of the same loop without it, subtracted from ticks */
 
 /*
  * skip record: the configuration (as its result records would name it) and

@@ -54,6 +54,24 @@ static void csv_quotes_as_rfc4180(void **state)
 					 "\"fpulab run --policy \"\"a,b\"\"\"\n");
 }
 
+static void csv_note_is_one_quoted_field_of_a_full_record(void **state)
+{
+	struct output o;
+	char path[256];
+
+	snprintf(path, sizeof(path), "%s/note.csv", dir);
+	assert_int_equal(output_open(&o, OUTPUT_CSV, path, "test"), 0);
+	output_provenance(&o, "date", json_string("2026-12-01T00:00:00Z"));
+	assert_int_equal(output_row(&o, row("eager", 1.5)), 0);
+	output_csv_note(&o, "# PARTIAL: interrupted (SIGINT); 1 of 2 \"configurations\"");
+	assert_int_equal(output_close(&o), 0);
+	assert_string_equal(
+		slurp(path),
+		"policy,nm_traps,ticks,note,date\n"
+		"eager,1000,1.5,,2026-12-01T00:00:00Z\n"
+		"\"# PARTIAL: interrupted (SIGINT); 1 of 2 \"\"configurations\"\"\",,,,\n");
+}
+
 static void json_rows_carry_provenance_after_their_keys(void **state)
 {
 	struct output o;
@@ -140,6 +158,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(csv_quotes_as_rfc4180),
+		cmocka_unit_test(csv_note_is_one_quoted_field_of_a_full_record),
 		cmocka_unit_test(json_rows_carry_provenance_after_their_keys),
 		cmocka_unit_test(table_shows_columns_and_dashes),
 		cmocka_unit_test(no_row_leaves_the_file_as_it_was),

@@ -235,7 +235,7 @@ expect "out of range says so" 2 - "--cpus: 99 is out of range (1..16)"
 run_fpulab "$work/good" --experiment stress --tasks 65
 expect "--tasks: the kernel's range 1..64" 2 - "--tasks: 65 is out of range (1..64)"
 run_fpulab "$work/good" --experiment no-such-experiment
-expect "--experiment: only what the kernel has" 2 - "--experiment: unknown value 'no-such-experiment' (one of: context-switch,stress,fp-vs-spinner,short-tasks,kernel-checksum,sleeping-lock)"
+expect "--experiment: only what the kernel has" 2 - "--experiment: unknown value 'no-such-experiment' (one of: context-switch,stress,fp-vs-spinner,short-tasks,kernel-checksum,sleeping-lock,costs)"
 run_fpulab "$work/good" --seed 7
 expect "--seed with context-switch is refused" 2 - "--seed only applies to --experiment stress,short-tasks (this is context-switch)"
 run_fpulab "$work/good" --experiment stress --regset avx

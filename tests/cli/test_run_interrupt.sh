@@ -78,4 +78,15 @@ check "SIGTERM: its last line says partial" \
 	grep -qE '^# PARTIAL: interrupted \(SIGTERM\); 1 of 2 configurations finished, 1 run of an unfinished one not reported' \
 	<(tail -n 1 "$work/out.table")
 
+interrupt INT csv
+check "SIGINT, CSV: exit 130" [ "$rc" = 130 ]
+check "SIGINT, CSV: the header and the finished configuration's two rows are kept" \
+	[ "$(grep -cE '^(experiment|context-switch),' "$work/out.csv")" = 3 ]
+# The last record: the table's line, its commas made semicolons so that it
+# starts with '#' unquoted, in the first field; every other field empty.
+fields=$(head -n 1 "$work/out.csv" | awk -F, '{ print NF }')
+want="# PARTIAL: interrupted (SIGINT); 1 of 2 configurations finished; 1 run of an unfinished one not reported$(printf "%$((fields - 1))s" | tr ' ' ,)"
+check "SIGINT, CSV: the last record says partial, why and how far it got, in the first of $fields fields" \
+	[ "$(tail -n 1 "$work/out.csv")" = "$want" ]
+
 finish
