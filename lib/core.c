@@ -187,7 +187,8 @@ void fpu_load_regs(struct fpu_cpu *c, unsigned int cpu, struct fpu *f)
 		c->stats.scrubs++;
 	xstate_restore(f->state, xstate_cfg.kernel_mask & ~XFEATURE_MASK_PKRU); /* pkru.c */
 	if (FPU_FAULT(FPU_FAULT_LAZY_PKRU) && xstate_cfg.pkru)
-		fpu_pkru_write(c, f->pkru); /* as if XRSTOR had loaded it: only with the registers */
+		fpu_pkru_write(c,
+			       f->pkru); /* as if XRSTOR had loaded it: only with the registers */
 	c->stats.restores++;
 	c->owner = f;
 	c->live = true;
