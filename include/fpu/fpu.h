@@ -136,6 +136,7 @@ enum fpu_fault {
 	FPU_FAULT_SKIP_CLTS_BEFORE_RESTORE,
 	FPU_FAULT_STALE_OWNER_AFTER_EXIT,
 	FPU_FAULT_IMPORT_STALE_REGS, /* import leaves the task's old registers live and trusted */
+	FPU_FAULT_LAZY_PKRU, /* PKRU loaded with the rest of the xstate, not at every switch */
 	FPU_FAULT_NR,
 };
 
