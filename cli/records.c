@@ -75,6 +75,8 @@ enum record_kind record_kind_of(const char *line)
 		return RECORD_SKIP;
 	if (record_body(line, FPULAB_REC_DONE))
 		return RECORD_DONE;
+	if (record_body(line, FPULAB_REC_TRACE))
+		return RECORD_TRACE;
 	return RECORD_UNKNOWN;
 }
 

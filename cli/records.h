@@ -18,6 +18,7 @@ enum record_kind {
 	RECORD_RESULT,
 	RECORD_SKIP,
 	RECORD_DONE,
+	RECORD_TRACE, /* trace=1: a run's trace is ready in guest memory (cli/trace_rec.c) */
 	RECORD_UNKNOWN
 };
 

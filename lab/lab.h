@@ -73,10 +73,11 @@ void record_end(struct record *r); /* print it */
 		record_end(&rec_);                          \
 	} while (0)
 
-RECORD_STRUCT(result, FPULAB_RESULT_FIELDS); /* one run */
-RECORD_STRUCT(hello, FPULAB_HELLO_FIELDS);   /* boot facts */
-RECORD_STRUCT(skip, FPULAB_SKIP_FIELDS);     /* a configuration skipped */
-RECORD_STRUCT(done, FPULAB_DONE_FIELDS);     /* the end */
+RECORD_STRUCT(result, FPULAB_RESULT_FIELDS);   /* one run */
+RECORD_STRUCT(hello, FPULAB_HELLO_FIELDS);     /* boot facts */
+RECORD_STRUCT(skip, FPULAB_SKIP_FIELDS);       /* a configuration skipped */
+RECORD_STRUCT(done, FPULAB_DONE_FIELDS);       /* the end */
+RECORD_STRUCT(trace_rec, FPULAB_TRACE_FIELDS); /* a run's trace buffers (fputrace.c) */
 
 /* The optional fields of @r: not measured (not sent) until an experiment sets them. */
 static inline void result_not_measured(struct result *r)
