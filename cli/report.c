@@ -411,6 +411,8 @@ int report_rows(void *ctx, const struct result_row *rows, size_t n)
 		if (r->out->format == OUTPUT_TABLE && !r->header_written)
 			write_table_header(r, row);
 		r->header_written = true;
+		if (r->out->plot_rows) /* the plot reads the JSON row, whatever the format */
+			output_plot_row(r->out, row_object(r, row));
 		/* A row that cannot be written is kept: output_close() prints it. */
 		output_row(r->out,
 			   r->out->format == OUTPUT_TABLE ? table_row(r, row) : row_object(r, row));
