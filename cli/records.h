@@ -18,6 +18,7 @@ enum record_kind {
 	RECORD_RESULT,
 	RECORD_SKIP,
 	RECORD_DONE,
+	RECORD_PROGRESS,
 	RECORD_UNKNOWN
 };
 
@@ -52,6 +53,10 @@ struct guest_skip {
 	FPULAB_SKIP_FIELDS(RECORD_STRING_FIELD, RECORD_COUNT_FIELD)
 	uint64_t present;
 };
+struct guest_progress {
+	FPULAB_PROGRESS_FIELDS(RECORD_STRING_FIELD, RECORD_COUNT_FIELD)
+	uint64_t present;
+};
 #undef RECORD_STRING_FIELD
 #undef RECORD_COUNT_FIELD
 
@@ -64,6 +69,11 @@ enum skip_field {
 #define SKIP_FIELD_ENUM(n) SKIP_##n,
 	FPULAB_SKIP_FIELDS(SKIP_FIELD_ENUM, SKIP_FIELD_ENUM) SKIP_FIELD_COUNT
 #undef SKIP_FIELD_ENUM
+};
+enum progress_field {
+#define PROGRESS_FIELD_ENUM(n) PROGRESS_##n,
+	FPULAB_PROGRESS_FIELDS(PROGRESS_FIELD_ENUM, PROGRESS_FIELD_ENUM) PROGRESS_FIELD_COUNT
+#undef PROGRESS_FIELD_ENUM
 };
 
 /* One field of a record, for generic code (reports walk this table). */
@@ -92,5 +102,7 @@ int parse_hello_record(const char *line, struct guest_hello *out, int *unknown_k
 int parse_done_record(const char *line, struct guest_done *out, char *err, size_t errlen);
 /* A skip record: every field is required. */
 int parse_skip_record(const char *line, struct guest_skip *out, char *err, size_t errlen);
+/* A progress record: every field is required; unknown keys are ignored. */
+int parse_progress_record(const char *line, struct guest_progress *out, char *err, size_t errlen);
 
 #endif

@@ -26,6 +26,7 @@
 #define FPULAB_REC_RESULT "result" /* one run of one configuration under one policy */
 #define FPULAB_REC_SKIP "skip"     /* a configuration this machine cannot run: FPULAB_SKIP_FIELDS */
 #define FPULAB_REC_DONE "done"     /* all runs finished: FPULAB_DONE_FIELDS */
+#define FPULAB_REC_PROGRESS "progress" /* a run going on: FPULAB_PROGRESS_FIELDS */
 
 /* isa-debug-exit: QEMU exits with (value << 1) | 1. */
 #define FPULAB_DEBUG_EXIT_PORT 0xf4
@@ -334,6 +335,17 @@ static const struct fpulab_option fpulab_options[FPULAB_OPT_NR] = {
  */
 #define FPULAB_SKIP_FIELDS(S, U)                                              \
 	S(experiment) S(placement) S(fp_users) S(regset) S(reason)
+
+/*
+ * progress record: a long run says how far it got, at most once per
+ * FPULAB_PROGRESS_INTERVAL_S seconds of guest TSC time (stress: from its
+ * kernel threads, between their sections). The host shows it and its
+ * watchdog counts it as a sign of life. done of target, in unit: stress's
+ * switches of the window so far and its --switches.
+ */
+#define FPULAB_PROGRESS_INTERVAL_S 1
+#define FPULAB_PROGRESS_FIELDS(S, U)                                          \
+	S(experiment) S(policy) U(repeat) U(done) U(target) S(unit)
 
 /* done record. checked=1: check=1 was given; the options were read, nothing ran. */
 #define FPULAB_DONE_FIELDS(S, U) U(runs) U(skipped) U(checked)

@@ -7,8 +7,8 @@
 set -u
 . "$(dirname "$0")/lib.sh"
 
-# The watchdog counts seconds without a record, and a stress run gives none
-# until it ends: 300 s leaves room for a host loaded by other QEMUs.
+# The watchdog counts seconds without a record (stress sends a progress record
+# about every second): 300 s leaves room for a host loaded by other QEMUs.
 run() {
 	local name=$1
 	shift
