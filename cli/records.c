@@ -38,6 +38,12 @@ static const struct record_field skip_fields[SKIP_FIELD_COUNT] = { FPULAB_SKIP_F
 static const struct record_field progress_fields[PROGRESS_FIELD_COUNT] = { FPULAB_PROGRESS_FIELDS(
 	PROGRESS_STRING, PROGRESS_COUNT) };
 
+#define INTEGRITY_STRING(n) STRING_ENTRY(struct guest_integrity, n)
+#define INTEGRITY_COUNT(n) COUNT_ENTRY(struct guest_integrity, n)
+static const struct record_field integrity_fields[INTEGRITY_FIELD_COUNT] = {
+	FPULAB_INTEGRITY_FIELDS(INTEGRITY_STRING, INTEGRITY_COUNT)
+};
+
 const char *result_string(const struct guest_result *r, enum result_field f)
 {
 	return (const char *)r + result_fields[f].offset;
@@ -82,6 +88,8 @@ enum record_kind record_kind_of(const char *line)
 		return RECORD_DONE;
 	if (record_body(line, FPULAB_REC_PROGRESS))
 		return RECORD_PROGRESS;
+	if (record_body(line, FPULAB_REC_INTEGRITY))
+		return RECORD_INTEGRITY;
 	return RECORD_UNKNOWN;
 }
 
@@ -249,4 +257,11 @@ int parse_progress_record(const char *line, struct guest_progress *out, char *er
 	memset(out, 0, sizeof(*out));
 	return parse_complete(line, FPULAB_REC_PROGRESS, progress_fields, PROGRESS_FIELD_COUNT, out,
 			      &out->present, err, errlen);
+}
+
+int parse_integrity_record(const char *line, struct guest_integrity *out, char *err, size_t errlen)
+{
+	memset(out, 0, sizeof(*out));
+	return parse_complete(line, FPULAB_REC_INTEGRITY, integrity_fields, INTEGRITY_FIELD_COUNT,
+			      out, &out->present, err, errlen);
 }

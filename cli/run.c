@@ -217,6 +217,24 @@ static enum line_verdict on_progress(struct run_state *s, const char *line)
 	return LINE_RECORD;
 }
 
+/* FPU state lost or leaked: say so now, keep it for the rows' reports. */
+static enum line_verdict on_integrity(struct run_state *s, const char *line)
+{
+	struct guest_integrity g;
+	char err[160], name[160];
+
+	if (parse_integrity_record(line, &g, err, sizeof(err)) < 0) {
+		if (!s->malformed++)
+			snprintf(s->first_malformed, sizeof(s->first_malformed), "%s: %s", err,
+				 line);
+		return LINE_RECORD;
+	}
+	run_name(s, g.experiment, g.policy, g.repeat, name, sizeof(name));
+	progress_end(&s->progress);
+	report_integrity(&s->report, &g, name);
+	return LINE_RECORD;
+}
+
 static enum line_verdict on_line(void *ctx, enum line_source from, const char *line)
 {
 	struct run_state *s = ctx;
@@ -255,11 +273,14 @@ static enum line_verdict on_line(void *ctx, enum line_source from, const char *l
 			return LINE_RECORD;
 		}
 		collector_add(&s->collector, &r);
+		report_integrity_run_ended(&s->report);
 		if (result_has(&r, RESULT_switches))
 			progress_run_end(&s->progress, r.switches, "switches");
 		return LINE_RECORD;
 	case RECORD_PROGRESS:
 		return on_progress(s, line);
+	case RECORD_INTEGRITY:
+		return on_integrity(s, line);
 	case RECORD_DONE:
 		if (parse_done_record(line, &s->done, err, sizeof(err)) < 0) {
 			snprintf(s->stop_reason, sizeof(s->stop_reason),
@@ -466,7 +487,8 @@ static int judge(struct run_state *s, const struct session_end *end)
 	}
 	if (s->malformed) {
 		fprintf(stderr,
-			"fpulab: %zu malformed result or progress records ignored; the first: %s\n",
+			"fpulab: %zu malformed result, progress or integrity records ignored; the "
+			"first: %s\n",
 			s->malformed, s->first_malformed);
 		rc = rc ? rc : 1;
 	}
@@ -552,7 +574,7 @@ static int boot_and_collect(struct run_state *s, const struct qemu_command *cmd)
 	if (rc == 0 && s->report.integrity_errors) {
 		fprintf(stderr,
 			"fpulab: INTEGRITY ERRORS: %llu in %zu of %zu rows: FPU state was "
-			"lost or leaked\n",
+			"lost or leaked (the first of each run: above, and with the rows)\n",
 			(unsigned long long)s->report.integrity_errors,
 			s->report.rows_with_integrity_errors, s->report.rows_written);
 		rc = 1;
@@ -694,6 +716,7 @@ int cmd_run(int argc, char **argv)
 	rc = boot_and_collect(&s, &cmd);
 	qmp_socket_remove(&qmp);
 	collector_free(&s.collector);
+	report_integrity_free(&s.report);
 	tail_free(&s.tail);
 	tail_free(&s.qemu_tail);
 done_output:

@@ -199,19 +199,35 @@ uint64_t exp_window_switches(void)
 	return n - run.start.fpu.switches;
 }
 
+/* The first few wrong checks of a run go to the host as integrity records. */
 void exp_integrity_error(const void *p)
 {
 	struct integrity_report r = *(const struct integrity_report *)p;
+	char expected[24], found[24];
+
 	__atomic_add_fetch(&run.integrity_errors, r.count, __ATOMIC_RELAXED);
-	if (__atomic_fetch_add(&run.reports, 1, __ATOMIC_RELAXED) < 5)
-		kprintf("integrity: cpu %u task %u %s reg %u: expected 0x%lx, got 0x%lx (%u registers wrong)\n",
-			this_cpu()->id, r.task,
-			r.regset < REGSET_NR        ? regset_names[r.regset]
-			: r.regset == REPORT_CSUM   ? "checksum"
-			: r.regset == REPORT_SIGNAL ? "signal"
-			: r.regset == REPORT_PKRU   ? "pkru"
-						    : "?",
-			r.reg, (uint64_t)r.expected, (uint64_t)r.got, r.count);
+	if (__atomic_fetch_add(&run.reports, 1, __ATOMIC_RELAXED) >= FPULAB_INTEGRITY_RECORDS)
+		return;
+	ksnprintf(expected, sizeof(expected), "0x%lx", (uint64_t)r.expected);
+	ksnprintf(found, sizeof(found), "0x%lx", (uint64_t)r.got);
+	struct integrity rec = {
+		.experiment = experiment_abi(cfg.experiment)->name,
+		.policy = run.policy,
+		.repeat = run.repeat,
+		.cpu = this_cpu()->id,
+		.task = r.task,
+		.regset = r.regset < REGSET_NR        ? regset_names[r.regset]
+			  : r.regset == REGSET_ALL    ? "all"
+			  : r.regset == REPORT_CSUM   ? "checksum"
+			  : r.regset == REPORT_SIGNAL ? "signal"
+			  : r.regset == REPORT_PKRU   ? "pkru"
+						      : "?",
+		.reg = r.reg,
+		.expected = expected,
+		.found = found,
+		.wrong = r.count,
+	};
+	RECORD_PRINT(FPULAB_REC_INTEGRITY, FPULAB_INTEGRITY_FIELDS, &rec);
 }
 
 void exp_progress(uint64_t done, uint64_t target, const char *unit)

@@ -73,11 +73,12 @@ void record_end(struct record *r); /* print it */
 		record_end(&rec_);                          \
 	} while (0)
 
-RECORD_STRUCT(result, FPULAB_RESULT_FIELDS);     /* one run */
-RECORD_STRUCT(hello, FPULAB_HELLO_FIELDS);       /* boot facts */
-RECORD_STRUCT(skip, FPULAB_SKIP_FIELDS);         /* a configuration skipped */
-RECORD_STRUCT(done, FPULAB_DONE_FIELDS);         /* the end */
-RECORD_STRUCT(progress, FPULAB_PROGRESS_FIELDS); /* a run going on */
+RECORD_STRUCT(result, FPULAB_RESULT_FIELDS);       /* one run */
+RECORD_STRUCT(hello, FPULAB_HELLO_FIELDS);         /* boot facts */
+RECORD_STRUCT(skip, FPULAB_SKIP_FIELDS);           /* a configuration skipped */
+RECORD_STRUCT(done, FPULAB_DONE_FIELDS);           /* the end */
+RECORD_STRUCT(progress, FPULAB_PROGRESS_FIELDS);   /* a run going on */
+RECORD_STRUCT(integrity, FPULAB_INTEGRITY_FIELDS); /* state lost or leaked */
 
 /* The optional fields of @r: not measured (not sent) until an experiment sets them. */
 static inline void result_not_measured(struct result *r)

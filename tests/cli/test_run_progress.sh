@@ -79,6 +79,6 @@ holds "... and says the run is stuck at that count" \
   result eager 60010; result lazy 60004; echo "@fpulab done runs=2"; } > "$work/bad"
 run "$work/bad"
 holds "a malformed progress record fails the run (exit 1)" [ "$rc" = 1 ]
-holds "... and stderr says which" grep -qF "malformed result or progress records ignored; the first: missing target=" "$work/err"
+holds "... and stderr says which" grep -qF "malformed result, progress or integrity records ignored; the first: missing target=" "$work/err"
 
 finish

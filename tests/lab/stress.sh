@@ -65,7 +65,8 @@ for p in $policies; do
 		continue
 	fi
 	[ "$ie" = 0 ] && ok "$p: 0 integrity errors in $sw switches" ||
-		not_ok "$p: 0 integrity errors" "integrity_errors=$ie" "$(grep -m 5 integrity "$work/all.err")"
+		not_ok "$p: 0 integrity errors" "integrity_errors=$ie" \
+			"$(grep -m 5 "^fpulab: integrity: stress, policy $p " "$work/all.err")"
 	[ "$sw" -ge $S ] && ok "$p: switches $sw >= $S" || not_ok "$p: switches >= $S" "switches=$sw"
 	sig=$(get all "$p" signals)
 	sr=$(get all "$p" sigreturns)
