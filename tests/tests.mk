@@ -37,6 +37,8 @@ TEST_BINS += tests/cli/test_cli_report.sh
 TEST_BINS += tests/cli/test_cli_plot.sh
 TEST_BINS += tests/cli/test_cli_summary.sh
 TEST_BINS += tests/cli/test_run_interrupt.sh
+TEST_BINS += tests/cli/test_run_progress.sh
+TEST_BINS += tests/cli/test_run_integrity.sh
 TEST_BINS += tests/cli/test_trace_cmds.sh tests/cli/test_host.sh
 TEST_BINS += tests/cli/test_limits.sh
 
