@@ -57,7 +57,8 @@ void qemu_build_command(const struct qemu_setup *s, struct qemu_command *cmd)
 	a[n++] = "-smp";
 	a[n++] = cmd->smp;
 	a[n++] = "-m";
-	a[n++] = QEMU_MEMORY;
+	a[n++] = s->trace ? QEMU_MEMORY_TRACE : QEMU_MEMORY;
+	cmd->console_input = s->trace;
 	a[n++] = "-nodefaults";
 	a[n++] = "-no-user-config";
 	a[n++] = "-nographic";
@@ -126,17 +127,21 @@ bool kvm_usable(char *why, size_t len)
 
 int qemu_start(const struct qemu_command *cmd, struct qemu_process *p, char *err, size_t len)
 {
-	int out[2] = { -1, -1 }, errp[2] = { -1, -1 }, rc;
+	int out[2] = { -1, -1 }, errp[2] = { -1, -1 }, in[2] = { -1, -1 }, rc;
 	posix_spawn_file_actions_t fa;
 	posix_spawnattr_t attr;
 	extern char **environ;
 
-	if (pipe2(out, O_CLOEXEC) < 0 || pipe2(errp, O_CLOEXEC) < 0) {
+	if (pipe2(out, O_CLOEXEC) < 0 || pipe2(errp, O_CLOEXEC) < 0 ||
+	    (cmd->console_input && pipe2(in, O_CLOEXEC) < 0)) {
 		snprintf(err, len, "pipe: %s", strerror(errno));
 		return -1;
 	}
 	posix_spawn_file_actions_init(&fa);
-	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+	if (cmd->console_input)
+		posix_spawn_file_actions_adddup2(&fa, in[0], 0);
+	else
+		posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
 	posix_spawn_file_actions_adddup2(&fa, out[1], 1);
 	posix_spawn_file_actions_adddup2(&fa, errp[1], 2);
 	/* Its own process group, so the watchdog can kill QEMU and anything it
@@ -149,9 +154,13 @@ int qemu_start(const struct qemu_command *cmd, struct qemu_process *p, char *err
 	posix_spawn_file_actions_destroy(&fa);
 	close(out[1]);
 	close(errp[1]);
+	if (in[0] >= 0)
+		close(in[0]);
 	if (rc != 0) {
 		close(out[0]);
 		close(errp[0]);
+		if (in[1] >= 0)
+			close(in[1]);
 		if (rc == ENOENT)
 			snprintf(err, len, "QEMU not found: '%s'. Install it with: %s",
 				 cmd->argv[0], QEMU_INSTALL_HINT);
@@ -162,5 +171,6 @@ int qemu_start(const struct qemu_command *cmd, struct qemu_process *p, char *err
 	}
 	p->console_fd = out[0];
 	p->stderr_fd = errp[0];
+	p->console_in_fd = in[1];
 	return 0;
 }

@@ -12,6 +12,7 @@
 #define QEMU_DEFAULT_MACHINE "microvm"           /* q35 if microvm ever fails to boot */
 #define QEMU_DEFAULT_TCG_THREADS "single"        /* 2 host cores: often faster for IPIs */
 #define QEMU_MEMORY "256M"
+#define QEMU_MEMORY_TRACE "512M" /* --trace: room for the trace buffers (docs/trace.md) */
 #define QEMU_INSTALL_HINT "apt-get install qemu-system-x86"
 
 struct qemu_setup {
@@ -24,12 +25,14 @@ struct qemu_setup {
 	const char *kernel;
 	const char *append;
 	const char *qmp_socket; /* non-NULL: start paused (-S) with QMP on this socket */
+	bool trace;             /* --trace: QEMU_MEMORY_TRACE, and console input on a pipe */
 };
 
 #define QEMU_ARGV_MAX 40
 struct qemu_command {
 	char *argv[QEMU_ARGV_MAX];
 	char machine[32], accel[48], smp[16], qmp[160];
+	bool console_input; /* the guest's console input is a pipe (qemu_process.console_in_fd) */
 };
 
 const char *qemu_binary(void);
@@ -46,8 +49,9 @@ bool kvm_usable(char *why, size_t len);
 
 struct qemu_process {
 	pid_t pid;
-	int console_fd; /* guest serial console (QEMU stdout) */
-	int stderr_fd;  /* QEMU's own messages */
+	int console_fd;    /* guest serial console (QEMU stdout) */
+	int stderr_fd;     /* QEMU's own messages */
+	int console_in_fd; /* guest serial console input (QEMU stdin), or -1: /dev/null */
 };
 /* Start QEMU. Returns 0, or -1 with a message in err (missing binary: the
  * message says how to install it). */

@@ -147,11 +147,21 @@ static int send_all(int fd, const char *text, char *err, size_t len)
 
 int qmp_execute(struct qmp *q, const char *command, const char **reply, char *err, size_t len)
 {
+	return qmp_execute_args(q, command, NULL, reply, err, len);
+}
+
+int qmp_execute_args(struct qmp *q, const char *command, const char *args, const char **reply,
+		     char *err, size_t len)
+{
 	long long deadline = now_ms() + QMP_TIMEOUT_S * 1000LL;
-	char msg[128], *line;
+	char msg[512], *line;
 	int rc;
 
-	snprintf(msg, sizeof(msg), "{\"execute\":\"%s\"}\n", command);
+	if (args)
+		snprintf(msg, sizeof(msg), "{\"execute\":\"%s\",\"arguments\":%s}\n", command,
+			 args);
+	else
+		snprintf(msg, sizeof(msg), "{\"execute\":\"%s\"}\n", command);
 	if ((rc = send_all(q->fd, msg, err, len)) != QMP_OK)
 		return rc;
 	for (;;) {

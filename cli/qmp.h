@@ -34,6 +34,9 @@ int qmp_connect(struct qmp *q, const char *path, pid_t qemu, char *err, size_t l
  * call), the one with a top-level "return". Event lines are skipped; an
  * "error" reply is QMP_FAILED with QEMU's description in err. */
 int qmp_execute(struct qmp *q, const char *command, const char **reply, char *err, size_t len);
+/* The same with "arguments": @args, a JSON object (at most 400 bytes). */
+int qmp_execute_args(struct qmp *q, const char *command, const char *args, const char **reply,
+		     char *err, size_t len);
 void qmp_close(struct qmp *q);
 
 /* ---- scanning one JSON line ---- */

@@ -90,6 +90,8 @@ enum record_kind record_kind_of(const char *line)
 		return RECORD_PROGRESS;
 	if (record_body(line, FPULAB_REC_INTEGRITY))
 		return RECORD_INTEGRITY;
+	if (record_body(line, FPULAB_REC_TRACE))
+		return RECORD_TRACE;
 	return RECORD_UNKNOWN;
 }
 

@@ -20,6 +20,7 @@ enum record_kind {
 	RECORD_DONE,
 	RECORD_PROGRESS,
 	RECORD_INTEGRITY,
+	RECORD_TRACE, /* trace=1: a run's trace is ready in guest memory (cli/trace_rec.c) */
 	RECORD_UNKNOWN
 };
 

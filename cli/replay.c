@@ -19,6 +19,7 @@
 
 #include "cli.h"
 #include "oracle.h"
+#include "output.h"
 #include "replay_engine.h"
 #include "result_file.h"
 #include "trace_io.h"
@@ -48,6 +49,31 @@ struct opts {
 	struct param trap, cr0, ipi;
 	const char *costs_file; /* --costs FILE of the lab's costs experiment */
 	int insn;
+	enum output_format format;
+	const char *output_path; /* --output; NULL: stdout */
+	struct output *out;
+};
+
+/* The table: the keys of each row it shows (JSON and CSV carry every key). */
+static const struct output_column table_columns[] = {
+	{ "policy", NULL, -13, 0 },
+	{ "switches", NULL, 8, 0 },
+	{ "nm_traps", "#NM", 8, 0 },
+	{ "saves", NULL, 8, 0 },
+	{ "restores", NULL, 8, 0 },
+	{ "restores_skipped", "skipped", 8, 0 },
+	{ "ts_writes", "TSwrites", 8, 0 },
+	{ "flush_ipis", "IPIs", 6, 0 },
+	{ "integrity_errors", "integ", 5, 0 },
+	{ "native_ns_per_switch", "native", 9, 1 },
+	{ "native_ns_min", "min", 8, 1 },
+	{ "native_ns_max", "max", 8, 1 },
+	{ "params_ns_per_switch", "params", 9, 1 },
+	{ "ns_per_switch", "total", 9, 1 },
+	{ "vs_oracle", "vsOracle", 8, 0 },
+	{ "vs_best", "vsBest", 8, 0 },
+	{ "work_vs_oracle", "work/or", 8, 0 },
+	{ "costs", NULL, -1, 0 },
 };
 
 struct prow {
@@ -95,6 +121,7 @@ static void usage(FILE *f)
 	fprintf(f,
 		"usage: fpulab replay TRACE... [--policy LIST|all] [--repeat K] [--trap-ns NS]\n"
 		"                     [--cr0-ns NS] [--ipi-ns NS] [--costs FILE] [--insn auto|xsave|...]\n"
+		"                     [--format table|json|csv] [--output FILE]\n"
 		"Replays each trace natively on this CPU under each policy, through libfpu with\n"
 		"real saves and restores (one thread plays every traced CPU; docs/model.md).\n"
 		"Per policy: counts, the native ns per switch inside libfpu (median, min, max of\n"
@@ -105,7 +132,10 @@ static void usage(FILE *f)
 		"Defaults: --trap-ns %.0f, --cr0-ns %.0f, --ipi-ns %.0f (assumed; docs/model.md).\n"
 		"--costs FILE: the JSON of `fpulab run --experiment costs --format json` (its\n"
 		"medians, labelled lab costs, emulated (TCG) or hardware (KVM)), or a JSON\n"
-		"object with trap_ns, cr0_ns and ipi_ns (any of them).\n",
+		"object with trap_ns, cr0_ns and ipi_ns (any of them).\n"
+		"--format, --output: the rows (an oracle row and a row per policy and trace)\n"
+		"as a table (default), JSON lines or CSV, with provenance; `fpulab compare`\n"
+		"reads two such files (docs/model.md).\n",
 		REPEAT_DEFAULT, TRAP_NS_DEFAULT, CR0_NS_DEFAULT, IPI_NS_DEFAULT);
 }
 
@@ -274,6 +304,17 @@ static int parse_args(int argc, char **argv, struct opts *o, int *first_trace)
 		} else if (!strcmp(a, "--costs")) {
 			if (load_costs(v, o))
 				return 1;
+		} else if (!strcmp(a, "--format")) {
+			int f = -1;
+			for (int k = 0; output_format_names[k]; k++)
+				if (!strcmp(v, output_format_names[k]))
+					f = k;
+			if (f < 0)
+				return usage_error("replay",
+						   "--format: '%s' is not table, json or csv", v);
+			o->format = (enum output_format)f;
+		} else if (!strcmp(a, "--output")) {
+			o->output_path = v;
 		} else if (!strcmp(a, "--insn")) {
 			o->insn = -1;
 			if (!strcmp(v, "auto"))
@@ -335,10 +376,20 @@ static bool is_static(const char *policy)
 	return strcmp(policy, "adaptive") != 0;
 }
 
-static void print_break_even(const struct prow *rows, int n, const char *other, double cr0,
-			     double ipi)
+/* The trap cost above which eager beats @other (docs/model.md), or why there is none. */
+struct break_even {
+	bool have;       /* @other and eager both ran */
+	bool none;       /* @other takes no more traps than eager */
+	double ns;       /* the break-even trap cost, ns per trap (may be negative) */
+	double traps;    /* more traps per switch under @other */
+	bool eager_wins; /* none: eager wins at any trap cost */
+};
+
+static struct break_even break_even(const struct prow *rows, int n, const char *other, double cr0,
+				    double ipi)
 {
 	const struct prow *e = NULL, *l = NULL;
+	struct break_even b = { 0 };
 
 	for (int i = 0; i < n; i++) {
 		if (!strcmp(rows[i].policy, "eager"))
@@ -346,26 +397,199 @@ static void print_break_even(const struct prow *rows, int n, const char *other, 
 		if (!strcmp(rows[i].policy, other))
 			l = &rows[i];
 	}
-	if (!e || !l)
-		return;
+	if (!e || !l || !e->n.switches)
+		return b;
 	double sw = (double)e->n.switches;
-	double traps = ((double)l->n.nm_traps - (double)e->n.nm_traps) / sw;
 	double rest = (e->native_med - l->native_med) +
 		      cr0 * ((double)e->n.ts_writes - (double)l->n.ts_writes) / sw +
 		      ipi * ((double)e->n.flush_ipis - (double)l->n.flush_ipis) / sw;
-	printf("break-even trap cost, eager vs %s: ", other);
-	if (traps <= 0) {
-		printf("none: %s takes no more traps than eager; eager %s at any trap cost\n",
-		       other, rest < 0 ? "wins" : "loses");
-		return;
+	b.have = true;
+	b.traps = ((double)l->n.nm_traps - (double)e->n.nm_traps) / sw;
+	b.none = b.traps <= 0;
+	b.eager_wins = rest < 0;
+	b.ns = b.none ? 0 : rest / b.traps;
+	return b;
+}
+
+static char *break_even_text(const struct break_even *b, const char *other)
+{
+	if (b->none)
+		return xasprintf("none: %s takes no more traps than eager; eager %s at any trap "
+				 "cost",
+				 other, b->eager_wins ? "wins" : "loses");
+	if (b->ns < 0)
+		return xasprintf("%.1f ns per trap: negative, eager wins at any trap cost (%.3f "
+				 "traps per switch)",
+				 b->ns, b->traps);
+	return xasprintf("%.1f ns per trap: eager wins above it (%.3f more traps per switch "
+			 "under %s)",
+			 b->ns, b->traps, other);
+}
+
+/* What every row of one trace's replay shares. */
+struct trace_info {
+	const char *path, *workload;
+	unsigned cpus, tasks;
+	const char *source; /* result_file.h's: native, native-emulated-costs, ... */
+	double save_ns, rest_ns, tpn;
+};
+
+/* ns per switch of @n's saves and restores at the measured floor costs. */
+static double floor_ns(const struct trace_info *ti, const struct replay_counts *n)
+{
+	double sw = (double)(n->switches ? n->switches : 1);
+	return (ti->save_ns * (double)n->saves + ti->rest_ns * (double)n->restores) / sw;
+}
+
+static json_t *ns1(double v)
+{
+	return json_real(round(v * 10) / 10);
+}
+
+static json_t *ratio(double v)
+{
+	return json_real(round(v * 1000) / 1000);
+}
+
+static void set(json_t *o, const char *key, json_t *v)
+{
+	json_object_set_new(o, key, v ? v : json_null());
+}
+
+/* The keys that open every row: what was replayed, where the figures come from. */
+static json_t *row_head(const struct trace_info *ti, const char *policy, unsigned long repeats)
+{
+	json_t *r = json_object();
+	if (!r)
+		abort();
+	set(r, "experiment", json_string("replay"));
+	set(r, "policy", json_string(policy));
+	set(r, "workload", json_string(ti->workload));
+	set(r, "cpus", json_integer(ti->cpus));
+	set(r, "tasks", json_integer(ti->tasks));
+	set(r, "trace", json_string(ti->path));
+	set(r, "source", json_string(ti->source));
+	set(r, "unit", json_string("ns per switch"));
+	set(r, "repeats", json_integer((json_int_t)repeats));
+	return r;
+}
+
+static void row_counts(json_t *r, const struct replay_counts *n)
+{
+	set(r, "switches", json_integer((json_int_t)n->switches));
+	set(r, "nm_traps", json_integer((json_int_t)n->nm_traps));
+	set(r, "saves", json_integer((json_int_t)n->saves));
+	set(r, "restores", json_integer((json_int_t)n->restores));
+	set(r, "restores_skipped", json_integer((json_int_t)n->restores_skipped));
+	set(r, "ts_writes", json_integer((json_int_t)n->ts_writes));
+	set(r, "flush_ipis", json_integer((json_int_t)n->flush_ipis));
+	set(r, "integrity_errors", json_integer((json_int_t)n->integrity_errors));
+}
+
+/* The per-event costs and their sources, in every row. */
+static void row_costs(json_t *r, const struct opts *o)
+{
+	set(r, "trap_ns", json_real(o->trap.ns));
+	set(r, "trap_source", json_string(o->trap.source));
+	set(r, "cr0_ns", json_real(o->cr0.ns));
+	set(r, "cr0_source", json_string(o->cr0.source));
+	set(r, "ipi_ns", json_real(o->ipi.ns));
+	set(r, "ipi_source", json_string(o->ipi.source));
+	if (o->out->format == OUTPUT_TABLE)
+		set(r, "costs",
+		    json_sprintf("trap %s; cr0 %s; ipi %s", o->trap.source, o->cr0.source,
+				 o->ipi.source));
+}
+
+/* Machine facts, last. */
+static void row_machine(json_t *r, const struct trace_info *ti)
+{
+	set(r, "save_insn", json_string(fpu_insn_name(xstate_cfg.save_insn)));
+	set(r, "xcr0", json_sprintf("0x%" PRIx64, xstate_cfg.xcr0));
+	set(r, "tsc_mhz", json_real(round(ti->tpn * 1e6) / 1e3));
+	set(r, "save_ns", ns1(ti->save_ns));
+	set(r, "restore_ns", ns1(ti->rest_ns));
+}
+
+static json_t *oracle_row(const struct trace_info *ti, const struct opts *o,
+			  const struct oracle_counts *oc, double oracle_ns)
+{
+	json_t *r = row_head(ti, "oracle", 1);
+	struct replay_counts n = { .switches = oc->switches,
+				   .saves = oc->saves,
+				   .restores = oc->restores };
+
+	row_counts(r, &n);
+	set(r, "restores_skipped", NULL);
+	set(r, "integrity_errors", NULL);
+	set(r, "native_ns_per_switch", ns1(oracle_ns));
+	set(r, "native_ns_min", NULL);
+	set(r, "native_ns_max", NULL);
+	set(r, "params_ns_per_switch", ns1(0));
+	set(r, "ns_per_switch", ns1(oracle_ns));
+	set(r, "ns_per_switch_min", NULL);
+	set(r, "ns_per_switch_max", NULL);
+	set(r, "vs_oracle", ratio(1));
+	set(r, "vs_best", NULL);
+	set(r, "work_vs_oracle", ratio(1));
+	row_costs(r, o);
+	set(r, "counts_identical", NULL); /* the policy rows' keys, for CSV's header */
+	set(r, "break_even_trap_ns", NULL);
+	set(r, "floor_ns_per_switch", ns1(oracle_ns));
+	set(r, "overhead_ns_per_switch", NULL);
+	set(r, "skipped_restore_ticks_median", NULL);
+	set(r, "hook_calls_clipped", NULL);
+	row_machine(r, ti);
+	if (o->out->format == OUTPUT_TABLE) {
+		set(r, "vs_oracle", json_string("1.00x"));
+		set(r, "work_vs_oracle", json_string("1.00x"));
+		set(r, "costs", NULL);
 	}
-	double be = rest / traps;
-	if (be < 0)
-		printf("%.1f ns per trap: negative, eager wins at any trap cost (%.3f traps per switch)\n",
-		       be, traps);
-	else
-		printf("%.1f ns per trap: eager wins above it (%.3f more traps per switch under %s)\n",
-		       be, traps, other);
+	return r;
+}
+
+static json_t *policy_row(const struct trace_info *ti, const struct opts *o, const struct prow *w,
+			  const struct oracle_counts *oc, double oracle_ns, double best,
+			  const struct break_even *be)
+{
+	json_t *r = row_head(ti, w->policy, o->repeat);
+	double work = (double)(w->n.saves + w->n.restores);
+	double owork = (double)(oc->saves + oc->restores);
+	double fl = floor_ns(ti, &w->n);
+	bool table = o->out->format == OUTPUT_TABLE;
+
+	row_counts(r, &w->n);
+	set(r, "native_ns_per_switch", ns1(w->native_med));
+	set(r, "native_ns_min", ns1(w->native_min));
+	set(r, "native_ns_max", ns1(w->native_max));
+	set(r, "params_ns_per_switch", ns1(w->assumed));
+	set(r, "ns_per_switch", ns1(w->total));
+	set(r, "ns_per_switch_min", ns1(w->native_min + w->assumed));
+	set(r, "ns_per_switch_max", ns1(w->native_max + w->assumed));
+	if (table) {
+		set(r, "vs_oracle",
+		    json_sprintf("%.2fx", oracle_ns > 0 ? w->total / oracle_ns : 0));
+		set(r, "vs_best", json_sprintf("%.3fx", w->total / best));
+		set(r, "work_vs_oracle", json_sprintf("%.2fx", owork > 0 ? work / owork : 0));
+	} else {
+		set(r, "vs_oracle", oracle_ns > 0 ? ratio(w->total / oracle_ns) : NULL);
+		set(r, "vs_best", isfinite(best) ? ratio(w->total / best) : NULL);
+		set(r, "work_vs_oracle", owork > 0 ? ratio(work / owork) : NULL);
+	}
+	row_costs(r, o);
+	if (table && (w->counts_differ || w->n.integrity_errors))
+		set(r, "costs",
+		    json_sprintf("%s%s%s", json_string_value(json_object_get(r, "costs")),
+				 w->counts_differ ? "  COUNTS DIFFER" : "",
+				 w->n.integrity_errors ? "  INTEGRITY ERRORS" : ""));
+	set(r, "counts_identical", json_boolean(!w->counts_differ));
+	set(r, "break_even_trap_ns", be && be->have && !be->none ? ns1(be->ns) : NULL);
+	set(r, "floor_ns_per_switch", ns1(fl));
+	set(r, "overhead_ns_per_switch", ns1(w->native_med - fl));
+	set(r, "skipped_restore_ticks_median", w->skip_med >= 0 ? json_real(w->skip_med) : NULL);
+	set(r, "hook_calls_clipped", json_integer((json_int_t)w->clipped));
+	row_machine(r, ti);
+	return r;
 }
 
 static int replay_trace(const char *path, const struct opts *o, const char **pols, int np,
@@ -465,76 +689,91 @@ static int replay_trace(const char *path, const struct opts *o, const char **pol
 			best_name = rows[p].policy;
 		}
 
-	printf("# fpulab replay %s: workload %.24s, %u CPUs, %u tasks, %" PRIu64
-	       " switches, %" PRIu64 " FPU uses\n",
-	       path, t.hdr.workload, t.hdr.ncpus, t.hdr.ntasks, oc.switches, oc.uses);
-	printf("# native: this CPU, user mode, %s (%s format, %u bytes), XCR0 0x%" PRIx64
-	       ", TSC %.3f MHz; one thread plays every traced CPU\n",
-	       fpu_insn_name(xstate_cfg.save_insn), xstate_cfg.compacted ? "compacted" : "standard",
-	       xstate_cfg.kernel_size, xstate_cfg.xcr0, tpn * 1000);
-	printf("# native save %.1f ns, restore %.1f ns (mask 0x%x dirty, median of 201 batches of 16)\n",
-	       save_ns, rest_ns, umask);
-	printf("# costs per event: #NM trap %.1f ns (%s), CR0 write %.1f ns (%s), IPI %.1f ns (%s)\n",
-	       o->trap.ns, o->trap.source, o->cr0.ns, o->cr0.source, o->ipi.ns, o->ipi.source);
-	if (o->costs_file)
-		printf("# lab costs from %s: the median ns per operation of each cost's runs (#NM trap %u, CR0 write %u, IPI %u runs; 0: not in the file)\n",
-		       o->costs_file, o->trap.runs, o->cr0.runs, o->ipi.runs);
-	printf("# ns per switch; native: median, min, max of %lu runs (policies interleaved); params: the per-event costs above (#NM x trap + TS writes x CR0 + IPIs x IPI) per switch; total = native median + params; costs: each cost's source\n",
-	       o->repeat);
-	printf("%-13s %8s %8s %8s %8s %8s %8s %6s %5s %9s %8s %8s %9s %9s %8s %8s %8s %s\n",
-	       "policy", "switches", "#NM", "saves", "restores", "skipped", "TSwrites", "IPIs",
-	       "integ", "native", "min", "max", "params", "total", "vsOracle", "vsBest", "work/or",
-	       "costs");
-	printf("%-13s %8" PRIu64 " %8s %8" PRIu64 " %8" PRIu64
-	       " %8s %8s %6s %5s %9.1f %8s %8s %9.1f %9.1f %8s %8s %8s\n",
-	       "oracle", oc.switches, "0", oc.saves, oc.restores, "-", "0", "0", "-", oracle_ns,
-	       "-", "-", 0.0, oracle_ns, "1.00x", "-", "1.00x");
-	char *src = xasprintf("trap %s; cr0 %s; ipi %s", o->trap.source, o->cr0.source,
-			      o->ipi.source);
-	for (int p = 0; p < np; p++) {
-		const struct prow *w = &rows[p];
-		double work = (double)(w->n.saves + w->n.restores);
-		double owork = (double)(oc.saves + oc.restores);
-		printf("%-13s %8" PRIu64 " %8" PRIu64 " %8" PRIu64 " %8" PRIu64 " %8" PRIu64
-		       " %8" PRIu64 " %6" PRIu64 " %5" PRIu64
-		       " %9.1f %8.1f %8.1f %9.1f %9.1f %7.2fx %7.3fx %7.2fx %s%s%s\n",
-		       w->policy, w->n.switches, w->n.nm_traps, w->n.saves, w->n.restores,
-		       w->n.restores_skipped, w->n.ts_writes, w->n.flush_ipis,
-		       w->n.integrity_errors, w->native_med, w->native_min, w->native_max,
-		       w->assumed, w->total, oracle_ns > 0 ? w->total / oracle_ns : 0,
-		       w->total / best, owork > 0 ? work / owork : 0, src,
-		       w->counts_differ ? "  COUNTS DIFFER" : "",
-		       w->n.integrity_errors ? "  INTEGRITY ERRORS" : "");
+	/* The source of the row's figures: native, plus lab costs measured where. */
+	const char *source = "native";
+	for (const struct param *q = &o->trap; q <= &o->ipi; q++) {
+		if (!strcmp(q->source, "lab costs, emulated (TCG)"))
+			source = "native-emulated-costs";
+		else if (!strcmp(q->source, "lab costs, hardware (KVM)") &&
+			 !strcmp(source, "native"))
+			source = "native-hardware-costs";
 	}
-	free(src);
+	struct trace_info ti = { path,   t.hdr.workload, t.hdr.ncpus, t.hdr.ntasks,
+				 source, save_ns,        rest_ns,     tpn };
+	struct output *out = o->out;
+	output_comment(out,
+		       "fpulab replay %s: workload %.24s, %u CPUs, %u tasks, %" PRIu64
+		       " switches, %" PRIu64 " FPU uses",
+		       path, t.hdr.workload, t.hdr.ncpus, t.hdr.ntasks, oc.switches, oc.uses);
+	output_comment(out,
+		       "native: this CPU, user mode, %s (%s format, %u bytes), XCR0 0x%" PRIx64
+		       ", TSC %.3f MHz; one thread plays every traced CPU",
+		       fpu_insn_name(xstate_cfg.save_insn),
+		       xstate_cfg.compacted ? "compacted" : "standard", xstate_cfg.kernel_size,
+		       xstate_cfg.xcr0, tpn * 1000);
+	output_comment(
+		out,
+		"native save %.1f ns, restore %.1f ns (mask 0x%x dirty, median of 201 batches of 16)",
+		save_ns, rest_ns, umask);
+	output_comment(
+		out,
+		"costs per event: #NM trap %.1f ns (%s), CR0 write %.1f ns (%s), IPI %.1f ns (%s)",
+		o->trap.ns, o->trap.source, o->cr0.ns, o->cr0.source, o->ipi.ns, o->ipi.source);
+	if (o->costs_file)
+		output_comment(
+			out,
+			"lab costs from %s: the median ns per operation of each cost's runs (#NM trap %u, CR0 write %u, IPI %u runs; 0: not in the file)",
+			o->costs_file, o->trap.runs, o->cr0.runs, o->ipi.runs);
+	output_comment(
+		out,
+		"ns per switch; native: median, min, max of %lu runs (policies interleaved); params: the per-event costs above (#NM x trap + TS writes x CR0 + IPIs x IPI) per switch; total = native median + params; costs: each cost's source",
+		o->repeat);
+	out->table_heading_done = false; /* a heading per trace */
+	output_row(out, oracle_row(&ti, o, &oc, oracle_ns));
+	struct break_even be[2] = { break_even(rows, np, "lazy", o->cr0.ns, o->ipi.ns),
+				    break_even(rows, np, "lazy-counter", o->cr0.ns, o->ipi.ns) };
+	for (int p = 0; p < np; p++) {
+		const struct break_even *b = !strcmp(rows[p].policy, "lazy")           ? &be[0]
+					     : !strcmp(rows[p].policy, "lazy-counter") ? &be[1]
+										       : NULL;
+		output_row(out, policy_row(&ti, o, &rows[p], &oc, oracle_ns, best, b));
+	}
 	uint64_t clipped = 0;
 	for (int p = 0; p < np; p++)
 		clipped += rows[p].clipped;
-	printf("# hook calls over 20000 ticks (interrupted or preempted) left out of native: %" PRIu64
-	       " over %lu runs of %d policies\n",
-	       clipped, o->repeat, np);
-	printf("best static policy: %s (%.1f ns per switch)\n", best_name, best);
-	print_break_even(rows, np, "lazy", o->cr0.ns, o->ipi.ns);
-	print_break_even(rows, np, "lazy-counter", o->cr0.ns, o->ipi.ns);
-	printf("(trap cost used %.1f ns, %s; the default %.0f ns is assumed)\n", o->trap.ns,
-	       o->trap.source, TRAP_NS_DEFAULT);
+	output_comment(
+		out,
+		"hook calls over 20000 ticks (interrupted or preempted) left out of native: %" PRIu64
+		" over %lu runs of %d policies",
+		clipped, o->repeat, np);
+	output_comment(out, "best static policy: %s (%.1f ns per switch)", best_name, best);
+	for (int i = 0; i < 2; i++) {
+		if (!be[i].have)
+			continue;
+		const char *other = i ? "lazy-counter" : "lazy";
+		char *text = break_even_text(&be[i], other);
+		output_comment(out, "break-even trap cost, eager vs %s: %s", other, text);
+		free(text);
+	}
+	output_comment(out, "(trap cost used %.1f ns, %s; the default %.0f ns is assumed)",
+		       o->trap.ns, o->trap.source, TRAP_NS_DEFAULT);
 	for (int p = 0; p < np; p++) {
 		const struct prow *w = &rows[p];
-		double sw = (double)(w->n.switches ? w->n.switches : 1);
-		double floor = (save_ns * (double)w->n.saves + rest_ns * (double)w->n.restores) /
-			       sw;
-		printf("libfpu %-13s native %.1f ns/switch (median of %lu runs), save/restore floor "
-		       "%.1f ns/switch, overhead %.1f ns (%s%.0f%% of the floor)",
-		       w->policy, w->native_med, o->repeat, floor, w->native_med - floor,
-		       floor > 0 ? "" : "n/a ",
-		       floor > 0 ? 100 * (w->native_med - floor) / floor : 0);
+		double fl = floor_ns(&ti, &w->n);
+		char skip[128] = "";
 		if (w->skip_med >= 0)
-			printf("; skipped-restore switch median %.0f native TSC ticks (of %" PRIu64
-			       " in run 1)",
-			       w->skip_med, w->nskip);
-		printf("\n");
+			snprintf(
+				skip, sizeof(skip),
+				"; skipped-restore switch median %.0f native TSC ticks (of %" PRIu64
+				" in run 1)",
+				w->skip_med, w->nskip);
+		output_comment(
+			out,
+			"libfpu %-13s native %.1f ns/switch (median of %lu runs), save/restore floor "
+			"%.1f ns/switch, overhead %.1f ns (%s%.0f%% of the floor)%s",
+			w->policy, w->native_med, o->repeat, fl, w->native_med - fl,
+			fl > 0 ? "" : "n/a ", fl > 0 ? 100 * (w->native_med - fl) / fl : 0, skip);
 	}
-	printf("\n");
 out:
 	free(res);
 	free(skips);
@@ -560,6 +799,23 @@ int cmd_replay(int argc, char **argv)
 	int np = policy_list(o.policies, pols);
 	if (np < 0)
 		return 2;
+	struct output out;
+	if (output_open(&out, o.format, o.output_path, "replay") < 0) {
+		fprintf(stderr, "fpulab replay: %s\n", out.error);
+		output_close(&out);
+		return 2;
+	}
+	o.out = &out;
+	output_provenance_host(&out, argc, argv);
+	output_columns(&out, table_columns, sizeof(table_columns) / sizeof(table_columns[0]));
+	json_t *pv = out.provenance;
+	output_comment(&out, "fpulab %s (git %s); host %s, Linux %s; %s",
+		       json_string_value(json_object_get(pv, "fpulab_version")),
+		       json_string_value(json_object_get(pv, "fpulab_git")),
+		       json_string_value(json_object_get(pv, "host_cpu")),
+		       json_string_value(json_object_get(pv, "host_kernel")),
+		       json_string_value(json_object_get(pv, "date")));
+	output_comment(&out, "command: %s", json_string_value(json_object_get(pv, "command")));
 	double tpn = tsc_per_ns();
 	rc = 0;
 	for (int i = first; i < argc; i++) {
@@ -569,5 +825,10 @@ int cmd_replay(int argc, char **argv)
 		}
 		rc |= replay_trace(argv[i], &o, pols, np, tpn);
 	}
+	size_t rows = out.rows;
+	if (output_close(&out) < 0)
+		return 1;
+	if (o.output_path)
+		fprintf(stderr, "fpulab replay: %zu rows written to %s\n", rows, o.output_path);
 	return rc;
 }

@@ -156,6 +156,12 @@ const char *result_source_description(const char *source)
 		return "hardware TSC ticks (lab under KVM)";
 	if (!strcmp(source, "native"))
 		return "native host user-mode timings (real instructions on this CPU)";
+	if (!strcmp(source, "native-emulated-costs"))
+		return "native replay timings plus per-event costs the lab measured under QEMU "
+		       "TCG (emulated)";
+	if (!strcmp(source, "native-hardware-costs"))
+		return "native replay timings plus per-event costs the lab measured under KVM "
+		       "(hardware)";
 	if (!strcmp(source, "host-linux"))
 		return "this host's Linux, hardware timings";
 	return "figures of unknown source";
@@ -164,11 +170,12 @@ const char *result_source_description(const char *source)
 /* Keys that describe the machine, the build or the measurement, never the
  * configuration measured. */
 static const char *const not_identity[] = {
-	"accel",      "clock",     "machine",     "qemu_accel", "qemu_cpu",  "qemu_version",
-	"pinned",     "save_insn", "apic",        "xcr0",       "ticks_per", "fpulab_version",
-	"fpulab_git", "host_cpu",  "host_kernel", "date",       "command",   "source",
-	"unit",       "figure",    "better",      "partial",    "status",    "experiment",
-	"policy",     "seed",      NULL,
+	"accel",      "clock",     "machine",     "qemu_accel",  "qemu_cpu",   "qemu_version",
+	"pinned",     "save_insn", "apic",        "xcr0",        "ticks_per",  "fpulab_version",
+	"fpulab_git", "host_cpu",  "host_kernel", "date",        "command",    "source",
+	"unit",       "figure",    "better",      "partial",     "status",     "experiment",
+	"policy",     "seed",      "trace",       "trap_source", "cr0_source", "ipi_source",
+	NULL,
 };
 /* Integers that name the configuration (a sweep's x axis, the CPUs used). */
 static const char *const identity_numbers[] = {
@@ -225,8 +232,9 @@ char *result_label(const json_t *row)
 	return identity(row, true);
 }
 
-static const char *const not_counts[] = { "repeats", "repeat",     "ticks", "tsc_khz",
-					  "runs",    "base_ticks", NULL };
+static const char *const not_counts[] = {
+	"repeats", "repeat", "ticks", "tsc_khz", "hook_calls_clipped", "runs", "base_ticks", NULL
+};
 
 bool result_is_count(const json_t *row, const char *key)
 {

@@ -25,6 +25,7 @@
 #include "report.h"
 #include "results.h"
 #include "run_options.h"
+#include "trace_rec.h"
 #include "vcpu_pin.h"
 
 #define CMDLINE_MAX 1024
@@ -52,6 +53,15 @@ struct run_state {
 	char progress_run[160];  /* the run the last progress record was about */
 	uint64_t progress_done;  /* its done= */
 	size_t progress_stalled; /* progress records since, none of them further */
+	/* --trace */
+	struct trace_dest trace;
+	const char *qmp_dir; /* the QMP socket's private directory: pmemsave's files */
+	bool resume_only;    /* QEMU paused for --trace only: resume without pinning */
+	pid_t qemu_pid;
+	int console_in_fd;        /* the guest's console input: the host's ack */
+	struct guest_result last; /* the last result record: names the trace that follows */
+	bool have_last;
+	unsigned traces_failed;
 };
 
 /* What QEMU prints when SIGTERM, SIGINT or SIGHUP ends it (then it exits 0). */
@@ -237,6 +247,63 @@ static enum line_verdict on_integrity(struct run_state *s, const char *line)
 	return LINE_RECORD;
 }
 
+/* The guest waits with a run's trace in its memory: read it out, write it, let it go on. */
+static enum line_verdict on_trace(struct run_state *s, const char *line)
+{
+	struct trace_record t;
+	char err[200], path[PATH_MAX];
+	bool truncated = false;
+	long long n = -1;
+
+	if (!s->opt->trace_path) {
+		snprintf(s->stop_reason, sizeof(s->stop_reason),
+			 "the guest sent a trace record without --trace");
+		return LINE_STOP;
+	}
+	if (parse_trace_record(line, &t, err, sizeof(err)) < 0) {
+		snprintf(s->stop_reason, sizeof(s->stop_reason), "malformed trace record (%s)",
+			 err);
+		return LINE_STOP;
+	}
+	if (!s->have_last) {
+		snprintf(s->stop_reason, sizeof(s->stop_reason),
+			 "a trace record before any result record");
+		return LINE_STOP;
+	}
+	if (!s->trace.dir && s->trace.written) {
+		snprintf(s->stop_reason, sizeof(s->stop_reason),
+			 "--trace %s holds one run, and the guest ran more", s->trace.path);
+		return LINE_STOP;
+	}
+	trace_dest_file(&s->trace, &s->last, path, sizeof(path));
+	n = trace_collect(&t, s->qmp_socket, s->qemu_pid, s->qmp_dir, s->last.experiment, path,
+			  &truncated, err, sizeof(err));
+	if (n < 0) {
+		fprintf(stderr,
+			"fpulab: trace of %s %s fp=%s %s policy %s repeat %" PRIu64
+			": %s; no trace written\n",
+			s->last.experiment, s->last.placement, s->last.fp_users, s->last.regset,
+			s->last.policy, s->last.repeat, err);
+		s->traces_failed++;
+	} else {
+		s->trace.written++;
+		fprintf(stderr, "fpulab: trace: %lld events (%" PRIu64 " tasks, %u CPUs) -> %s\n",
+			n, t.ntasks, t.cpus, path);
+		if (truncated)
+			fprintf(stderr,
+				"fpulab: warning: a trace buffer of the guest filled up (%" PRIu64
+				" events per CPU): %s stops after %lld events, the run went on; "
+				"the row counts the whole run\n",
+				t.stride / 16, path, n);
+	}
+	if (write(s->console_in_fd, "\n", 1) != 1) {
+		snprintf(s->stop_reason, sizeof(s->stop_reason),
+			 "cannot let the guest go on after its trace: %s", strerror(errno));
+		return LINE_STOP;
+	}
+	return LINE_RECORD;
+}
+
 static enum line_verdict on_line(void *ctx, enum line_source from, const char *line)
 {
 	struct run_state *s = ctx;
@@ -278,11 +345,15 @@ static enum line_verdict on_line(void *ctx, enum line_source from, const char *l
 		report_integrity_run_ended(&s->report);
 		if (result_has(&r, RESULT_switches))
 			progress_run_end(&s->progress, r.switches, "switches");
+		s->last = r;
+		s->have_last = true;
 		return LINE_RECORD;
 	case RECORD_PROGRESS:
 		return on_progress(s, line);
 	case RECORD_INTEGRITY:
 		return on_integrity(s, line);
+	case RECORD_TRACE:
+		return on_trace(s, line);
 	case RECORD_DONE:
 		if (parse_done_record(line, &s->done, err, sizeof(err)) < 0) {
 			snprintf(s->stop_reason, sizeof(s->stop_reason),
@@ -554,11 +625,21 @@ static int boot_and_collect(struct run_state *s, const struct qemu_command *cmd)
 		fprintf(stderr, "fpulab: %s\n", err);
 		return 1;
 	}
-	if (s->qmp_socket)
+	s->qemu_pid = proc.pid;
+	s->console_in_fd = proc.console_in_fd;
+	if (s->qmp_socket && s->resume_only) {
+		int r = trace_resume(s->qmp_socket, proc.pid, qmp_err, sizeof(qmp_err));
+		resume_failed = r != QMP_OK && r != QMP_QEMU_EXITED && r != QMP_INTERRUPTED;
+		if (resume_failed)
+			kill(-proc.pid, SIGKILL);
+	} else if (s->qmp_socket) {
 		resume_failed = pin_and_resume(s, proc.pid, qmp_err, sizeof(qmp_err)) < 0;
+	}
 	progress_start(&s->progress);
 	session_run(&proc, s->opt->timeout_s, on_line, s, &end);
 	progress_end(&s->progress);
+	if (proc.console_in_fd >= 0)
+		close(proc.console_in_fd);
 	if (resume_failed && !end.interrupted) {
 		fprintf(stderr, "fpulab: cannot start the paused guest: %s; QEMU killed\n",
 			qmp_err);
@@ -569,6 +650,11 @@ static int boot_and_collect(struct run_state *s, const struct qemu_command *cmd)
 		return 1;
 	}
 	rc = judge(s, &end);
+	if (rc == 0 && s->traces_failed) {
+		fprintf(stderr, "fpulab: %u of the run's traces could not be written\n",
+			s->traces_failed);
+		rc = 1;
+	}
 	if (rc == 0 && !s->done.checked)
 		report_end(&s->report);
 	else if (s->report.rows_written)
@@ -654,6 +740,8 @@ int cmd_run(int argc, char **argv)
 				     opt.guest_value[FPULAB_OPT_inject] != NULL) < 0)
 		goto done_options;
 	rc = check_kernel(kernel, opt.kernel_path != NULL);
+	if (!rc && opt.trace_path)
+		rc = trace_dest_open(&s.trace, opt.trace_path, opt.trace_runs, opt.why_runs);
 	if (!rc)
 		rc = open_output(&opt, kernel, &out);
 	if (rc)
@@ -674,8 +762,19 @@ int cmd_run(int argc, char **argv)
 		.cpus = opt.cpus,
 		.kernel = kernel,
 		.append = cmdline,
+		.trace = opt.trace_path != NULL,
 	};
 	plan_pinning(&opt, &setup, &qmp, &s);
+	if (opt.trace_path && !s.qmp_socket) {
+		char err[256];
+		if (qmp_socket_make(&qmp, err, sizeof(err)) < 0) {
+			fprintf(stderr, "fpulab: --trace: %s\n", err);
+			goto done_output;
+		}
+		setup.qmp_socket = s.qmp_socket = qmp.path;
+		s.resume_only = true;
+	}
+	s.qmp_dir = qmp.dir;
 	qemu_build_command(&setup, &cmd);
 
 	s.opt = &opt;

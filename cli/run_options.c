@@ -33,6 +33,7 @@ enum host_option_id {
 	HOPT_MACHINE,
 	HOPT_PIN,
 	HOPT_VERBOSE,
+	HOPT_TRACE,
 	HOPT_LIST,
 	HOPT_HELP,
 	HOPT_END
@@ -71,6 +72,9 @@ static const struct host_option host_options[HOPT_END - FPULAB_OPT_NR] = {
 				       " --tcg-threads multi only)" },
 	[HOPT_VERBOSE -
 		FPULAB_OPT_NR] = { "verbose", false, NULL, "echo the guest console to stderr" },
+	[HOPT_TRACE - FPULAB_OPT_NR] = { "trace", true, "FILE|DIR/",
+					 "record each run's trace (docs/trace.md): FILE for a"
+					 " single run, DIR/ for one file per run" },
 	[HOPT_LIST - FPULAB_OPT_NR] = { "list", false, NULL,
 					"list experiments, policies, faults and every value" },
 	[HOPT_HELP - FPULAB_OPT_NR] = { "help", false, NULL, "this text" },
@@ -375,6 +379,11 @@ static int set_host_option(struct run_options *o, int id, const char *text)
 	case HOPT_VERBOSE:
 		o->verbose = true;
 		break;
+	case HOPT_TRACE:
+		if (!*text)
+			return usage_error("--%s: empty path", opt);
+		o->trace_path = text;
+		break;
 	}
 	return rc ? 2 : 0;
 }
@@ -440,6 +449,29 @@ static int check_policies(const struct run_options *o)
 	return 0;
 }
 
+static unsigned list_length(const char *list);
+
+/* How many runs the options ask for (--trace FILE takes one): configurations x
+ * policies x repeat; 0 when the kernel decides (every policy it has). */
+static void count_runs(struct run_options *o, int exp)
+{
+	const char *pol = o->guest_value[FPULAB_OPT_policies];
+	unsigned configs = run_options_config_count(o), policies = pol ? list_length(pol) : 0;
+	unsigned long long repeat = o->guest_value[FPULAB_OPT_repeat]
+					    ? strtoull(o->guest_value[FPULAB_OPT_repeat], NULL, 10)
+					    : fpulab_experiments[exp].repeat;
+
+	o->trace_runs = configs && policies ? configs * policies * (unsigned)repeat : 0;
+	if (o->trace_runs)
+		snprintf(o->why_runs, sizeof(o->why_runs),
+			 "%u runs (%u configurations x %u policies x %llu repeats)", o->trace_runs,
+			 configs, policies, repeat);
+	else
+		snprintf(o->why_runs, sizeof(o->why_runs), "%s configurations x %s x %llu repeats",
+			 configs ? "some" : "an unknown number of",
+			 policies ? "some policies" : "every policy the kernel has", repeat);
+}
+
 /* Defaults that depend on other options, and combinations that cannot run. */
 static int finish_options(struct run_options *o)
 {
@@ -488,6 +520,7 @@ static int finish_options(struct run_options *o)
 		    (g->experiments & (1u << exp)))
 			o->guest_value[i] = join_choices(g->choices);
 	}
+	count_runs(o, exp);
 	return 0;
 }
 
@@ -587,6 +620,15 @@ int run_options_cmdline(const struct run_options *o, char *buf, size_t len)
 		if (w < 0 || (size_t)w >= len - used)
 			return -1;
 		used += (size_t)w;
+	}
+	if (o->trace_path) {
+		/* FPULAB_TRACE_EVENTS (tests): events per CPU buffer, to fill one up */
+		const char *cap = getenv("FPULAB_TRACE_EVENTS");
+		int w = snprintf(buf + used, len - used, "%strace=%s", used ? " " : "",
+				 cap && *cap && strspn(cap, "0123456789") == strlen(cap) ? cap
+											 : "1");
+		if (w < 0 || (size_t)w >= len - used)
+			return -1;
 	}
 	return 0;
 }

@@ -35,6 +35,9 @@ struct run_options {
 	const char *machine;     /* "microvm" | "q35" | "pc" */
 	bool pin;                /* pin vCPU threads to host CPUs (KVM, multi-threaded TCG) */
 	bool verbose;
+	const char *trace_path; /* --trace FILE|DIR; NULL: no tracing */
+	unsigned trace_runs;    /* runs the options ask for (0: not known); why_runs says how */
+	char why_runs[160];
 };
 
 /* Parse argv (argv[0] is "run"). Returns 0, 2 after printing a usage error,

@@ -160,6 +160,10 @@ static int cmd_dump(int argc, char **argv)
 	       " events, xcr0 0x%" PRIx64 "%s\n",
 	       path, t.hdr.workload, t.hdr.version, t.hdr.ncpus, t.hdr.ntasks, t.hdr.nevents,
 	       t.hdr.xcr0, t.hdr.flags & FPULAB_TRACE_F_SYNTHETIC ? ", synthetic" : "");
+	if (t.hdr.flags & FPULAB_TRACE_F_RECORDED)
+		printf("# recorded by the lab%s\n", t.hdr.flags & FPULAB_TRACE_F_TRUNCATED
+							    ? "; TRUNCATED: its buffer filled up"
+							    : "");
 	printf("# seq cpu event args\n");
 	for (uint64_t i = 0; i < t.hdr.nevents && i < limit; i++) {
 		const struct fpulab_trace_event *e = &t.ev[i];
@@ -202,8 +206,12 @@ static int cmd_info(int argc, char **argv)
 		}
 	}
 	printf("trace %s\n", argv[1]);
-	printf("  workload   %.24s%s\n", t.hdr.workload,
-	       t.hdr.flags & FPULAB_TRACE_F_SYNTHETIC ? " (synthetic)" : "");
+	printf("  workload   %.24s%s%s%s\n", t.hdr.workload,
+	       t.hdr.flags & FPULAB_TRACE_F_SYNTHETIC ? " (synthetic)" : "",
+	       t.hdr.flags & FPULAB_TRACE_F_RECORDED ? " (recorded by the lab)" : "",
+	       t.hdr.flags & FPULAB_TRACE_F_TRUNCATED
+		       ? " (TRUNCATED: the lab's buffer filled up, the run went on)"
+		       : "");
 	printf("  version    %u\n  cpus       %u\n  tasks      %u\n  xcr0       0x%" PRIx64 "\n",
 	       t.hdr.version, t.hdr.ncpus, t.hdr.ntasks, t.hdr.xcr0);
 	printf("  events     %" PRIu64 " (%" PRIu64 " bytes)\n", t.hdr.nevents,

@@ -12,6 +12,7 @@
 #include "apic.h"
 #include "boot_info.h"
 #include "cpu.h"
+#include "fputrace.h"
 #include "io.h"
 #include "lab.h"
 #include "smp.h"
@@ -181,6 +182,8 @@ static void snapshot(struct snapshot *s)
 
 void exp_mark(unsigned int which)
 {
+	if (fputrace_enabled())
+		return; /* traced: the window is the whole run (trace_window_open/close) */
 	if (which == MARK_START) {
 		snapshot(&run.start);
 		run.start.tsc = rdtsc();
@@ -252,9 +255,41 @@ void exp_progress(uint64_t done, uint64_t target, const char *unit)
 	RECORD_PRINT(FPULAB_REC_PROGRESS, FPULAB_PROGRESS_FIELDS, &p);
 }
 
+/*
+ * Traced runs (trace=1): the window is the whole run, from the quiescent
+ * point before it to the moment every other CPU idles after it, and the
+ * trace covers exactly that window, so that a replay of the trace starts
+ * where the lab started (no task state in any register, every task new)
+ * and counts the same events as the row.
+ */
+static void trace_window_open(void)
+{
+	snapshot(&run.start);
+	run.start.tsc = rdtsc();
+	run.progress_tsc = run.start.tsc;
+	fputrace_start();
+}
+
+static void trace_window_close(void)
+{
+	struct cpu *self = this_cpu();
+
+	for (unsigned int i = 0; i < ncpus; i++)
+		while (cpus[i] != self &&
+		       (READ_ONCE(cpus[i]->current) != cpus[i]->idle || READ_ONCE(cpus[i]->rq.nr)))
+			cpu_relax();
+	fputrace_stop();
+	uint64_t tsc = rdtsc();
+	snapshot(&run.end);
+	run.end.tsc = tsc;
+}
+
 void fill_counts(struct result *res)
 {
 	const struct snapshot *a = &run.start, *b = &run.end;
+
+	if (fputrace_enabled())
+		trace_window_close();
 	res->switches = b->fpu.switches - a->fpu.switches;
 	res->nm_traps = b->fpu.nm_traps - a->fpu.nm_traps;
 	uint64_t saves[FPU_INSN_NR];
@@ -294,6 +329,8 @@ static void begin_run(const char *policy, uint64_t repeat)
 	memset(&run, 0, sizeof(run));
 	run.policy = policy;
 	run.repeat = repeat;
+	if (fputrace_enabled())
+		trace_window_open();
 }
 
 /* Every configuration, repeat x policies, A B A B. Returns the runs reported. */
@@ -322,6 +359,8 @@ static unsigned int run_experiment(const struct experiment *e, uint64_t *skipped
 				begin_run(cfg.policies[p], rep);
 				e->run(c, &res);
 				RECORD_PRINT(FPULAB_REC_RESULT, FPULAB_RESULT_FIELDS, &res);
+				if (fputrace_enabled())
+					fputrace_handoff();
 				runs++;
 			}
 		}

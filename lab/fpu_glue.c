@@ -3,6 +3,7 @@
 #include "apic.h"
 #include "boot_info.h"
 #include "cpu.h"
+#include "fputrace.h"
 #include "io.h"
 #include "lab.h"
 #include <fpulab/abi.h>
@@ -19,6 +20,7 @@ static void lab_panic(const char *msg)
 
 static void lab_send_flush_ipi(unsigned int cpu)
 {
+	fputrace_flush_ipi();
 	apic_send_ipi(cpus[cpu]->apic_id, VEC_FLUSH);
 }
 
@@ -43,6 +45,11 @@ static struct fpu *lab_current_fpu(void)
 	return t->user ? &t->fpu : NULL;
 }
 
+static void lab_trace_use(struct fpu *cur)
+{
+	fputrace_use();
+}
+
 /* Wait loops run with interrupts on, so flush IPIs aimed at us get served. */
 static void lab_wait_relax(void)
 {
@@ -59,6 +66,7 @@ static const struct fpu_arch_ops lab_fpu_ops = {
 	.in_interrupt = lab_in_interrupt,
 	.current_fpu = lab_current_fpu,
 	.wait_relax = lab_wait_relax,
+	.trace_use = lab_trace_use,
 };
 
 void lab_fpu_init(void)

@@ -37,6 +37,8 @@ noreturn void qemu_exit(unsigned int value);
 /* mem.c: boot-time allocation, never freed. */
 void mem_init(uint64_t start, uint64_t end);
 void *kalloc(size_t size, size_t align);
+void *kalloc_raw(size_t size, size_t align); /* not zeroed */
+uint64_t kalloc_avail(size_t align);         /* bytes left at that alignment */
 
 /* spinlock */
 struct spinlock {

@@ -9,11 +9,25 @@
 #include "boot_info.h"
 #include "cpu.h"
 #include "csum.h"
+#include "fputrace.h"
 #include "io.h"
 #include "lab.h"
 #include "syscall.h"
 
 extern char __kernel_start[];
+
+/* kernel_fpu_begin/end, recorded in a trace (fputrace.c). */
+static void kfpu_begin(void)
+{
+	fputrace_kfpu(true);
+	kernel_fpu_begin();
+}
+
+static void kfpu_end(void)
+{
+	kernel_fpu_end();
+	fputrace_kfpu(false);
+}
 
 static int avx2 = -1; /* unknown yet; racing first callers compute the same value */
 
@@ -73,10 +87,10 @@ uint64_t kfpu_csum(const void *buf, uint64_t bytes)
 {
 	uint64_t block = kfpu_uses_avx2() ? 32 : 16, n = bytes / block, sum = 0;
 
-	kernel_fpu_begin();
+	kfpu_begin();
 	if (n)
 		sum = block == 32 ? sum_avx2(buf, n) : sum_sse2(buf, n);
-	kernel_fpu_end();
+	kfpu_end();
 	/* The blocks end on a word boundary: the tail is whole words and padding. */
 	return sum + csum64_ref((const char *)buf + n * block, bytes - n * block);
 }
@@ -157,7 +171,7 @@ void kfpu_worker_main(void *arg)
 void kfpu_probe_scrub(struct x87_ptrs *out)
 {
 	*out = (struct x87_ptrs){ 0 };
-	kernel_fpu_begin();
+	kfpu_begin();
 	if (xstate_scrub_fxsave_leak()) {
 		struct {
 			uint16_t fcw, r0, fsw, r1, ftw, r2;
@@ -170,5 +184,5 @@ void kfpu_probe_scrub(struct x87_ptrs *out)
 					  .valid = true };
 		__asm__ volatile("fninit");
 	}
-	kernel_fpu_end();
+	kfpu_end();
 }

@@ -79,6 +79,7 @@ RECORD_STRUCT(skip, FPULAB_SKIP_FIELDS);           /* a configuration skipped */
 RECORD_STRUCT(done, FPULAB_DONE_FIELDS);           /* the end */
 RECORD_STRUCT(progress, FPULAB_PROGRESS_FIELDS);   /* a run going on */
 RECORD_STRUCT(integrity, FPULAB_INTEGRITY_FIELDS); /* state lost or leaked */
+RECORD_STRUCT(trace_rec, FPULAB_TRACE_FIELDS);     /* a run's trace buffers (fputrace.c) */
 
 /* The optional fields of @r: not measured (not sent) until an experiment sets them. */
 static inline void result_not_measured(struct result *r)

@@ -3,6 +3,7 @@
 #include "apic.h"
 #include "boot_info.h"
 #include "cpu.h"
+#include "fputrace.h"
 #include "io.h"
 #include "lab.h"
 #include "smp.h"
@@ -65,6 +66,7 @@ void kmain(uint32_t start_info)
 
 	acpi_find_cpus();
 	smp_boot();
+	fputrace_init();
 	say_hello();
 
 	cpu_start_timer();

@@ -11,7 +11,7 @@ void mem_init(uint64_t start, uint64_t end)
 	mem_end = end;
 }
 
-void *kalloc(size_t size, size_t align)
+void *kalloc_raw(size_t size, size_t align)
 {
 	spin_lock(&mem_lock);
 	uint64_t p = ALIGN_UP(mem_next, align);
@@ -19,6 +19,18 @@ void *kalloc(size_t size, size_t align)
 		panic("kalloc: out of memory (%lu bytes)", (unsigned long)size);
 	mem_next = p + size;
 	spin_unlock(&mem_lock);
-	memset((void *)p, 0, size);
 	return (void *)p;
+}
+
+void *kalloc(size_t size, size_t align)
+{
+	void *p = kalloc_raw(size, align);
+	memset(p, 0, size);
+	return p;
+}
+
+uint64_t kalloc_avail(size_t align)
+{
+	uint64_t p = ALIGN_UP(READ_ONCE(mem_next), align);
+	return p < mem_end ? mem_end - p : 0;
 }

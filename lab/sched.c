@@ -27,6 +27,7 @@
 #include "cpu.h"
 #include "io.h"
 #include "lab.h"
+#include "fputrace.h"
 #include "signal.h"
 #include "trap.h"
 
@@ -203,6 +204,7 @@ static void context_switch(struct cpu *c, struct task *prev, struct task *next)
 	next->on_cpu = 1;
 	next->state = TASK_RUNNING;
 
+	fputrace_switch(prev, next);
 	fpu_switch(user_fpu(prev), user_fpu(next));
 	if (next->user)
 		count_switch_in(c, next, fs->prefetches != prefetches);
@@ -256,8 +258,10 @@ void migrate_to(unsigned int cpu)
 		return;
 	t->cpu = (int)cpu;
 	this_cpu()->migrations++;
-	if (t->user)
+	if (t->user) {
+		fputrace_migrate(t, cpu);
 		fpu_task_migrated(&t->fpu);
+	}
 	schedule();
 }
 
@@ -276,6 +280,7 @@ void exit_to_user(void)
 		while (this_cpu()->need_resched)
 			schedule();
 	} while (signal_work(t));
+	fputrace_return_to_user();
 	fpu_return_to_user(&t->fpu);
 }
 
@@ -298,6 +303,7 @@ noreturn void task_exit(void)
 	struct task *t = current_task();
 	if (t->user) {
 		signal_task_exit(t);
+		fputrace_exit(t);
 		fpu_task_exit(&t->fpu);
 	}
 	if (t->exit_sem)

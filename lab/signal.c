@@ -20,6 +20,7 @@
 #include "signal.h"
 #include "apic.h"
 #include "cpu.h"
+#include "fputrace.h"
 #include "io.h"
 #include "lab.h"
 #include "syscall.h"
@@ -214,6 +215,7 @@ static void deliver(struct task *t)
 			"signal frame of %lu bytes does not fit on the user stack (RSP 0x%lx, stack 0x%lx..0x%lx)",
 			f->rsp - ret, f->rsp, ustack_base(t), t->ustack_top);
 
+	fputrace_export(t);
 	n = fpu_sigframe_save(&t->fpu, t->sigbuf, fsz);
 	if (n != (int)fsz)
 		panic("fpu_sigframe_save: %s", xstate_strerror(n));
@@ -363,6 +365,7 @@ long sys_ptrace_get(uint64_t slot, uint64_t buf, uint64_t len, uint64_t info)
 		cpu_relax();
 	}
 	me->tracee = t;
+	fputrace_export(t);
 	n = fpu_export_std(&t->fpu, (void *)buf, len);
 	if (n < 0)
 		panic("fpu_export_std: %s", xstate_strerror(n));

@@ -25,6 +25,7 @@ static const struct fpu_policy *const policies[] = {
 
 static const char *policy_names[NR_POLICIES + 1];
 static const struct fpu_policy *policy = &fpu_policy_eager;
+static bool tracing; /* fpu_set_tracing() */
 
 static bool streq(const char *a, const char *b)
 {
@@ -69,6 +70,8 @@ void fpu_cpu_init(void)
 		fpu_pkru_read(c);
 	c->live = false;
 	c->ts = false;
+	c->trace_ts = false;
+	c->trace_armed = false;
 }
 
 static const struct fpu_policy *policy_by_name(const char *name)
@@ -116,6 +119,11 @@ const char *const *fpu_test_policy_names(void)
 	return names;
 }
 
+void fpu_set_tracing(bool on)
+{
+	tracing = on;
+}
+
 void fpu_set_tunables(const struct fpu_tunables *t)
 {
 	fpu_tunables = *t;
@@ -123,10 +131,9 @@ void fpu_set_tunables(const struct fpu_tunables *t)
 
 /* ---- shared mechanisms ---- */
 
-void fpu_ts_set(struct fpu_cpu *c)
+/* CR0.TS itself, uncounted: the counted writes are fpu_ts_set/clear's. */
+static void cr0_ts_set(void)
 {
-	if (c->ts)
-		return;
 	if (fpu_ops->set_ts) {
 		fpu_ops->set_ts();
 	} else {
@@ -134,18 +141,57 @@ void fpu_ts_set(struct fpu_cpu *c)
 		__asm__ volatile("mov %%cr0, %0" : "=r"(cr0));
 		__asm__ volatile("mov %0, %%cr0" : : "r"(cr0 | 8ul) : "memory");
 	}
+}
+
+static void cr0_ts_clear(void)
+{
+	if (fpu_ops->clear_ts)
+		fpu_ops->clear_ts();
+	else
+		__asm__ volatile("clts" ::: "memory");
+}
+
+/* Tracing's TS off again (an #NM it caused, or before the policy needs TS clear). */
+static void trace_ts_drop(struct fpu_cpu *c)
+{
+	if (c->trace_ts) {
+		cr0_ts_clear();
+		c->trace_ts = false;
+	}
+}
+
+/*
+ * Tracing: while the running task has not used the FPU yet in this slice
+ * and the policy leaves TS clear, set TS so that its first use still traps.
+ * At the end of every hook that may have cleared TS.
+ */
+static void trace_rearm(struct fpu_cpu *c)
+{
+	if (!tracing || !c->trace_armed || c->ts || c->trace_ts || c->in_kernel_fpu || !c->cur)
+		return;
+	cr0_ts_set();
+	c->trace_ts = true;
+}
+
+void fpu_ts_set(struct fpu_cpu *c)
+{
+	if (c->ts)
+		return;
+	if (c->trace_ts)
+		c->trace_ts = false; /* CR0.TS is set already: now it is the policy's */
+	else
+		cr0_ts_set();
 	c->ts = true;
 	c->stats.ts_writes++;
 }
 
 void fpu_ts_clear(struct fpu_cpu *c)
 {
-	if (!c->ts)
+	if (!c->ts) {
+		trace_ts_drop(c); /* the policy believes TS clear: make it so */
 		return;
-	if (fpu_ops->clear_ts)
-		fpu_ops->clear_ts();
-	else
-		__asm__ volatile("clts" ::: "memory");
+	}
+	cr0_ts_clear();
 	c->ts = false;
 	c->stats.ts_writes++;
 }
@@ -226,6 +272,8 @@ void fpu_switch(struct fpu *prev, struct fpu *next)
 	struct fpu_cpu *c = this_fpu_cpu(&cpu);
 
 	c->stats.switches++;
+	trace_ts_drop(c); /* the policy sees CR0.TS as its mirror says */
+	c->trace_armed = false;
 	if (xstate_cfg.pkru) {
 		/* prev may have run WRPKRU; so may a task that exited (prev NULL then) */
 		uint32_t pkru = fpu_pkru_read(c);
@@ -244,6 +292,8 @@ void fpu_switch(struct fpu *prev, struct fpu *next)
 	if (prev)
 		prev->flags &= ~FPU_F_MIGRATING; /* only skip-save-on-migrate reads it */
 #endif
+	c->trace_armed = tracing && next;
+	trace_rearm(c);
 }
 
 void fpu_handle_nm(struct fpu *cur)
@@ -251,6 +301,15 @@ void fpu_handle_nm(struct fpu *cur)
 	unsigned int cpu;
 	struct fpu_cpu *c = this_fpu_cpu(&cpu);
 
+	if (c->trace_armed) {
+		c->trace_armed = false;
+		if (fpu_ops->trace_use)
+			fpu_ops->trace_use(cur);
+	}
+	if (c->trace_ts) { /* tracing's #NM, not the policy's: not counted */
+		trace_ts_drop(c);
+		return;
+	}
 	if (!policy->handle_nm || !c->ts)
 		fpu_bug("#NM that the FPU policy did not cause");
 	c->stats.nm_traps++;
@@ -263,6 +322,7 @@ void fpu_return_to_user(struct fpu *cur)
 		unsigned int cpu;
 		struct fpu_cpu *c = this_fpu_cpu(&cpu);
 		policy->return_to_user(c, cpu, cur);
+		trace_rearm(c);
 	}
 }
 
@@ -272,6 +332,7 @@ void fpu_flush_ipi(void)
 		unsigned int cpu;
 		struct fpu_cpu *c = this_fpu_cpu(&cpu);
 		policy->flush_ipi(c, cpu);
+		trace_rearm(c);
 	}
 }
 
@@ -311,8 +372,12 @@ void fpu_task_exit(struct fpu *fpu)
 	if (policy->fetch)
 		policy->fetch(c, cpu, fpu); /* no CPU may save into the area once it is freed */
 	fpu_invalidate(fpu);
-	if (c->cur == fpu)
+	if (c->cur == fpu) {
 		c->cur = NULL;
+		c->trace_armed = false;
+		trace_ts_drop(c);
+	}
+	trace_rearm(c);
 }
 
 /* No policy needs to know: last_cpu already tells a CPU whether it holds the state. */
@@ -331,6 +396,8 @@ void fpu_cpu_quiesce(void)
 	fpu_save_live(c, cpu);
 	c->owner = NULL;
 	fpu_ts_clear(c);
+	trace_ts_drop(c);
+	c->trace_armed = false;
 }
 
 /* ---- user-visible state ---- */
@@ -365,6 +432,7 @@ int fpu_export_std(struct fpu *fpu, void *dst, size_t dst_len)
 	if (n > 0)
 		fpu_pkru_export(dst,
 				xstate_cfg.pkru && fpu == c->cur ? fpu_pkru_read(c) : fpu->pkru);
+	trace_rearm(c);
 	return n;
 }
 
@@ -394,13 +462,16 @@ int fpu_import(struct fpu *fpu, const void *src, size_t src_len, uint64_t rfbm)
 		fpu_bug("import inside a kernel-mode FPU section");
 	fetch_state(c, cpu, fpu); /* supervisor state is kept from the area */
 	int err = xstate_import_std_masked(fpu->state, src, src_len, rfbm);
-	if (err != XSTATE_OK)
+	if (err != XSTATE_OK) {
+		trace_rearm(c);
 		return err;
+	}
 	fpu->pkru = fpu_pkru_import(src, rfbm, fpu->pkru);
 	fpu_pkru_stamp(fpu->state, fpu->pkru);
 	if (xstate_cfg.pkru && fpu == c->cur)
 		fpu_pkru_write(c, fpu->pkru);
 	state_replaced(c, cpu, fpu, was_live);
+	trace_rearm(c);
 	return XSTATE_OK;
 }
 
@@ -457,6 +528,8 @@ void kernel_fpu_end(void)
 	c->in_kernel_fpu = false;
 	if (cur && policy->reload)
 		policy->reload(c, cpu, cur);
+	c->trace_armed = tracing && c->cur; /* a use after the section is a first use */
+	trace_rearm(c);
 	if (fpu_ops->preempt_enable)
 		fpu_ops->preempt_enable();
 }

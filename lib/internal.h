@@ -27,6 +27,14 @@ struct fpu_cpu {
 	bool live;
 	bool ts;
 	bool in_kernel_fpu;
+	/*
+	 * Tracing (fpu_set_tracing): trace_armed: the running task has not used
+	 * the FPU yet in this slice (or since a kernel-FPU section); trace_ts:
+	 * CR0.TS is set for tracing only, not by the policy (ts stays false,
+	 * nothing is counted). Never both ts and trace_ts.
+	 */
+	bool trace_armed;
+	bool trace_ts;
 	uint32_t pkru; /* the PKRU register, as libfpu last read or wrote it */
 	struct fpu_stats stats;
 } __attribute__((aligned(64)));

@@ -41,6 +41,7 @@ TEST_BINS += tests/cli/test_run_progress.sh
 TEST_BINS += tests/cli/test_run_integrity.sh
 TEST_BINS += tests/cli/test_trace_cmds.sh tests/cli/test_host.sh
 TEST_BINS += tests/cli/test_limits.sh
+TEST_BINS += tests/cli/test_replay_output.sh
 
 -include tests/fuzz/fuzz.mk
 -include tests/lab/lab.mk

@@ -106,6 +106,12 @@ struct fpu_arch_ops {
 	void (*wait_relax)(void);         /* one spin of a wait loop, interrupts enabled */
 	uint32_t (*read_pkru)(void);      /* NULL: native RDPKRU (only with xstate_cfg.pkru) */
 	void (*write_pkru)(uint32_t v);   /* NULL: native WRPKRU */
+	/*
+	 * Tracing only (fpu_set_tracing): the running task @cur uses the FPU
+	 * for the first time in this slice, or since a kernel-mode FPU section.
+	 * Called from fpu_handle_nm(), before the policy acts. NULL: nothing.
+	 */
+	void (*trace_use)(struct fpu *cur);
 };
 
 /* Prefetch of the save area at switch (lazy-counter; seed 000). */
@@ -283,6 +289,19 @@ void kernel_fpu_end(void);
  */
 void fpu_set_pkru(struct fpu *fpu, uint32_t pkru);
 uint32_t fpu_get_pkru(struct fpu *fpu);
+
+/**
+ * fpu_set_tracing - tracing mode on or off (fpulab run --trace), at a
+ * quiescent point. While it is on, every first FPU use of a task in a slice
+ * (and after a kernel-mode FPU section) raises #NM whatever the policy:
+ * when the policy leaves CR0.TS clear, libfpu sets it itself at switch-in,
+ * after kernel_fpu_end() and after any hook that cleared it, and clears it
+ * again at that #NM; ops->trace_use hears of every such first use. Those
+ * CR0 writes and traps are libfpu's tracing, not the policy's: they are not
+ * counted in nm_traps or ts_writes, so the counters stay the policy's own.
+ * The policy's own decisions do not change. Off (the default): no effect.
+ */
+void fpu_set_tracing(bool on);
 
 /*
  * Costs the adaptive policy weighs, in ns per event: an #NM round trip, one

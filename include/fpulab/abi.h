@@ -28,6 +28,7 @@
 #define FPULAB_REC_DONE "done"     /* all runs finished: FPULAB_DONE_FIELDS */
 #define FPULAB_REC_PROGRESS "progress"   /* a run going on: FPULAB_PROGRESS_FIELDS */
 #define FPULAB_REC_INTEGRITY "integrity" /* FPU state lost or leaked: FPULAB_INTEGRITY_FIELDS */
+#define FPULAB_REC_TRACE "trace" /* trace=1: a run's trace buffers are ready: FPULAB_TRACE_FIELDS */
 
 /* isa-debug-exit: QEMU exits with (value << 1) | 1. */
 #define FPULAB_DEBUG_EXIT_PORT 0xf4
@@ -372,6 +373,18 @@ static const struct fpulab_option fpulab_options[FPULAB_OPT_NR] = {
 #define FPULAB_INTEGRITY_FIELDS(S, U)                                         \
 	S(experiment) S(policy) U(repeat) U(cpu) U(task) S(regset) U(reg)        \
 	S(expected) S(found) U(wrong)
+
+/*
+ * trace record (trace=1 on the command line, fpulab run --trace): after each
+ * run's result record, the run's trace is in guest memory and the guest
+ * waits until the host writes a line to its console input (docs/trace.md).
+ * CPU c's events (struct fpulab_trace_event, 16 bytes each) are the first
+ * used[c] at physical address base + c * stride; seq events were numbered;
+ * those numbered lost and above are not all there (a buffer was full;
+ * 4294967295: none lost); ntasks: the highest task id; xcr0: the guest's.
+ */
+#define FPULAB_TRACE_FIELDS(S, U)                                             \
+	S(used) U(cpus) U(base) U(stride) U(events) U(seq) U(lost) U(ntasks) U(xcr0)
 
 /* done record. checked=1: check=1 was given; the options were read, nothing ran. */
 #define FPULAB_DONE_FIELDS(S, U) U(runs) U(skipped) U(checked)

@@ -27,6 +27,8 @@
 /* header.flags */
 #define FPULAB_TRACE_F_SYNTHETIC (1u << 0) /* made by `fpulab trace synth` */
 #define FPULAB_TRACE_F_ALL_USES (1u << 1)  /* every first use in a slice is recorded */
+#define FPULAB_TRACE_F_RECORDED (1u << 2)  /* recorded by the lab (fpulab run --trace) */
+#define FPULAB_TRACE_F_TRUNCATED (1u << 3) /* the lab's buffers filled up: the run went on */
 
 struct fpulab_trace_header {
 	char magic[8];        /* FPULAB_TRACE_MAGIC */

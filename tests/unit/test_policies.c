@@ -67,6 +67,12 @@ static void host_panic(const char *msg)
 	longjmp(panic_jump, 1);
 }
 
+static unsigned int traced_uses;
+static void trace_use(struct fpu *cur)
+{
+	traced_uses++;
+}
+
 static const struct fpu_arch_ops ops = {
 	.cpu_id = cpu_id,
 	.panic = host_panic,
@@ -76,6 +82,7 @@ static const struct fpu_arch_ops ops = {
 	.preempt_enable = preempt_enable,
 	.current_fpu = current_fpu,
 	.in_interrupt = in_interrupt,
+	.trace_use = trace_use,
 };
 
 struct task {
@@ -394,6 +401,74 @@ static void test_import_invalidates(void **state)
 	free_task(b);
 }
 
+/*
+ * Tracing (fpu_set_tracing): three tasks, one using the FPU only now and then,
+ * kernel-thread slices and kernel-FPU sections between. Returns the first uses
+ * (in a slice, or after a section) it made; *out: the counters.
+ */
+static unsigned int tracing_scenario(const char *policy, struct fpu_stats *out)
+{
+	struct task *t[3] = { new_task(21), new_task(22), new_task(23) }, *prev = NULL;
+	unsigned int first = 0;
+
+	start_policy(policy);
+	for (int i = 0; i < 30; i++) {
+		struct task *next = t[i % 3];
+		if (i % 5 == 4) { /* a kernel thread runs between */
+			fpu_switch(prev ? &prev->fpu : NULL, NULL);
+			current = NULL;
+			prev = NULL;
+		}
+		switch_to(prev, next);
+		if (next != t[1] || i % 4 == 1) {
+			task_uses_fpu(next, next->seq > 0);
+			task_uses_fpu(next, true); /* not a first use: no trap */
+			first++;
+		}
+		if (i % 6 == 0) {
+			kernel_fpu_begin();
+			kernel_fpu_end();
+			fpu_return_to_user(&next->fpu); /* the syscall returns */
+			if (next->seq > 0) {
+				task_uses_fpu(next, true);
+				first++;
+			}
+		}
+		prev = next;
+	}
+	*out = *fpu_stats_cpu(0);
+	fpu_switch(&prev->fpu, NULL);
+	current = NULL;
+	for (int k = 0; k < 3; k++)
+		free_task(t[k]);
+	return first;
+}
+
+/* Tracing sees every first use, whatever the policy, and changes no counter. */
+static void test_tracing_counts_nothing(void **state)
+{
+	for (const char *const *p = fpu_policy_names(); *p; p++) {
+		struct fpu_stats off, on;
+
+		traced_uses = 0;
+		unsigned int uses = tracing_scenario(*p, &off);
+		assert_int_equal(traced_uses, 0);
+		fpu_set_tracing(true);
+		assert_int_equal(tracing_scenario(*p, &on), uses);
+		fpu_set_tracing(false);
+		if (traced_uses != uses)
+			fail_msg("%s: tracing saw %u first uses of %u", *p, traced_uses, uses);
+		if (memcmp(&on, &off, sizeof(on)))
+			fail_msg("%s: tracing changed the counters: #NM %lu/%lu, TS writes "
+				 "%lu/%lu, restores %lu/%lu",
+				 *p, (unsigned long)on.nm_traps, (unsigned long)off.nm_traps,
+				 (unsigned long)on.ts_writes, (unsigned long)off.ts_writes,
+				 (unsigned long)on.restores, (unsigned long)off.restores);
+		fpu_cpu_quiesce();
+		assert_false(fake_ts);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -411,6 +486,7 @@ int main(void)
 		cmocka_unit_test(test_kernel_fpu_misuse_panics),
 		cmocka_unit_test(test_import_invalidates),
 		cmocka_unit_test(test_ts_writes),
+		cmocka_unit_test(test_tracing_counts_nothing),
 	};
 	return cmocka_run_group_tests_name("libfpu policies (host, one CPU)", tests, setup, NULL);
 }

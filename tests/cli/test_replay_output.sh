@@ -1,0 +1,78 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+# fpulab replay --format table|json|csv --output FILE, through the one result
+# writer, and fpulab compare on two replay files. TAP output; run by
+# tests/run-tests.sh.
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/../.." && pwd)
+fpulab=${FPULAB:-$root/build/fpulab}
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+. "$root/tests/tap.sh"
+
+# t NAME CONDITION-COMMAND...: ok when the command succeeds
+t() {
+	local name=$1
+	shift
+	if "$@" > /dev/null 2>&1; then ok "$name"; else not_ok "$name" "failed: $*" "$(head -n 3 "$work/err" 2> /dev/null)"; fi
+}
+
+"$fpulab" trace synth pingpong-both -o "$work/pp.trace" --switches 100 --xcr0 0x7 > /dev/null 2>&1
+"$fpulab" replay "$work/pp.trace" --format bogus > /dev/null 2> "$work/err"
+rc=$?
+t "replay --format bogus: exit 2, says why" [ "$rc" = 2 -a -n "$(grep "'bogus' is not table, json or csv" "$work/err")" ]
+"$fpulab" replay "$work/pp.trace" --output "$work/nowhere/r.json" > /dev/null 2> "$work/err"
+rc=$?
+t "replay --output in a missing folder: exit 2 before replaying" [ "$rc" = 2 -a -n "$(grep "cannot create a file in $work/nowhere" "$work/err")" ]
+
+if ! grep -qw xsave /proc/cpuinfo; then
+	for i in $(seq 1 12); do skip "replay output" "no XSAVE"; done
+	finish
+	exit
+fi
+
+# Lab costs as `fpulab run --experiment costs --format json` writes them (the keys replay reads).
+cat > "$work/costs.json" << 'J'
+{"experiment": "costs", "policy": "eager", "cost": "nm-trap", "clock": "emulated-tsc", "repeats": 5, "ns_per_op": 812.5}
+{"experiment": "costs", "policy": "eager", "cost": "cr0-write", "clock": "emulated-tsc", "repeats": 5, "ns_per_op": 41.2}
+J
+
+run() { # run NAME ARGS...: replay into $work/NAME, stderr into $work/err, exit status into rc
+	local name=$1
+	shift
+	"$fpulab" replay "$work/pp.trace" --repeat 2 --policy eager,lazy "$@" > "$work/$name" 2> "$work/err"
+	rc=$?
+}
+run a.out --format json --output "$work/a.json"
+t "replay --format json --output FILE: exit 0, nothing on stdout" [ "$rc" = 0 -a ! -s "$work/a.out" ]
+t "json: the oracle and a row per policy" [ "$(jq -s -c '[.[].policy]' "$work/a.json")" = '["oracle","eager","lazy"]' ]
+t "json: every row carries its provenance and source" \
+	jq -e -s 'all(.[]; .fpulab_version and .fpulab_git and .host_cpu and .host_kernel and .date and (.command | test("replay .*--format json")) and .source == "native" and .experiment == "replay")' "$work/a.json"
+t "json: eager's exact counts (99 saves, 100 restores, no trap)" \
+	jq -e -s '.[] | select(.policy == "eager") | .switches == 100 and .saves == 99 and .restores == 100 and .nm_traps == 0 and .integrity_errors == 0' "$work/a.json"
+t "json: total = native median + params; params = traps x trap_ns + TS writes x cr0_ns, per switch; sources assumed" \
+	jq -e -s 'all(.[] | select(.policy != "oracle"); (.ns_per_switch - .native_ns_per_switch - .params_ns_per_switch | fabs) < 0.11 and (.params_ns_per_switch - (.nm_traps * .trap_ns + .ts_writes * .cr0_ns + .flush_ipis * .ipi_ns) / .switches | fabs) < 0.06 and .trap_source == "assumed" and .cr0_source == "assumed" and .ipi_source == "assumed" and .native_ns_min <= .native_ns_per_switch and .native_ns_per_switch <= .native_ns_max)' "$work/a.json"
+
+run b.out --format csv --output "$work/b.csv" --costs "$work/costs.json"
+t "replay --format csv: exit 0" [ "$rc" = 0 ]
+t "csv: the JSON's keys as its header, a row per line" [ "$(head -n 1 "$work/b.csv")" = "$(jq -s -r '.[0] | keys_unsorted | join(",")' "$work/a.json")" -a "$(wc -l < "$work/b.csv")" = 4 ]
+t "csv: RFC 4180 quoting of a source with a comma" grep -q ',"lab costs, emulated (TCG)",41.2,"lab costs, emulated (TCG)",1000.0,assumed,' "$work/b.csv"
+
+run c.out --costs "$work/costs.json"
+t "table: the lab costs in the header, each row naming every source" \
+	grep -q '^lazy .*trap lab costs, emulated (TCG); cr0 lab costs, emulated (TCG); ipi assumed$' "$work/c.out"
+
+run d.out --format json --output "$work/d.json"
+"$fpulab" compare --threshold 1000 "$work/a.json" "$work/d.json" > "$work/cmp" 2> "$work/err"
+rc=$?
+t "compare two replay files: exit 0 within the threshold, a line per configuration" \
+	[ "$rc" = 0 -a "$(grep -c '^replay \(oracle\|eager\|lazy\) pingpong-both cpus=1 tasks=2 ' "$work/cmp")" = 3 ]
+run e.out --format json --output "$work/e.json" --costs "$work/costs.json"
+"$fpulab" compare "$work/a.json" "$work/e.json" > /dev/null 2> "$work/err"
+rc=$?
+t "compare refuses native figures against figures with emulated lab costs" [ "$rc" = 2 -a -n "$(grep 'a.json has native (.*e.json has native-emulated-costs' "$work/err")" ]
+"$fpulab" compare "$work/a.json" "$here/fixtures/compare-a.json" > /dev/null 2> "$work/err"
+rc=$?
+t "compare refuses native replay figures against the lab's emulated ticks" [ "$rc" = 2 -a -n "$(grep 'a.json has native (.*compare-a.json has emulated' "$work/err")" ]
+finish

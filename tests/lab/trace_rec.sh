@@ -1,0 +1,161 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+# fpulab run --trace (docs/trace.md, "Recording from the lab"): refusals
+# before QEMU starts, a recorded trace round trip (trace info/dump read it,
+# trace_check passes), a valid trace from every experiment, and replay's
+# counts against the lab row that recorded it: exact on one CPU, within the
+# documented tolerance across CPUs, identical when replayed twice.
+set -u
+. "$(dirname "$0")/lib.sh"
+
+have_xsave=0
+grep -qw xsave /proc/cpuinfo && have_xsave=1
+
+# ---- refused before QEMU starts (a QEMU that fails loudly if run) ----
+refuse() {
+	local name=$1 needle=$2
+	shift 2
+	FPULAB_QEMU=/bin/false "$fpulab" run "$@" > "$work/r.out" 2> "$work/r.err"
+	local rc=$?
+	if [ "$rc" = 2 ] && grep -qF -- "$needle" "$work/r.err"; then ok "$name"
+	else not_ok "$name" "exit $rc" "$(head -n 2 "$work/r.err")"; fi
+}
+one="--cpus 1 --placement same-cpu --fp-users one --regset sse --policy lazy --repeat 1"
+refuse "--trace FILE in a directory that does not exist" "cannot create it" $one --trace "$work/no/such/x.trace"
+refuse "--trace FILE with several runs: say how many and what to do" \
+	"a trace FILE holds one run, and this has 4 runs (2 configurations x 2 policies x 1 repeats)" \
+	--cpus 1 --placement same-cpu --fp-users one,both --regset sse --policy eager,lazy --repeat 1 --trace "$work/x.trace"
+refuse "--trace FILE with every policy the kernel has" "every policy the kernel has" \
+	--cpus 1 --experiment short-tasks --trace "$work/x.trace"
+echo keep > "$work/out.csv"
+refuse "--trace refused: --output is left as it was" "cannot create it" $one --trace "$work/no/x" --output "$work/out.csv"
+if [ "$(cat "$work/out.csv")" = keep ]; then ok "--output untouched by a refused --trace"
+else not_ok "--output untouched by a refused --trace"; fi
+
+# replay_counts TRACE POLICY: "switches nm saves restores skipped ts ipis integrity"
+replay_counts() {
+	"$fpulab" replay "$1" --policy "$2" --repeat 1 2> /dev/null |
+		awk -v p="$2" '$1 == p { print $2, $3, $4, $5, $6, $7, $8, $9; exit }'
+}
+# lab_counts NAME POLICY [COLUMN=VALUE ...]: the same fields of the lab's row
+lab_counts() {
+	local name=$1 policy=$2
+	shift 2
+	awk -F, -v filters="policy=$policy $*" '
+		NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; nf = split(filters, f, " "); next }
+		{
+			for (j = 1; j <= nf; j++) { split(f[j], kv, "="); if ($col[kv[1]] != kv[2]) next }
+			print $col["switches"], $col["nm_traps"], $col["saves"], $col["restores"],
+				$col["restores_skipped"], $col["ts_writes"], $col["flush_ipis"],
+				$col["integrity_errors"]
+			exit
+		}' "$work/$name.csv"
+}
+
+# ---- one run into one file: round trip, exact replay, replay twice ----
+fpulab_csv cs1 $one --round-trips 300 --trace "$work/cs1.trace"
+if [ "$(rc_of cs1)" = 0 ] && [ -s "$work/cs1.trace" ]; then ok "run --trace FILE: one run, one trace"
+else not_ok "run --trace FILE: one run, one trace" "exit $(rc_of cs1)" "$(tail -n 3 "$work/cs1.err")"; fi
+"$fpulab" trace info "$work/cs1.trace" > "$work/info" 2>&1
+uses=$(awk '$1 == "use" { print $2 }' "$work/info")
+nm=$(csv_get cs1 nm_traps policy=lazy)
+if grep -q "recorded by the lab" "$work/info" && [ -n "$uses" ] && [ "$uses" = "$nm" ]; then
+	ok "trace info reads it: $uses first uses, the lazy row's $nm #NM traps"
+else not_ok "trace info: uses = the lazy row's #NM traps" "uses=$uses nm=$nm" "$(head -n 3 "$work/info")"; fi
+sw=$(awk '$1 == "switch" { print $2 }' "$work/info")
+if [ "$sw" = "$(csv_get cs1 switches policy=lazy)" ]; then ok "trace info: $sw switches, the row's"
+else not_ok "trace info: the row's switches" "trace $sw row $(csv_get cs1 switches policy=lazy)"; fi
+"$fpulab" trace dump "$work/cs1.trace" --limit 4 > "$work/dump" 2>&1
+if grep -q "^0 0 switch 0 -> " "$work/dump" && grep -q " use task [0-9]* mask 0x" "$work/dump"; then
+	ok "trace dump reads it: starts with a switch from a kernel thread, uses carry masks"
+else not_ok "trace dump reads it" "$(head -n 6 "$work/dump")"; fi
+if [ $have_xsave = 1 ]; then
+	r1=$(replay_counts "$work/cs1.trace" lazy)
+	r2=$(replay_counts "$work/cs1.trace" lazy)
+	lab=$(lab_counts cs1 lazy)
+	if [ -n "$r1" ] && [ "$r1" = "$lab" ]; then ok "same-CPU replay under lazy = the lab row: $lab"
+	else not_ok "same-CPU replay under lazy = the lab row" "lab '$lab' replay '$r1'"; fi
+	if [ -n "$r1" ] && [ "$r1" = "$r2" ]; then ok "replaying the same trace twice: identical counts"
+	else not_ok "replaying the same trace twice: identical counts" "'$r1' then '$r2'"; fi
+else
+	for i in 1 2; do skip "replay" "no XSAVE"; done
+fi
+
+# ---- every experiment: a valid trace per run; replay = row on one CPU ----
+# exp_traces NAME CPUS ARGS...: run into DIR/NAME/, one trace per row
+exp_traces() {
+	local name=$1 cpus=$2
+	shift 2
+	fpulab_csv "$name" --cpus "$cpus" --repeat 1 --timeout 120 --trace "$work/$name/" "$@"
+	local rows=$(($(wc -l < "$work/$name.csv") - 1)) files
+	files=$(ls "$work/$name" 2> /dev/null | grep -c '\.trace$')
+	if [ "$(rc_of "$name")" != 0 ] || [ "$rows" -lt 1 ] || [ "$files" != "$rows" ]; then
+		not_ok "$name: one trace per row" "exit $(rc_of "$name"), $rows rows, $files traces" "$(tail -n 3 "$work/$name.err")"
+		return 1
+	fi
+	local bad=""
+	for f in "$work/$name"/*.trace; do
+		"$fpulab" trace info "$f" > /dev/null 2> "$work/info.err" || bad="$bad $(basename "$f"): $(cat "$work/info.err")"
+	done
+	if [ -z "$bad" ]; then ok "$name: $rows traces, each read back and checked"
+	else not_ok "$name: every trace reads back and checks" "$bad"; fi
+}
+
+# compare NAME EXACT|PCT: replay each row's trace under the row's policy
+compare() {
+	local name=$1 tol=$2 bad="" count=0 policy placement fp regset tasks variant f lab rep
+	[ $have_xsave = 1 ] || { skip "$name: replay = row" "no XSAVE"; return; }
+	local exp
+	exp=$(csv_get "$name" experiment)
+	while IFS=, read -r policy placement fp regset tasks variant; do
+		f="$work/$name/$exp"
+		for w in "$placement" "$fp" "$regset"; do [ "$w" != - ] && f="$f-$w"; done
+		[ -n "$variant" ] && f="$f-t$tasks-$variant"
+		f="$f-$policy-r0.trace"
+		lab=$(lab_counts "$name" "$policy" placement="$placement" fp_users="$fp" regset="$regset" variant="$variant" tasks="$tasks")
+		rep=$(replay_counts "$f" "$policy")
+		count=$((count + 1))
+		if [ "$tol" = exact ]; then
+			[ -n "$rep" ] && [ "$rep" = "$lab" ] || bad="$bad [$(basename "$f"): lab '$lab' replay '$rep']"
+		else
+			# switches exact; #NM, saves, restores within tol% (+1); integrity 0
+			awk -v l="$lab" -v r="$rep" -v t="$tol" 'BEGIN {
+				split(l, a, " "); split(r, b, " ")
+				if (r == "" || a[1] != b[1] || b[8] != 0) exit 1
+				for (i = 2; i <= 4; i++) { d = a[i] - b[i]; if (d < 0) d = -d
+					if (d > a[i] * t / 100 + 1) exit 1 }
+			}' || bad="$bad [$(basename "$f"): lab '$lab' replay '$rep']"
+		fi
+	done < <(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+		{ print $c["policy"] "," $c["placement"] "," $c["fp_users"] "," $c["regset"] "," $c["tasks"] "," $c["variant"] }' "$work/$name.csv")
+	if [ -z "$bad" ]; then ok "$name: replay of each of $count traces under its policy = the lab row ($tol)"
+	else not_ok "$name: replay under the recording policy = the lab row ($tol)" "$bad"; fi
+}
+
+exp_traces cs 1 --experiment context-switch --placement same-cpu --round-trips 100 --regset sse \
+	&& compare cs exact
+exp_traces short 1 --experiment short-tasks --tasks-total 20 && compare short exact
+exp_traces spin 1 --experiment fp-vs-spinner --icount --units 300 && compare spin exact
+exp_traces kcsum 1 --experiment kernel-checksum --calls 40 && compare kcsum exact
+exp_traces slock 1 --experiment sleeping-lock --tasks 2 --state-api task --ops 40 && compare slock exact
+# stress: signal frames are restored (imported) and ptrace writes state, which
+# format version 1 does not record: its traces are valid, its replay not the row.
+exp_traces stress 2 --experiment stress --switches 4000 --policy lazy,eager
+# costs: its #NM probe is the experiment's own handler, outside libfpu (the row
+# adds its probes to nm_traps); its traces are valid, not compared.
+exp_traces costs 2 --experiment costs --round-trips 50
+# across CPUs: within 2% (docs/trace.md)
+exp_traces cs2 2 --experiment context-switch --placement cross-cpu,migrating --fp-users both \
+	--regset sse --round-trips 100 && compare cs2 2
+exp_traces short2 2 --experiment short-tasks --tasks-total 20 && compare short2 2
+
+# ---- a full buffer: the trace stops, says so, and still checks ----
+FPULAB_TRACE_EVENTS=200 fpulab_csv full $one --round-trips 300 --trace "$work/full.trace"
+"$fpulab" trace info "$work/full.trace" > "$work/info" 2>&1
+ev=$(awk '$1 == "events" { print $2 }' "$work/info")
+if [ "$(rc_of full)" = 0 ] && grep -q "filled up" "$work/full.err" && grep -q TRUNCATED "$work/info" \
+	&& [ -n "$ev" ] && [ "$ev" -le 200 ] && [ "$ev" -ge 190 ]; then
+	ok "a full buffer (200 events): the trace stops at $ev events, is marked truncated and checks"
+else not_ok "a full buffer: truncated trace" "exit $(rc_of full), events '$ev'" "$(grep -i trace "$work/full.err" | tail -n 2)"; fi
+
+finish
