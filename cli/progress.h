@@ -2,8 +2,8 @@
 /*
  * Progress of a run on stderr: configurations done of the total, time spent
  * and an estimate of the time left (the mean time per configuration so far
- * times those left). On a terminal one line, rewritten in place; otherwise a
- * line per configuration, for logs.
+ * times those left). On a terminal one line, rewritten in place and cut to
+ * the terminal's width; otherwise a line per configuration, for logs.
  */
 #ifndef FPULAB_CLI_PROGRESS_H
 #define FPULAB_CLI_PROGRESS_H
