@@ -47,7 +47,8 @@ static void usage(FILE *f)
 		fprintf(f, "  %-15s %s\n", subcommand_name(&subcommands[i]),
 			subcommands[i].summary);
 	fprintf(f, "'fpulab help host SUBCOMMAND' for a subcommand's options.\n"
-		   "Every subcommand takes --format table|json|csv and --output FILE.\n");
+		   "Every subcommand takes --format table|json|csv, --output FILE and --plot DIR\n"
+		   "(SVG plots of its rows, gnuplot).\n");
 }
 
 int cmd_host(int argc, char **argv)
@@ -90,6 +91,9 @@ int host_common_opt(struct host_common *h, int c, const char *arg)
 	case HOST_OPT_OUTPUT:
 		h->output = arg;
 		return 0;
+	case HOST_OPT_PLOT:
+		h->plot = arg;
+		return 0;
 	case HOST_OPT_REPEAT:
 		if (parse_u64_arg(cmd, "repeat", arg, 1, 1000, &v))
 			return 2;
@@ -123,12 +127,16 @@ int host_output_open(struct output *o, const struct host_common *h, const char *
 {
 	char cs[64];
 
-	if (output_open(o, h->format, h->output, cmd)) {
+	if (output_open(o, h->format, h->output, cmd) || (h->plot && output_plot(o, h->plot) < 0)) {
 		fprintf(stderr, "fpulab %s: %s\n", cmd, o->error);
+		output_close(o);
 		return 1;
 	}
 	output_provenance_host(o, argc, argv);
 	output_provenance(o, "clocksource", json_string(host_clocksource(cs, sizeof(cs))));
+	/* what compare, report and plot read: whose figures, from which benchmark */
+	output_provenance(o, "experiment", json_sprintf("host %s", h->sub));
+	output_provenance(o, "source", json_string("host-linux"));
 	return 0;
 }
 

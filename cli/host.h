@@ -15,15 +15,17 @@ struct host_common {
 	const char *output; /* NULL: stdout */
 	unsigned int repeat;
 	double seconds;
+	const char *plot; /* --plot DIR; NULL: none */
 };
 
 /* The getopt_long values of the common options. */
-enum { HOST_OPT_FORMAT = 1000, HOST_OPT_OUTPUT, HOST_OPT_REPEAT, HOST_OPT_SECONDS };
+enum { HOST_OPT_FORMAT = 1000, HOST_OPT_OUTPUT, HOST_OPT_REPEAT, HOST_OPT_SECONDS, HOST_OPT_PLOT };
 #define HOST_COMMON_LONGOPTS                                              \
 	{ "format", required_argument, NULL, HOST_OPT_FORMAT },           \
 		{ "output", required_argument, NULL, HOST_OPT_OUTPUT },   \
 		{ "repeat", required_argument, NULL, HOST_OPT_REPEAT },   \
 		{ "seconds", required_argument, NULL, HOST_OPT_SECONDS }, \
+		{ "plot", required_argument, NULL, HOST_OPT_PLOT },       \
 	{                                                                 \
 		"help", no_argument, NULL, 'h'                            \
 	}

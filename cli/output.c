@@ -12,6 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "plot.h"
 #include "util.h"
 #include "version.h"
 
@@ -311,7 +312,7 @@ int output_row(struct output *o, json_t *row)
 
 	if (!f)
 		abort();
-	if (o->format != OUTPUT_TABLE)
+	if (o->format != OUTPUT_TABLE || (o->plot_rows && !o->plot_own_rows))
 		json_object_update_missing(row, o->provenance);
 	if (o->format == OUTPUT_JSON) {
 		json_dumpf(row, f, JSON_FLAGS);
@@ -322,11 +323,63 @@ int output_row(struct output *o, json_t *row)
 		write_table(o, f, row);
 	}
 	fclose(f);
+	if (o->plot_rows && !o->plot_own_rows)
+		json_array_append(o->plot_rows, row);
 	json_decref(row);
 	int rc = emit(o, text, len);
 	free(text);
 	o->rows++;
 	return rc;
+}
+
+int output_plot(struct output *o, const char *dir)
+{
+	struct stat st;
+
+	if (mkdir(dir, 0777) < 0 && errno != EEXIST) {
+		snprintf(o->error, sizeof(o->error), "--plot %s: %s", dir, strerror(errno));
+		return -1;
+	}
+	if (stat(dir, &st) < 0 || !S_ISDIR(st.st_mode)) {
+		snprintf(o->error, sizeof(o->error), "--plot %s: not a directory", dir);
+		return -1;
+	}
+	o->plot_dir = dir;
+	o->plot_rows = json_array();
+	if (!o->plot_rows)
+		abort();
+	return 0;
+}
+
+void output_plot_row(struct output *o, json_t *row)
+{
+	if (!o->plot_rows) {
+		json_decref(row);
+		return;
+	}
+	o->plot_own_rows = true;
+	json_object_update_missing(row, o->provenance);
+	json_array_append_new(o->plot_rows, row);
+}
+
+/* The plots output_plot() asked for: 0, or -1 when one could not be drawn. */
+static int close_plots(struct output *o)
+{
+	int plots = 0;
+
+	if (!o->plot_dir)
+		return 0;
+	if (json_array_size(o->plot_rows))
+		plots = plot_rows(o->plot_rows, o->plot_dir, o->cmd);
+	if (plots == 0)
+		fprintf(stderr, "fpulab %s: --plot %s: no row has a figure to plot\n", o->cmd,
+			o->plot_dir);
+	else if (plots > 0)
+		fprintf(stderr, "fpulab %s: plots: %s/ (%d SVG)\n", o->cmd, o->plot_dir, plots);
+	json_decref(o->plot_rows);
+	o->plot_rows = NULL;
+	o->plot_dir = NULL;
+	return plots < 0 ? -1 : 0;
 }
 
 int output_close(struct output *o)
@@ -373,5 +426,7 @@ int output_close(struct output *o)
 	json_decref(o->csv_keys);
 	o->tmp_path = o->kept = NULL;
 	o->provenance = o->csv_keys = NULL;
+	if (close_plots(o) < 0)
+		rc = -1;
 	return rc;
 }

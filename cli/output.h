@@ -49,7 +49,10 @@ struct output {
 	bool table_heading_done;
 	char *kept; /* everything written, for the fallback to stdout */
 	size_t kept_len, kept_cap;
-	size_t rows; /* rows written */
+	size_t rows;          /* rows written */
+	const char *plot_dir; /* output_plot(): SVG plots of the rows at output_close() */
+	json_t *plot_rows;    /* the rows for the plots (JSON objects) */
+	bool plot_own_rows;   /* given by output_plot_row(), not taken from output_row() */
 	bool write_failed;
 	char error[256];
 };
@@ -96,10 +99,25 @@ int output_row(struct output *o, json_t *row);
 /*
  * output_close - finish: rename the temporary file over the path (or remove
  * it when no row was written). If anything could not be written, says so on
- * stderr and prints every row to stdout. Returns 0, or -1 when the results
- * did not reach the path (they are on stdout then).
+ * stderr and prints every row to stdout. Then the plots, if output_plot()
+ * asked for them. Returns 0, or -1 when the results did not reach the path
+ * (they are on stdout then) or a plot could not be drawn (said on stderr).
  */
 int output_close(struct output *o);
+
+/*
+ * output_plot - at output_close(), draw SVG plots of the rows into @dir
+ * (plot.h: one per experiment, gnuplot), created now if missing. Returns 0,
+ * or -1 with the reason in o->error (@dir cannot be made or is not a folder).
+ */
+int output_plot(struct output *o, const char *dir);
+
+/*
+ * output_plot_row - the row to plot (reference stolen), for a caller whose
+ * table rows are text cells: once called, output_row() keeps nothing for
+ * the plots. Nothing happens without output_plot().
+ */
+void output_plot_row(struct output *o, json_t *row);
 
 /* output_cell - @v as the table or CSV shows it, into @buf. */
 const char *output_cell(const json_t *v, int decimals, char *buf, size_t len);

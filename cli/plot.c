@@ -17,6 +17,9 @@
 static const char *const sweep_keys[] = { "tasks", "threads", "fp_slices", "slices",
 					  "bytes", "kb",      NULL };
 
+/* The series of rows that have no policy (`fpulab host`: the host's Linux). */
+#define NO_POLICY "Linux"
+
 /* Unique strings, in first-seen order. */
 static size_t intern(json_t *list, const char *s)
 {
@@ -106,10 +109,35 @@ static char *series_name(const json_t *row, const char *label)
 	const char *policy = result_str(row, "policy", NULL);
 
 	if (!strcmp(label, "default"))
-		return xstrdup(policy ? policy : "all");
+		return xstrdup(policy ? policy : NO_POLICY);
 	return policy ? xasprintf("%s %s", policy, label) : xstrdup(label);
 }
 
+/* Distinct configurations of @rows with the policy, @without (a key) left out of each. */
+static size_t distinct_configs(json_t *rows, const char *without)
+{
+	json_t *seen = json_array(), *row;
+	size_t i, n;
+
+	json_array_foreach(rows, i, row)
+	{
+		char *label = config_label(row, without);
+		char *key = xasprintf("%s %s", result_str(row, "policy", "-"), label);
+		intern(seen, key);
+		free(key);
+		free(label);
+	}
+	n = json_array_size(seen);
+	json_decref(seen);
+	return n;
+}
+
+/*
+ * The number the rows sweep: one that varies, and whose removal merges
+ * configurations (sleeping-lock's tasks 1, 2, 4 of each variant). A number
+ * that only tells different configurations apart (replay's traces of 2 and
+ * 8 tasks) is no sweep.
+ */
 static const char *sweep_key(json_t *rows)
 {
 	for (const char *const *k = sweep_keys; *k; k++) {
@@ -123,7 +151,8 @@ static const char *sweep_key(json_t *rows)
 				break;
 			if (first < 0)
 				first = json_integer_value(v);
-			else if (json_integer_value(v) != first)
+			else if (json_integer_value(v) != first &&
+				 distinct_configs(rows, *k) < distinct_configs(rows, NULL))
 				return *k;
 		}
 	}
@@ -192,6 +221,33 @@ static json_t *experiment_rows(json_t *rows, const char *experiment, struct resu
 }
 
 /*
+ * A replay's figure is a projection: measured natively, plus per-event costs
+ * that user mode cannot run (docs/model.md). What it rests on, or NULL for
+ * any other row.
+ */
+static char *projection(const json_t *row)
+{
+	const json_t *t = json_object_get(row, "trap_ns"), *c = json_object_get(row, "cr0_ns"),
+		     *i = json_object_get(row, "ipi_ns");
+
+	if (!json_object_get(row, "params_ns_per_switch") || !json_is_number(t) ||
+	    !json_is_number(c) || !json_is_number(i))
+		return NULL;
+	const char *ts = result_str(row, "trap_source", "?"),
+		   *cs = result_str(row, "cr0_source", "?"),
+		   *is = result_str(row, "ipi_source", "?");
+	if (!strcmp(ts, cs) && !strcmp(ts, is))
+		return xasprintf("native replay on this CPU + #NM trap %.1f ns, CR0 write %.1f ns, "
+				 "IPI %.1f ns (%s)",
+				 json_number_value(t), json_number_value(c), json_number_value(i),
+				 ts);
+	return xasprintf("native replay on this CPU + #NM trap %.1f ns (%s), CR0 write %.1f ns "
+			 "(%s), IPI %.1f ns (%s)",
+			 json_number_value(t), ts, json_number_value(c), cs, json_number_value(i),
+			 is);
+}
+
+/*
  * The data file: a line per x value (a configuration, or the sweep's number),
  * three columns per series: median, min, max ("NaN" where not measured).
  */
@@ -201,7 +257,7 @@ static int plot_experiment(json_t *rows, const char *experiment, const char *dir
 	json_t *mine = experiment_rows(rows, experiment, &fig);
 	json_t *xs = json_array(), *series = json_array(), *row;
 	const char *sweep = sweep_key(mine);
-	char *base = NULL, *dat = NULL, *gp = NULL, *svg = NULL;
+	char *base = NULL, *dat = NULL, *gp = NULL, *svg = NULL, *projected = NULL;
 	double *cell = NULL;
 	size_t i, nx, ns;
 	int rc = -1, runs = 0;
@@ -222,12 +278,14 @@ static int plot_experiment(json_t *rows, const char *experiment, const char *dir
 			s = series_name(row, label);
 		} else {
 			intern(xs, label);
-			s = xstrdup(result_str(row, "policy", "-"));
+			s = xstrdup(result_str(row, "policy", NO_POLICY));
 		}
 		intern(series, s);
 		free(s);
 		free(label);
 		json_t *r = json_object_get(row, "repeats");
+		if (!r) /* fpulab host's rows */
+			r = json_object_get(row, "runs");
 		if (json_is_integer(r) && (int)json_integer_value(r) > runs)
 			runs = (int)json_integer_value(r);
 	}
@@ -249,7 +307,7 @@ static int plot_experiment(json_t *rows, const char *experiment, const char *dir
 			s = series_name(row, label);
 		} else {
 			snprintf(xbuf, sizeof(xbuf), "%s", "");
-			s = xstrdup(result_str(row, "policy", "-"));
+			s = xstrdup(result_str(row, "policy", NO_POLICY));
 		}
 		size_t x = intern(xs, sweep ? xbuf : label), sidx = intern(series, s);
 		double *c = &cell[(x * ns + sidx) * 3];
@@ -261,6 +319,9 @@ static int plot_experiment(json_t *rows, const char *experiment, const char *dir
 	}
 
 	base = xasprintf("%s/%s", dir, experiment);
+	for (char *c = base + strlen(dir) + 1; *c; c++) /* "host unlink": host-unlink.svg */
+		if (*c == ' ' || *c == '/')
+			*c = '-';
 	dat = xasprintf("%s.dat", base);
 	gp = xasprintf("%s.gp", base);
 	svg = xasprintf("%s.svg", base);
@@ -286,23 +347,32 @@ static int plot_experiment(json_t *rows, const char *experiment, const char *dir
 	fclose(f);
 
 	const char *source = result_source(json_array_get(mine, 0));
+	projected = projection(json_array_get(mine, 0));
 	f = fopen(gp, "w");
 	if (!f) {
 		fprintf(stderr, "fpulab %s: cannot write %s: %s\n", cmd, gp, strerror(errno));
 		goto out;
 	}
 	unsigned width = sweep ? 900 : 300 + (unsigned)(nx * (ns * 14 + 20));
-	fprintf(f, "# fpulab: %s; redraw with: gnuplot %s.gp\n", experiment, experiment);
+	size_t line2 = strlen(projected ? projected : result_source_description(source));
+	if (width < 7 * line2 + 120) /* room for the title's source line */
+		width = 7 * (unsigned)line2 + 120;
+	if (width < 900)
+		width = 900;
+	fprintf(f, "# fpulab: %s; redraw with: gnuplot %s\n", experiment, gp);
 	fprintf(f,
 		"set terminal svg size %u,560 dynamic enhanced font 'sans,11' background '#ffffff'\n",
 		width > 6000 ? 6000 : width);
 	fprintf(f, "set output ");
 	gp_string(f, svg);
 	fprintf(f, "\nset datafile missing 'NaN'\nset title ");
-	char *title = xasprintf("%s: %s by policy (%s)", experiment, fig.unit,
-				result_source_description(source));
+	char *title = xasprintf(
+		"%s: %s%s by %s", experiment, projected ? "projected " : "", fig.unit,
+		result_str(json_array_get(mine, 0), "policy", NULL) ? "policy" : "configuration");
 	gp_string(f, title);
 	free(title);
+	fprintf(f, ".\"\\n\".");
+	gp_string(f, projected ? projected : result_source_description(source));
 	fprintf(f, " noenhanced\nset ylabel ");
 	char *ylabel = xasprintf("%s, median of %d run%s; bars: min-max (%s is better)", fig.unit,
 				 runs, runs == 1 ? "" : "s", fig.better < 0 ? "lower" : "higher");
@@ -342,6 +412,7 @@ static int plot_experiment(json_t *rows, const char *experiment, const char *dir
 		sweep ? sweep : "configurations", ns);
 	rc = 1;
 out:
+	free(projected);
 	free(cell);
 	free(base);
 	free(dat);

@@ -51,6 +51,7 @@ struct opts {
 	int insn;
 	enum output_format format;
 	const char *output_path; /* --output; NULL: stdout */
+	const char *plot_dir;    /* --plot DIR; NULL: none */
 	struct output *out;
 };
 
@@ -121,7 +122,7 @@ static void usage(FILE *f)
 	fprintf(f,
 		"usage: fpulab replay TRACE... [--policy LIST|all] [--repeat K] [--trap-ns NS]\n"
 		"                     [--cr0-ns NS] [--ipi-ns NS] [--costs FILE] [--insn auto|xsave|...]\n"
-		"                     [--format table|json|csv] [--output FILE]\n"
+		"                     [--format table|json|csv] [--output FILE] [--plot DIR]\n"
 		"Replays each trace natively on this CPU under each policy, through libfpu with\n"
 		"real saves and restores (one thread plays every traced CPU; docs/model.md).\n"
 		"Per policy: counts, the native ns per switch inside libfpu (median, min, max of\n"
@@ -135,7 +136,8 @@ static void usage(FILE *f)
 		"object with trap_ns, cr0_ns and ipi_ns (any of them).\n"
 		"--format, --output: the rows (an oracle row and a row per policy and trace)\n"
 		"as a table (default), JSON lines or CSV, with provenance; `fpulab compare`\n"
-		"reads two such files (docs/model.md).\n",
+		"reads two such files (docs/model.md). --plot DIR: an SVG of each policy's\n"
+		"projected ns per switch per trace, min-max bars (gnuplot).\n",
 		REPEAT_DEFAULT, TRAP_NS_DEFAULT, CR0_NS_DEFAULT, IPI_NS_DEFAULT);
 }
 
@@ -315,6 +317,8 @@ static int parse_args(int argc, char **argv, struct opts *o, int *first_trace)
 			o->format = (enum output_format)f;
 		} else if (!strcmp(a, "--output")) {
 			o->output_path = v;
+		} else if (!strcmp(a, "--plot")) {
+			o->plot_dir = v;
 		} else if (!strcmp(a, "--insn")) {
 			o->insn = -1;
 			if (!strcmp(v, "auto"))
@@ -487,7 +491,7 @@ static void row_counts(json_t *r, const struct replay_counts *n)
 }
 
 /* The per-event costs and their sources, in every row. */
-static void row_costs(json_t *r, const struct opts *o)
+static void row_costs(json_t *r, const struct opts *o, bool table)
 {
 	set(r, "trap_ns", json_real(o->trap.ns));
 	set(r, "trap_source", json_string(o->trap.source));
@@ -495,7 +499,7 @@ static void row_costs(json_t *r, const struct opts *o)
 	set(r, "cr0_source", json_string(o->cr0.source));
 	set(r, "ipi_ns", json_real(o->ipi.ns));
 	set(r, "ipi_source", json_string(o->ipi.source));
-	if (o->out->format == OUTPUT_TABLE)
+	if (table)
 		set(r, "costs",
 		    json_sprintf("trap %s; cr0 %s; ipi %s", o->trap.source, o->cr0.source,
 				 o->ipi.source));
@@ -511,8 +515,9 @@ static void row_machine(json_t *r, const struct trace_info *ti)
 	set(r, "restore_ns", ns1(ti->rest_ns));
 }
 
+/* The rows as the table shows them (@table: ratios as text, the sources in one cell) or as data. */
 static json_t *oracle_row(const struct trace_info *ti, const struct opts *o,
-			  const struct oracle_counts *oc, double oracle_ns)
+			  const struct oracle_counts *oc, double oracle_ns, bool table)
 {
 	json_t *r = row_head(ti, "oracle", 1);
 	struct replay_counts n = { .switches = oc->switches,
@@ -532,7 +537,7 @@ static json_t *oracle_row(const struct trace_info *ti, const struct opts *o,
 	set(r, "vs_oracle", ratio(1));
 	set(r, "vs_best", NULL);
 	set(r, "work_vs_oracle", ratio(1));
-	row_costs(r, o);
+	row_costs(r, o, table);
 	set(r, "counts_identical", NULL); /* the policy rows' keys, for CSV's header */
 	set(r, "break_even_trap_ns", NULL);
 	set(r, "floor_ns_per_switch", ns1(oracle_ns));
@@ -540,7 +545,7 @@ static json_t *oracle_row(const struct trace_info *ti, const struct opts *o,
 	set(r, "skipped_restore_ticks_median", NULL);
 	set(r, "hook_calls_clipped", NULL);
 	row_machine(r, ti);
-	if (o->out->format == OUTPUT_TABLE) {
+	if (table) {
 		set(r, "vs_oracle", json_string("1.00x"));
 		set(r, "work_vs_oracle", json_string("1.00x"));
 		set(r, "costs", NULL);
@@ -550,13 +555,12 @@ static json_t *oracle_row(const struct trace_info *ti, const struct opts *o,
 
 static json_t *policy_row(const struct trace_info *ti, const struct opts *o, const struct prow *w,
 			  const struct oracle_counts *oc, double oracle_ns, double best,
-			  const struct break_even *be)
+			  const struct break_even *be, bool table)
 {
 	json_t *r = row_head(ti, w->policy, o->repeat);
 	double work = (double)(w->n.saves + w->n.restores);
 	double owork = (double)(oc->saves + oc->restores);
 	double fl = floor_ns(ti, &w->n);
-	bool table = o->out->format == OUTPUT_TABLE;
 
 	row_counts(r, &w->n);
 	set(r, "native_ns_per_switch", ns1(w->native_med));
@@ -576,7 +580,7 @@ static json_t *policy_row(const struct trace_info *ti, const struct opts *o, con
 		set(r, "vs_best", isfinite(best) ? ratio(w->total / best) : NULL);
 		set(r, "work_vs_oracle", owork > 0 ? ratio(work / owork) : NULL);
 	}
-	row_costs(r, o);
+	row_costs(r, o, table);
 	if (table && (w->counts_differ || w->n.integrity_errors))
 		set(r, "costs",
 		    json_sprintf("%s%s%s", json_string_value(json_object_get(r, "costs")),
@@ -691,7 +695,9 @@ static int replay_trace(const char *path, const struct opts *o, const char **pol
 
 	/* The source of the row's figures: native, plus lab costs measured where. */
 	const char *source = "native";
-	for (const struct param *q = &o->trap; q <= &o->ipi; q++) {
+	const struct param *const params[] = { &o->trap, &o->cr0, &o->ipi };
+	for (int k = 0; k < 3; k++) {
+		const struct param *q = params[k];
 		if (!strcmp(q->source, "lab costs, emulated (TCG)"))
 			source = "native-emulated-costs";
 		else if (!strcmp(q->source, "lab costs, hardware (KVM)") &&
@@ -729,14 +735,20 @@ static int replay_trace(const char *path, const struct opts *o, const char **pol
 		"ns per switch; native: median, min, max of %lu runs (policies interleaved); params: the per-event costs above (#NM x trap + TS writes x CR0 + IPIs x IPI) per switch; total = native median + params; costs: each cost's source",
 		o->repeat);
 	out->table_heading_done = false; /* a heading per trace */
-	output_row(out, oracle_row(&ti, o, &oc, oracle_ns));
+	bool table = out->format == OUTPUT_TABLE;
+	if (out->plot_rows)
+		output_plot_row(out, oracle_row(&ti, o, &oc, oracle_ns, false));
+	output_row(out, oracle_row(&ti, o, &oc, oracle_ns, table));
 	struct break_even be[2] = { break_even(rows, np, "lazy", o->cr0.ns, o->ipi.ns),
 				    break_even(rows, np, "lazy-counter", o->cr0.ns, o->ipi.ns) };
 	for (int p = 0; p < np; p++) {
 		const struct break_even *b = !strcmp(rows[p].policy, "lazy")           ? &be[0]
 					     : !strcmp(rows[p].policy, "lazy-counter") ? &be[1]
 										       : NULL;
-		output_row(out, policy_row(&ti, o, &rows[p], &oc, oracle_ns, best, b));
+		if (out->plot_rows)
+			output_plot_row(
+				out, policy_row(&ti, o, &rows[p], &oc, oracle_ns, best, b, false));
+		output_row(out, policy_row(&ti, o, &rows[p], &oc, oracle_ns, best, b, table));
 	}
 	uint64_t clipped = 0;
 	for (int p = 0; p < np; p++)
@@ -800,7 +812,8 @@ int cmd_replay(int argc, char **argv)
 	if (np < 0)
 		return 2;
 	struct output out;
-	if (output_open(&out, o.format, o.output_path, "replay") < 0) {
+	if (output_open(&out, o.format, o.output_path, "replay") < 0 ||
+	    (o.plot_dir && output_plot(&out, o.plot_dir) < 0)) {
 		fprintf(stderr, "fpulab replay: %s\n", out.error);
 		output_close(&out);
 		return 2;

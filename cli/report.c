@@ -138,7 +138,7 @@ static json_t *row_object(struct report *r, const struct result_row *row)
 		put(o, "ns_per_op_min", real_or_null(have, ns[1], 1));
 		put(o, "ns_per_op_max", real_or_null(have, ns[2], 1));
 	}
-	put(o, "integrity_reports", report_integrity_of_row(r, row));
+	put(o, "integrity_reports", report_integrity_of_row(r, row, r->out->format == OUTPUT_CSV));
 	return o;
 }
 
@@ -412,8 +412,10 @@ int report_rows(void *ctx, const struct result_row *rows, size_t n)
 		if (r->out->format == OUTPUT_TABLE && !r->header_written)
 			write_table_header(r, row);
 		r->header_written = true;
+		if (r->out->plot_rows) /* the plot reads the JSON row, whatever the format */
+			output_plot_row(r->out, row_object(r, row));
 		if (r->out->format == OUTPUT_TABLE) /* its footnotes */
-			report_integrity_of_row(r, row);
+			report_integrity_note_row(r, row);
 		/* A row that cannot be written is kept: output_close() prints it. */
 		output_row(r->out,
 			   r->out->format == OUTPUT_TABLE ? table_row(r, row) : row_object(r, row));

@@ -74,16 +74,18 @@ void report_end(struct report *r);
  * belong to runs that ended. report_integrity_of_row - those of @row's policy
  * among the runs of the configuration being reported, at most
  * FPULAB_INTEGRITY_RECORDS: a JSON array of objects (repeat, cpu, task,
- * regset, reg, expected, found, registers_wrong), a CSV cell ("repeat 0: cpu
- * 1 task 7 x87 reg 0: expected 0x... found 0x... (8 registers wrong); ..."),
- * or for the table footnotes kept for later and NULL; NULL when none.
+ * regset, reg, expected, found, registers_wrong), or with @csv a CSV cell
+ * ("repeat 0: cpu 1 task 7 x87 reg 0: expected 0x... found 0x... (8
+ * registers wrong); ..."); NULL when none. report_integrity_note_row - the
+ * same as footnotes of the table, kept for report_integrity_notes().
  * report_integrity_rows_done - the configuration's rows are written.
  * report_integrity_notes - the table's footnotes: each record, those of an
  * unfinished run, and the command with the random seed that replays them.
  */
 void report_integrity(struct report *r, const struct guest_integrity *g, const char *run);
 void report_integrity_run_ended(struct report *r);
-json_t *report_integrity_of_row(struct report *r, const struct result_row *row);
+json_t *report_integrity_of_row(const struct report *r, const struct result_row *row, bool csv);
+void report_integrity_note_row(struct report *r, const struct result_row *row);
 void report_integrity_rows_done(struct report *r);
 void report_integrity_notes(struct report *r);
 void report_integrity_free(struct report *r);

@@ -63,21 +63,34 @@ static void add_note(struct report *r, char *note)
 	r->integrity_notes[r->nintegrity_notes++] = note;
 }
 
-json_t *report_integrity_of_row(struct report *r, const struct result_row *row)
+/* @row's reports among the configuration being written, at most FPULAB_INTEGRITY_RECORDS. */
+static size_t row_reports(const struct report *r, const struct result_row *row,
+			  const struct guest_integrity *out[FPULAB_INTEGRITY_RECORDS])
 {
-	enum output_format format = r->out->format;
-	json_t *list = format == OUTPUT_JSON ? json_array() : NULL;
-	char *text = NULL, *label = format == OUTPUT_TABLE ? row_label(row) : NULL;
 	size_t n = 0;
 
 	for (size_t i = r->integrity_done; i < r->integrity_ran && n < FPULAB_INTEGRITY_RECORDS;
 	     i++) {
 		const struct guest_integrity *g = &r->integrity[i];
-		if (strcmp(g->policy, row->median.policy) ||
-		    strcmp(g->experiment, row->median.experiment))
-			continue;
-		n++;
-		if (format == OUTPUT_JSON) {
+		if (!strcmp(g->policy, row->median.policy) &&
+		    !strcmp(g->experiment, row->median.experiment))
+			out[n++] = g;
+	}
+	return n;
+}
+
+json_t *report_integrity_of_row(const struct report *r, const struct result_row *row, bool csv)
+{
+	const struct guest_integrity *reports[FPULAB_INTEGRITY_RECORDS];
+	size_t n = row_reports(r, row, reports);
+	json_t *list = json_array();
+	char *text = NULL;
+
+	if (!list)
+		abort();
+	for (size_t i = 0; i < n; i++) {
+		const struct guest_integrity *g = reports[i];
+		if (!csv) {
 			json_array_append_new(
 				list,
 				json_pack("{s:I, s:I, s:I, s:s, s:I, s:s, s:s, s:I}", "repeat",
@@ -85,31 +98,37 @@ json_t *report_integrity_of_row(struct report *r, const struct result_row *row)
 					  (json_int_t)g->task, "regset", g->regset, "reg",
 					  (json_int_t)g->reg, "expected", g->expected, "found",
 					  g->found, "registers_wrong", (json_int_t)g->wrong));
-		} else if (format == OUTPUT_CSV) {
-			/* No commas: the cell needs no quotes, and naive readers still split right. */
-			char *d = describe(g, ""), *next;
-			next = xasprintf("%s%srepeat %" PRIu64 ": %s", text ? text : "",
-					 text ? "; " : "", g->repeat, d);
-			free(d);
-			free(text);
-			text = next;
-		} else {
-			char *d = describe(g, ",");
-			add_note(r, xasprintf("  %s, repeat %" PRIu64 ": %s", label, g->repeat, d));
-			free(d);
+			continue;
 		}
+		/* No commas: the cell needs no quotes, and naive readers still split right. */
+		char *d = describe(g, ""), *next;
+		next = xasprintf("%s%srepeat %" PRIu64 ": %s", text ? text : "", text ? "; " : "",
+				 g->repeat, d);
+		free(d);
+		free(text);
+		text = next;
+	}
+	if (csv || !json_array_size(list)) {
+		json_decref(list);
+		list = text ? json_string(text) : NULL;
+	}
+	free(text);
+	return list;
+}
+
+void report_integrity_note_row(struct report *r, const struct result_row *row)
+{
+	const struct guest_integrity *reports[FPULAB_INTEGRITY_RECORDS];
+	size_t n = row_reports(r, row, reports);
+	char *label = row_label(row);
+
+	for (size_t i = 0; i < n; i++) {
+		const struct guest_integrity *g = reports[i];
+		char *d = describe(g, ",");
+		add_note(r, xasprintf("  %s, repeat %" PRIu64 ": %s", label, g->repeat, d));
+		free(d);
 	}
 	free(label);
-	if (format == OUTPUT_CSV) {
-		json_t *cell = text ? json_string(text) : NULL;
-		free(text);
-		return cell;
-	}
-	if (list && !n) {
-		json_decref(list);
-		list = NULL;
-	}
-	return list;
 }
 
 void report_integrity_rows_done(struct report *r)

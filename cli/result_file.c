@@ -85,6 +85,8 @@ static const struct {
 	{ "ns_per_switch", "ns per switch", -1 },
 	{ "ns_per_op", "ns per operation", -1 },
 	{ "ops_per_s", "operations per second", +1 },
+	{ "ns_per_round_trip_median", "ns per round trip", -1 }, /* host: KEY_median, _min, _max */
+	{ "ops_per_s_median", "operations per second", +1 },
 	{ "runtime_ms", "ms", -1 },
 	{ "instructions_per_op", "instructions per operation", -1 },
 	{ "ticks_median", "TSC ticks", -1 },
@@ -119,10 +121,16 @@ bool result_figure(const json_t *row, struct result_figure *fig)
 		fig->key = figures[i].key;
 		fig->unit = result_str(row, "unit", figures[i].unit);
 		fig->better = figures[i].better;
+		size_t len = strlen(figures[i].key);
+		char *base = len > 7 && !strcmp(figures[i].key + len - 7, "_median")
+				     ? xasprintf("%.*s", (int)(len - 7), figures[i].key)
+				     : NULL;
 		fig->has_range = range(row, figures[i].key, "_min", "_max", fig) ||
+				 (base && range(row, base, "_min", "_max", fig)) ||
 				 (!strncmp(figures[i].key, "ticks", 5) &&
 				  range(row, "ticks", "_min", "_max", fig)) ||
 				 range(row, "", "min", "max", fig);
+		free(base);
 		if (!fig->has_range)
 			fig->min = fig->max = fig->median;
 		return true;
@@ -170,11 +178,13 @@ const char *result_source_description(const char *source)
 /* Keys that describe the machine, the build or the measurement, never the
  * configuration measured. */
 static const char *const not_identity[] = {
-	"accel",      "clock",     "machine",     "qemu_accel",  "qemu_cpu",   "qemu_version",
-	"pinned",     "save_insn", "apic",        "xcr0",        "ticks_per",  "fpulab_version",
-	"fpulab_git", "host_cpu",  "host_kernel", "date",        "command",    "source",
-	"unit",       "figure",    "better",      "partial",     "status",     "experiment",
-	"policy",     "seed",      "trace",       "trap_source", "cr0_source", "ipi_source",
+	"accel",        "clock",          "machine",         "qemu_accel", "qemu_cpu",
+	"qemu_version", "pinned",         "save_insn",       "apic",       "xcr0",
+	"ticks_per",    "fpulab_version", "fpulab_git",      "host_cpu",   "host_kernel",
+	"date",         "command",        "source",          "unit",       "figure",
+	"better",       "partial",        "status",          "experiment", "policy",
+	"seed",         "trace",          "trap_source",     "cr0_source", "ipi_source",
+	"xinuse_a",     "xinuse_b",       "xinuse_expected", "floor_pair", "clocksource",
 	NULL,
 };
 /* Integers that name the configuration (a sweep's x axis, the CPUs used). */

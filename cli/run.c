@@ -417,7 +417,8 @@ static int open_output(const struct run_options *o, const char *kernel, struct o
 			o->output_path, kernel);
 		return 2;
 	}
-	if (output_open(out, o->format, o->output_path, "run") < 0) {
+	if (output_open(out, o->format, o->output_path, "run") < 0 ||
+	    (o->plot_dir && output_plot(out, o->plot_dir) < 0)) {
 		fprintf(stderr, "fpulab run: %s\n", out->error);
 		output_close(out);
 		return 2;

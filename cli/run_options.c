@@ -28,6 +28,7 @@ enum host_option_id {
 	HOPT_FORMAT,
 	HOPT_OUTPUT,
 	HOPT_KERNEL,
+	HOPT_PLOT,
 	HOPT_ICOUNT,
 	HOPT_TCG_THREADS,
 	HOPT_MACHINE,
@@ -57,6 +58,9 @@ static const struct host_option host_options[HOPT_END - FPULAB_OPT_NR] = {
 				   "watchdog: seconds without a record (progress records count) before QEMU is killed (default 60)" },
 	[HOPT_FORMAT - FPULAB_OPT_NR] = { "format", true, "table|json|csv", "output format" },
 	[HOPT_OUTPUT - FPULAB_OPT_NR] = { "output", true, "FILE", "write results to FILE" },
+	[HOPT_PLOT -
+		FPULAB_OPT_NR] = { "plot", true, "DIR",
+				   "SVG plots into DIR (gnuplot): each policy per configuration, min-max bars" },
 	[HOPT_KERNEL - FPULAB_OPT_NR] = { "kernel", true, "PATH",
 					  "lab kernel (default lab.elf next to fpulab)" },
 	[HOPT_ICOUNT -
@@ -372,6 +376,11 @@ static int set_host_option(struct run_options *o, int id, const char *text)
 		if (!*text)
 			return usage_error("--%s: empty path", opt);
 		o->kernel_path = text;
+		break;
+	case HOPT_PLOT:
+		if (!*text)
+			return usage_error("--%s: empty directory name", opt);
+		o->plot_dir = text;
 		break;
 	case HOPT_ICOUNT:
 		o->icount = true;

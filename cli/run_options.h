@@ -30,6 +30,7 @@ struct run_options {
 	enum output_format format;
 	const char *output_path; /* NULL: stdout */
 	const char *kernel_path; /* NULL: lab.elf next to the fpulab binary */
+	const char *plot_dir;    /* --plot DIR: SVG plots; NULL: none */
 	bool icount;
 	const char *tcg_threads; /* "single" | "multi" */
 	const char *machine;     /* "microvm" | "q35" | "pc" */

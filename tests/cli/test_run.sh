@@ -245,7 +245,7 @@ expect "--seed -1 is not a non-negative integer" 2 - "--seed: '-1' is not a non-
 run_fpulab "$work/good" --fp one
 expect "an ambiguous abbreviation names the candidates" 2 - "ambiguous option '--fp' (--fp-users, --fpu-counter, --fpu-counter-rule, --fp-slices)"
 run_fpulab "$work/good" --p eager
-expect "an ambiguous abbreviation names the candidates (4)" 2 - "ambiguous option '--p' (--policy, --placement, --prefetch, --pin)"
+expect "an ambiguous abbreviation names the candidates (5)" 2 - "ambiguous option '--p' (--policy, --placement, --prefetch, --plot, --pin)"
 run_fpulab "$work/good" --fp-u one --placement same-cpu
 expect "an unambiguous abbreviation still works" 0
 run_fpulab "$work/good" --experiment stress --tasks 64 --switches 100 --seed 3

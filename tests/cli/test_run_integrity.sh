@@ -56,6 +56,9 @@ holds "the last footnote: the command and random seed that replay them" \
 	grep -qE '^# replay with random seed 7: fpulab run --kernel .* --experiment stress --seed 7$' <(tail -n 1 "$work/out")
 holds "the footnotes come after the rows" [ "$(grep -n '^#   lazy' "$work/out" | head -n 1 | cut -d: -f1)" -gt "$(grep -n '^lazy ' "$work/out" | cut -d: -f1)" ]
 
+run "$work/stress" table --experiment stress --seed 7 --plot "$work/plots"
+holds "with --plot too, one footnote per record" [ "$(grep -c '^#   lazy, repeat 0: ' "$work/out")" = 2 ]
+
 run "$work/stress" table --experiment stress
 holds "without --seed the replay line adds the default seed" grep -qE '^# replay with random seed 1: fpulab run .* --seed 1$' "$work/out"
 
