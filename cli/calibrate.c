@@ -136,7 +136,17 @@ static void host_panic(const char *msg)
 	abort();
 }
 
-static const struct fpu_arch_ops host_ops = { .cpu_id = host_cpu_id, .panic = host_panic };
+/* User mode cannot write CR0: TS lives in libfpu's mirror only, and its cost is not timed. */
+static void host_ts_nop(void)
+{
+}
+
+static const struct fpu_arch_ops host_ops = {
+	.cpu_id = host_cpu_id,
+	.panic = host_panic,
+	.set_ts = host_ts_nop,
+	.clear_ts = host_ts_nop,
+};
 static struct fpu task_a, task_b;
 
 static void op_switch_eager(struct bench *b)
@@ -273,6 +283,18 @@ static void prep_switch(struct bench *b)
 	task_b = (struct fpu){ .state = b->b, .last_cpu = -1, .holder = -1, .id = 2 };
 	fpu_cpu_quiesce();
 	fpu_switch(NULL, &task_a); /* task_a runs: its registers are live */
+}
+
+/*
+ * The skipped-restore path (smp-lazy, one CPU): task_a has used the FPU and
+ * its registers are live; op_switch_eager's pairs then switch it out (held,
+ * unsaved, TS set for task_b, which never uses the FPU) and back in (its
+ * registers still hold it: TS cleared, no save, no restore).
+ */
+static void prep_switch_held(struct bench *b)
+{
+	prep_switch(b);
+	fpu_handle_nm(&task_a); /* its first use: loaded, live, owned */
 }
 
 static void prep_switch_raw(struct bench *b)
@@ -666,6 +688,29 @@ static void calib_switches(struct calib *c, bool with_libfpu)
 		c->ratio = eager->median / raw->median;
 }
 
+/*
+ * calib_held - libfpu's switch when nothing is saved or restored: per
+ * switch, the mean of "out, held unsaved, TS set" and "back, registers still
+ * held, restore skipped" (smp-lazy), timed in batches, so it resolves less
+ * than the host TSC's step. Runs smp-lazy for the measurement, then eager
+ * again.
+ */
+static void calib_held(struct calib *c)
+{
+	struct figure *f = &c->fig[c->n];
+
+	fpu_cpu_quiesce();
+	if (fpu_set_policy("smp-lazy"))
+		return;
+	*f = (struct figure){ .name = "switch: libfpu held (smp-lazy)", .state = "dirty" };
+	measure(f, op_switch_eager, &c->b, true, c->repeat, c->samples, prep_switch_held);
+	if (fpu_stats_cpu(0)->restores_skipped < BATCH / 2)
+		f->state_ok = false; /* not the path it claims to time */
+	c->n++;
+	fpu_cpu_quiesce();
+	fpu_set_policy("eager");
+}
+
 /* calib_check_states - 0, or 1 after naming a figure whose register state was not as claimed. */
 static int calib_check_states(const struct calib *c)
 {
@@ -732,6 +777,7 @@ int cmd_calibrate(int argc, char **argv)
 	calib_saves(&c);
 	calib_restores(&c);
 	calib_switches(&c, true);
+	calib_held(&c);
 	xstate_load_init();
 	print_results(&out, c.fig, c.n, c.tpn, repeat, c.ratio, c.ratio_fig);
 	rc = calib_check_states(&c);

@@ -232,6 +232,9 @@ void fpu_load_regs(struct fpu_cpu *c, unsigned int cpu, struct fpu *f)
 	if (!fpregs_hold(c, cpu, f) && xstate_scrub_fxsave_leak())
 		c->stats.scrubs++;
 	xstate_restore(f->state, xstate_cfg.kernel_mask & ~XFEATURE_MASK_PKRU); /* pkru.c */
+	if (FPU_FAULT(FPU_FAULT_LAZY_PKRU) && xstate_cfg.pkru)
+		fpu_pkru_write(c,
+			       f->pkru); /* as if XRSTOR had loaded it: only with the registers */
 	c->stats.restores++;
 	c->owner = f;
 	c->live = true;
@@ -282,7 +285,7 @@ void fpu_switch(struct fpu *prev, struct fpu *next)
 	}
 	c->cur = NULL;
 	policy->switch_to(c, cpu, prev, next);
-	if (xstate_cfg.pkru && next && next->pkru != c->pkru) {
+	if (xstate_cfg.pkru && next && next->pkru != c->pkru && !FPU_FAULT(FPU_FAULT_LAZY_PKRU)) {
 		fpu_pkru_write(c,
 			       next->pkru); /* TS or not: PKRU is enforced in ring 3 regardless */
 		c->stats.pkru_writes++;
@@ -557,6 +560,7 @@ static const char *const fault_names[FPU_FAULT_NR] = {
 	[FPU_FAULT_SKIP_CLTS_BEFORE_RESTORE] = "skip-clts-before-restore",
 	[FPU_FAULT_STALE_OWNER_AFTER_EXIT] = "stale-owner-after-exit",
 	[FPU_FAULT_IMPORT_STALE_REGS] = "import-stale-regs",
+	[FPU_FAULT_LAZY_PKRU] = "lazy-pkru",
 };
 
 #ifdef FPU_TESTING

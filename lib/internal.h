@@ -113,6 +113,19 @@ void fpu_load_regs(struct fpu_cpu *c, unsigned int cpu, struct fpu *f);
 /* Give the running task @f its registers: load them unless they already hold it. */
 void fpu_activate(struct fpu_cpu *c, unsigned int cpu, struct fpu *f);
 
+/*
+ * Lazy save across CPUs (policy_smp_lazy.c, also used by adaptive): a task
+ * switched out with live registers may stay their owner, unsaved, with
+ * f->holder the CPU. Another CPU that needs the state sends that CPU a flush
+ * IPI (fpu_held_flush_ipi serves it) and waits (fpu_held_wait);
+ * fpu_held_fetch does both before an export, import, reset or exit;
+ * fpu_held_saved clears the holder once the state is in memory.
+ */
+void fpu_held_wait(struct fpu *f);
+void fpu_held_flush_ipi(struct fpu_cpu *c, unsigned int cpu);
+void fpu_held_fetch(struct fpu_cpu *c, unsigned int cpu, struct fpu *f);
+void fpu_held_saved(struct fpu_cpu *c, unsigned int cpu, struct fpu *f);
+
 /* reload for the TS-based policies: set TS, so that the task's next FPU
  * instruction traps and its state is loaded then. */
 void fpu_reload_trap(struct fpu_cpu *c, unsigned int cpu, struct fpu *cur);

@@ -14,10 +14,12 @@
  *
  * Invariant: f->holder == cpu (>= 0) only while f is switched out, its state
  * is live in that CPU's registers, and that CPU's owner is f. The holder
- * clears it (release) right after saving (smp_lazy_saved); others read it
+ * clears it (release) right after saving (fpu_held_saved); others read it
  * with acquire. Export, import, reset and exit first get a held state
- * flushed (smp_lazy_fetch), so nothing written into the area afterwards can
+ * flushed (fpu_held_fetch), so nothing written into the area afterwards can
  * be overwritten by a late flush.
+ *
+ * The fpu_held_* functions are this mechanism; adaptive uses them too.
  */
 #include "internal.h"
 
@@ -44,7 +46,7 @@ static void smp_lazy_switch(struct fpu_cpu *c, unsigned int cpu, struct fpu *pre
 	fpu_ts_set(c);
 }
 
-static void wait_for_flush(struct fpu *f)
+void fpu_held_wait(struct fpu *f)
 {
 	while (__atomic_load_n(&f->holder, __ATOMIC_ACQUIRE) >= 0)
 		if (fpu_ops->wait_relax)
@@ -54,7 +56,7 @@ static void wait_for_flush(struct fpu *f)
 static void smp_lazy_handle_nm(struct fpu_cpu *c, unsigned int cpu, struct fpu *cur)
 {
 	if (__atomic_load_n(&cur->holder, __ATOMIC_ACQUIRE) >= 0) {
-		wait_for_flush(cur);
+		fpu_held_wait(cur);
 #ifdef FPU_TESTING
 		if (FPU_FAULT(FPU_FAULT_SKIP_RESTORE_AFTER_FLUSH)) {
 			fpu_trust_regs(c, cpu, cur);
@@ -66,7 +68,7 @@ static void smp_lazy_handle_nm(struct fpu_cpu *c, unsigned int cpu, struct fpu *
 }
 
 /* Another CPU wants the state we hold for a switched-out task. */
-static void smp_lazy_flush_ipi(struct fpu_cpu *c, unsigned int cpu)
+void fpu_held_flush_ipi(struct fpu_cpu *c, unsigned int cpu)
 {
 	struct fpu *f = c->owner;
 
@@ -84,18 +86,18 @@ static void smp_lazy_flush_ipi(struct fpu_cpu *c, unsigned int cpu)
 }
 
 /* The state may be held by another CPU: get it flushed into the area, and wait. */
-static void smp_lazy_fetch(struct fpu_cpu *c, unsigned int cpu, struct fpu *f)
+void fpu_held_fetch(struct fpu_cpu *c, unsigned int cpu, struct fpu *f)
 {
 	int holder = __atomic_load_n(&f->holder, __ATOMIC_ACQUIRE);
 	if (holder < 0 || holder == (int)cpu)
 		return; /* in memory, or in our registers (the core saves those) */
 	c->stats.flush_ipis++;
 	fpu_ops->send_flush_ipi((unsigned int)holder);
-	wait_for_flush(f);
+	fpu_held_wait(f);
 }
 
 /* The state is in memory now: a CPU waiting for it may go on. */
-static void smp_lazy_saved(struct fpu_cpu *c, unsigned int cpu, struct fpu *f)
+void fpu_held_saved(struct fpu_cpu *c, unsigned int cpu, struct fpu *f)
 {
 	if (f->holder == (int)cpu)
 		__atomic_store_n(&f->holder, -1, __ATOMIC_RELEASE);
@@ -105,8 +107,8 @@ const struct fpu_policy fpu_policy_smp_lazy = {
 	.name = "smp-lazy",
 	.switch_to = smp_lazy_switch,
 	.handle_nm = smp_lazy_handle_nm,
-	.flush_ipi = smp_lazy_flush_ipi,
-	.fetch = smp_lazy_fetch,
-	.saved = smp_lazy_saved,
+	.flush_ipi = fpu_held_flush_ipi,
+	.fetch = fpu_held_fetch,
+	.saved = fpu_held_saved,
 	.reload = fpu_reload_trap,
 };

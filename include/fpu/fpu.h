@@ -74,7 +74,7 @@ struct fpu {
 	int holder;      /* smp-lazy: CPU holding its unsaved state while it is switched out; -1 */
 	uint32_t pkru;   /* its PKRU while it does not run (Linux's thread.pkru); fpu_set_pkru() */
 	unsigned int id; /* for messages only */
-	uint32_t adaptive; /* adaptive: observed FPU use and sampling (lib/policy_adaptive.c) */
+	uint64_t adaptive; /* adaptive: observed FPU use, sampling, CPU moves (lib/policy_adaptive.c) */
 };
 
 /* Event counters, per CPU. Exact: tests assert them. */
@@ -136,6 +136,7 @@ enum fpu_fault {
 	FPU_FAULT_SKIP_CLTS_BEFORE_RESTORE,
 	FPU_FAULT_STALE_OWNER_AFTER_EXIT,
 	FPU_FAULT_IMPORT_STALE_REGS, /* import leaves the task's old registers live and trusted */
+	FPU_FAULT_LAZY_PKRU, /* PKRU loaded with the rest of the xstate, not at every switch */
 	FPU_FAULT_NR,
 };
 

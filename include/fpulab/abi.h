@@ -93,7 +93,8 @@
 	X(no_invalidate_on_kernel_fpu, "no-invalidate-on-kernel-fpu")            \
 	X(skip_clts_before_restore, "skip-clts-before-restore")                  \
 	X(stale_owner_after_exit, "stale-owner-after-exit")                      \
-	X(import_stale_regs, "import-stale-regs")
+	X(import_stale_regs, "import-stale-regs")                                \
+	X(lazy_pkru, "lazy-pkru")
 /* Policies only the test kernel (lab-test.elf) has: deliberately broken. */
 #define FPULAB_TEST_POLICIES(X) X(broken_lazy, "broken-lazy")
 /* sleeping-lock: how the wait loop writes the task state (lab/current.h). */

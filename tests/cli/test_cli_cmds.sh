@@ -51,6 +51,14 @@ if grep -qw xsave /proc/cpuinfo; then
 		ok "calibrate: libfpu's switch and the raw pair both save with $insn"
 	else not_ok "calibrate: libfpu's switch and the raw pair both save with the same instruction" \
 		"save_insn '$insn', ratios $ratio" "$(grep switch "$work/cal.json")"; fi
+	# the held path saves and restores nothing: cheaper than eager's save + restore
+	med() { grep -F "\"name\": \"$1\"" "$work/cal.json" | grep -o '"median_ticks": [0-9.]*' | cut -d' ' -f2; }
+	held=$(med "switch: libfpu held (smp-lazy)") eager=$(med "switch: libfpu eager ($insn)")
+	if [ -n "$held" ] && [ -n "$eager" ] && awk -v h="$held" -v e="$eager" 'BEGIN { exit !(h > 0 && h < e / 2) }' &&
+	   grep -F '"name": "switch: libfpu held (smp-lazy)"' "$work/cal.json" | grep -q '"state_verified": true'; then
+		ok "calibrate: the held switch (no save, no restore) is timed: $held ticks against eager's $eager"
+	else not_ok "calibrate: the held switch is timed and cheaper than half of eager's" \
+		"held '$held', eager '$eager'" "$(grep held "$work/cal.json")"; fi
 	"$fpulab" calibrate --repeat 5 --format csv --output "$work/cal.csv" > "$work/cal.out" 2>&1
 	json_keys=$(head -n 1 "$work/cal.json" | grep -o '"[a-z0-9_]*": ' | sed 's/^"//; s/": $//' | paste -sd,)
 	if [ "$(head -n 1 "$work/cal.csv")" = "$json_keys" ] && [ ! -s "$work/cal.out" ] &&

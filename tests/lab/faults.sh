@@ -44,9 +44,28 @@ detected import-stale-regs 30000 eager lazy lazy-counter owner deferred smp-lazy
 detected skip-restore-after-flush 100000 smp-lazy
 # Not under eager: kernel_fpu_end reloads the task's state whatever the owner says.
 detected no-invalidate-on-kernel-fpu 50000 lazy lazy-counter owner deferred smp-lazy adaptive
-# Only smp-lazy keeps a dead task's state live on another CPU long enough for
-# a later save to land in the save area of the task that reuses it.
-detected stale-owner-after-exit 200000 smp-lazy
+# Only smp-lazy and adaptive keep a dead task's state live on another CPU
+# long enough for a later save to land in the save area of the task that
+# reuses it.
+detected stale-owner-after-exit 200000 smp-lazy adaptive
+
+# PKRU is enforced in ring 3 whatever CR0.TS says. Loaded only with the other
+# registers, it stays the last task's through every slice a lazy policy does
+# not restore; eager restores at every switch and stays clean. Only where the
+# CPU model offers PKU (QEMU's TCG max does).
+run lazy-pkru-eager --experiment stress --seed 1 --policy eager --switches 50000 --inject lazy-pkru
+xcr0=$(get lazy-pkru-eager eager xcr0)
+if [ -z "$xcr0" ] || [ $((xcr0 & 0x200)) = 0 ]; then
+	skip "lazy-pkru is detected" "the CPU model has no PKU (XCR0 '$xcr0')"
+else
+	e=$(get lazy-pkru-eager eager integrity_errors_all_runs)
+	if [ "$(rc_of lazy-pkru-eager)" = 0 ] && [ "$e" = 0 ]; then
+		ok "lazy-pkru is harmless under eager (it loads PKRU at every switch): 0 integrity errors"
+	else
+		not_ok "lazy-pkru is harmless under eager" "exit $(rc_of lazy-pkru-eager), integrity errors '$e'"
+	fi
+	detected lazy-pkru 50000 lazy lazy-counter owner deferred smp-lazy adaptive
+fi
 
 # skip-clts-before-restore: on hardware XRSTOR with CR0.TS set raises #NM in
 # ring 0. QEMU 7.2 TCG does not fault there, so what shows depends on

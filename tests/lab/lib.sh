@@ -22,22 +22,38 @@ fpulab_csv() {
 rc_of() { cat "$work/$1.rc"; }
 
 # csv_get NAME KEY [COLUMN=VALUE ...]: KEY of the first row of NAME's CSV
-# whose columns have those values.
+# whose columns have those values. Fields are RFC 4180: a quoted field may
+# hold commas and doubled quotes (the provenance columns do).
 csv_get() {
 	local name=$1 key=$2
 	shift 2
-	awk -F, -v k="$key" -v filters="$*" '
+	awk -v k="$key" -v filters="$*" '
+		function fields(line, v,    n, i, c, fld, q) {
+			n = 0; fld = ""; q = 0
+			for (i = 1; i <= length(line); i++) {
+				c = substr(line, i, 1)
+				if (q && c == "\"" && substr(line, i + 1, 1) == "\"") { fld = fld c; i++ }
+				else if (c == "\"") q = !q
+				else if (c == "," && !q) { v[++n] = fld; fld = "" }
+				else fld = fld c
+			}
+			v[++n] = fld
+			return n
+		}
 		NR == 1 {
-			for (i = 1; i <= NF; i++) col[$i] = i
+			nc = fields($0, h)
+			for (i = 1; i <= nc; i++) col[h[i]] = i
 			nf = split(filters, f, " ")
 			next
 		}
 		{
+			delete v
+			fields($0, v)
 			for (j = 1; j <= nf; j++) {
 				split(f[j], kv, "=")
-				if ($col[kv[1]] != kv[2]) next
+				if (v[col[kv[1]]] != kv[2]) next
 			}
-			print $col[k]
+			print v[col[k]]
 			exit
 		}
 	' "$work/$name.csv"
