@@ -78,7 +78,8 @@ static int read_line(struct qmp *q, long long deadline, char **line, char *err, 
 		if (rc < 0 && errno == EINTR)
 			continue;
 		if (rc <= 0) {
-			snprintf(err, len, "QMP: no reply from QEMU within %d s", QMP_TIMEOUT_S);
+			snprintf(err, len, "QMP: no reply from QEMU within %u s",
+				 q->reply_timeout_s ? q->reply_timeout_s : QMP_TIMEOUT_S);
 			return QMP_FAILED;
 		}
 		ssize_t got = read(q->fd, q->buf + q->len, QMP_LINE_MAX - q->len);
@@ -101,6 +102,7 @@ int qmp_connect(struct qmp *q, const char *path, pid_t qemu, char *err, size_t l
 
 	q->fd = -1;
 	q->qemu = qemu;
+	q->reply_timeout_s = QMP_TIMEOUT_S;
 	q->len = q->used = 0;
 	while ((q->fd = try_connect(path)) < 0) {
 		int why = errno;
@@ -153,7 +155,8 @@ int qmp_execute(struct qmp *q, const char *command, const char **reply, char *er
 int qmp_execute_args(struct qmp *q, const char *command, const char *args, const char **reply,
 		     char *err, size_t len)
 {
-	long long deadline = now_ms() + QMP_TIMEOUT_S * 1000LL;
+	long long deadline = now_ms() +
+			     (q->reply_timeout_s ? q->reply_timeout_s : QMP_TIMEOUT_S) * 1000LL;
 	char msg[512], *line;
 	int rc;
 

@@ -22,9 +22,10 @@ enum qmp_status {
 
 struct qmp {
 	int fd;
-	pid_t qemu;  /* watched while connecting; 0: none */
-	size_t len;  /* bytes in buf */
-	size_t used; /* of them, the line last returned (dropped at the next read) */
+	pid_t qemu;               /* watched while connecting; 0: none */
+	size_t len;               /* bytes in buf */
+	size_t used;              /* of them, the line last returned (dropped at the next read) */
+	unsigned reply_timeout_s; /* each command's reply; 0: QMP_TIMEOUT_S */
 	char buf[QMP_LINE_MAX + 1];
 };
 

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <signal.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -276,6 +277,8 @@ static enum line_verdict on_trace(struct run_state *s, const char *line)
 		return LINE_STOP;
 	}
 	trace_dest_file(&s->trace, &s->last, path, sizeof(path));
+	struct timespec t0, t1;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
 	n = trace_collect(&t, s->qmp_socket, s->qemu_pid, s->qmp_dir, s->last.experiment, path,
 			  &truncated, err, sizeof(err));
 	if (n < 0) {
@@ -287,8 +290,12 @@ static enum line_verdict on_trace(struct run_state *s, const char *line)
 		s->traces_failed++;
 	} else {
 		s->trace.written++;
-		fprintf(stderr, "fpulab: trace: %lld events (%" PRIu64 " tasks, %u CPUs) -> %s\n",
-			n, t.ntasks, t.cpus, path);
+		clock_gettime(CLOCK_MONOTONIC, &t1);
+		fprintf(stderr,
+			"fpulab: trace: %lld events (%" PRIu64 " tasks, %u CPUs) -> %s; read out, "
+			"merged, checked and written in %.2f s (one measurement)\n",
+			n, t.ntasks, t.cpus, path,
+			(double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9);
 		if (truncated)
 			fprintf(stderr,
 				"fpulab: warning: a trace buffer of the guest filled up (%" PRIu64

@@ -216,6 +216,8 @@ static int save_buffers(const struct trace_record *t, const char *qmp_path, pid_
 		char args[400];
 		if (!t->used[c])
 			continue;
+		/* QEMU writes the file before it replies: a second per 16 MiB, generously */
+		q->reply_timeout_s = QMP_TIMEOUT_S + (unsigned)(t->used[c] >> 20);
 		snprintf(args, sizeof(args),
 			 "{\"val\":%" PRIu64 ",\"size\":%" PRIu64 ",\"filename\":\"%s/cpu%u\"}",
 			 t->base + c * t->stride, t->used[c] * sizeof(struct fpulab_trace_event),

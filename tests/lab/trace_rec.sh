@@ -33,9 +33,17 @@ if [ "$(cat "$work/out.csv")" = keep ]; then ok "--output untouched by a refused
 else not_ok "--output untouched by a refused --trace"; fi
 
 # replay_counts TRACE POLICY: "switches nm saves restores skipped ts ipis integrity"
+# from replay's CSV row of POLICY
 replay_counts() {
-	"$fpulab" replay "$1" --policy "$2" --repeat 1 2> /dev/null |
-		awk -v p="$2" '$1 == p { print $2, $3, $4, $5, $6, $7, $8, $9; exit }'
+	"$fpulab" replay "$1" --policy "$2" --repeat 1 --format csv 2> /dev/null |
+		awk -F, -v p="$2" '
+		NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
+		$col["policy"] == p {
+			print $col["switches"], $col["nm_traps"], $col["saves"], $col["restores"],
+				$col["restores_skipped"], $col["ts_writes"], $col["flush_ipis"],
+				$col["integrity_errors"]
+			exit
+		}'
 }
 # lab_counts NAME POLICY [COLUMN=VALUE ...]: the same fields of the lab's row
 lab_counts() {
