@@ -33,6 +33,17 @@ static const struct record_field done_fields[DONE_FIELD_COUNT] = { FPULAB_DONE_F
 static const struct record_field skip_fields[SKIP_FIELD_COUNT] = { FPULAB_SKIP_FIELDS(SKIP_STRING,
 										      SKIP_COUNT) };
 
+#define PROGRESS_STRING(n) STRING_ENTRY(struct guest_progress, n)
+#define PROGRESS_COUNT(n) COUNT_ENTRY(struct guest_progress, n)
+static const struct record_field progress_fields[PROGRESS_FIELD_COUNT] = { FPULAB_PROGRESS_FIELDS(
+	PROGRESS_STRING, PROGRESS_COUNT) };
+
+#define INTEGRITY_STRING(n) STRING_ENTRY(struct guest_integrity, n)
+#define INTEGRITY_COUNT(n) COUNT_ENTRY(struct guest_integrity, n)
+static const struct record_field integrity_fields[INTEGRITY_FIELD_COUNT] = {
+	FPULAB_INTEGRITY_FIELDS(INTEGRITY_STRING, INTEGRITY_COUNT)
+};
+
 const char *result_string(const struct guest_result *r, enum result_field f)
 {
 	return (const char *)r + result_fields[f].offset;
@@ -75,6 +86,10 @@ enum record_kind record_kind_of(const char *line)
 		return RECORD_SKIP;
 	if (record_body(line, FPULAB_REC_DONE))
 		return RECORD_DONE;
+	if (record_body(line, FPULAB_REC_PROGRESS))
+		return RECORD_PROGRESS;
+	if (record_body(line, FPULAB_REC_INTEGRITY))
+		return RECORD_INTEGRITY;
 	if (record_body(line, FPULAB_REC_TRACE))
 		return RECORD_TRACE;
 	return RECORD_UNKNOWN;
@@ -210,23 +225,45 @@ int parse_done_record(const char *line, struct guest_done *out, char *err, size_
 	return 0;
 }
 
-int parse_skip_record(const char *line, struct guest_skip *out, char *err, size_t errlen)
+/* A record of @kind whose every field is required. */
+static int parse_complete(const char *line, const char *kind, const struct record_field *fields,
+			  size_t nfields, void *out, uint64_t *present, char *err, size_t errlen)
 {
-	const char *body = record_body(line, FPULAB_REC_SKIP);
+	const char *body = record_body(line, kind);
+	int unknown = 0;
 
-	memset(out, 0, sizeof(*out));
 	if (!body) {
-		snprintf(err, errlen, "not a skip record");
+		snprintf(err, errlen, "not a %s record", kind);
 		return -1;
 	}
-	if (parse_fields(body, skip_fields, SKIP_FIELD_COUNT, out, &out->present, NULL, err,
-			 errlen) < 0)
+	if (parse_fields(body, fields, nfields, out, present, &unknown, err, errlen) < 0)
 		return -1;
-	for (int f = 0; f < SKIP_FIELD_COUNT; f++) {
-		if (!(out->present & (UINT64_C(1) << f))) {
-			snprintf(err, errlen, "missing %s=", skip_fields[f].name);
+	for (size_t f = 0; f < nfields; f++) {
+		if (!(*present & (UINT64_C(1) << f))) {
+			snprintf(err, errlen, "missing %s=", fields[f].name);
 			return -1;
 		}
 	}
 	return 0;
+}
+
+int parse_skip_record(const char *line, struct guest_skip *out, char *err, size_t errlen)
+{
+	memset(out, 0, sizeof(*out));
+	return parse_complete(line, FPULAB_REC_SKIP, skip_fields, SKIP_FIELD_COUNT, out,
+			      &out->present, err, errlen);
+}
+
+int parse_progress_record(const char *line, struct guest_progress *out, char *err, size_t errlen)
+{
+	memset(out, 0, sizeof(*out));
+	return parse_complete(line, FPULAB_REC_PROGRESS, progress_fields, PROGRESS_FIELD_COUNT, out,
+			      &out->present, err, errlen);
+}
+
+int parse_integrity_record(const char *line, struct guest_integrity *out, char *err, size_t errlen)
+{
+	memset(out, 0, sizeof(*out));
+	return parse_complete(line, FPULAB_REC_INTEGRITY, integrity_fields, INTEGRITY_FIELD_COUNT,
+			      out, &out->present, err, errlen);
 }

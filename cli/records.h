@@ -18,6 +18,8 @@ enum record_kind {
 	RECORD_RESULT,
 	RECORD_SKIP,
 	RECORD_DONE,
+	RECORD_PROGRESS,
+	RECORD_INTEGRITY,
 	RECORD_TRACE, /* trace=1: a run's trace is ready in guest memory (cli/trace_rec.c) */
 	RECORD_UNKNOWN
 };
@@ -53,6 +55,14 @@ struct guest_skip {
 	FPULAB_SKIP_FIELDS(RECORD_STRING_FIELD, RECORD_COUNT_FIELD)
 	uint64_t present;
 };
+struct guest_progress {
+	FPULAB_PROGRESS_FIELDS(RECORD_STRING_FIELD, RECORD_COUNT_FIELD)
+	uint64_t present;
+};
+struct guest_integrity {
+	FPULAB_INTEGRITY_FIELDS(RECORD_STRING_FIELD, RECORD_COUNT_FIELD)
+	uint64_t present;
+};
 #undef RECORD_STRING_FIELD
 #undef RECORD_COUNT_FIELD
 
@@ -65,6 +75,16 @@ enum skip_field {
 #define SKIP_FIELD_ENUM(n) SKIP_##n,
 	FPULAB_SKIP_FIELDS(SKIP_FIELD_ENUM, SKIP_FIELD_ENUM) SKIP_FIELD_COUNT
 #undef SKIP_FIELD_ENUM
+};
+enum integrity_field {
+#define INTEGRITY_FIELD_ENUM(n) INTEGRITY_##n,
+	FPULAB_INTEGRITY_FIELDS(INTEGRITY_FIELD_ENUM, INTEGRITY_FIELD_ENUM) INTEGRITY_FIELD_COUNT
+#undef INTEGRITY_FIELD_ENUM
+};
+enum progress_field {
+#define PROGRESS_FIELD_ENUM(n) PROGRESS_##n,
+	FPULAB_PROGRESS_FIELDS(PROGRESS_FIELD_ENUM, PROGRESS_FIELD_ENUM) PROGRESS_FIELD_COUNT
+#undef PROGRESS_FIELD_ENUM
 };
 
 /* One field of a record, for generic code (reports walk this table). */
@@ -93,5 +113,9 @@ int parse_hello_record(const char *line, struct guest_hello *out, int *unknown_k
 int parse_done_record(const char *line, struct guest_done *out, char *err, size_t errlen);
 /* A skip record: every field is required. */
 int parse_skip_record(const char *line, struct guest_skip *out, char *err, size_t errlen);
+/* A progress record: every field is required; unknown keys are ignored. */
+int parse_progress_record(const char *line, struct guest_progress *out, char *err, size_t errlen);
+/* An integrity record: every field is required; unknown keys are ignored. */
+int parse_integrity_record(const char *line, struct guest_integrity *out, char *err, size_t errlen);
 
 #endif

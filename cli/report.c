@@ -70,7 +70,7 @@ static void put_field(json_t *o, const struct result_row *row, enum result_field
 		put(o, rf->name, json_integer((json_int_t)result_count(&row->median, f)));
 }
 
-static json_t *row_object(const struct report *r, const struct result_row *row)
+static json_t *row_object(struct report *r, const struct result_row *row)
 {
 	/* The keys people read first, then every other abi.h field in its order. */
 	static const enum result_field first[] = {
@@ -138,6 +138,7 @@ static json_t *row_object(const struct report *r, const struct result_row *row)
 		put(o, "ns_per_op_min", real_or_null(have, ns[1], 1));
 		put(o, "ns_per_op_max", real_or_null(have, ns[2], 1));
 	}
+	put(o, "integrity_reports", report_integrity_of_row(r, row, r->out->format == OUTPUT_CSV));
 	return o;
 }
 
@@ -413,6 +414,8 @@ int report_rows(void *ctx, const struct result_row *rows, size_t n)
 		r->header_written = true;
 		if (r->out->plot_rows) /* the plot reads the JSON row, whatever the format */
 			output_plot_row(r->out, row_object(r, row));
+		if (r->out->format == OUTPUT_TABLE) /* its footnotes */
+			report_integrity_note_row(r, row);
 		/* A row that cannot be written is kept: output_close() prints it. */
 		output_row(r->out,
 			   r->out->format == OUTPUT_TABLE ? table_row(r, row) : row_object(r, row));
@@ -424,6 +427,7 @@ int report_rows(void *ctx, const struct result_row *rows, size_t n)
 			r->integrity_errors += row->integrity_errors_all_runs;
 		}
 	}
+	report_integrity_rows_done(r);
 	return 0;
 }
 
@@ -435,4 +439,5 @@ void report_end(struct report *r)
 	if (r->counts_varied)
 		output_comment(r->out, "* counts differed between runs of this row: the median"
 				       " run's are shown");
+	report_integrity_notes(r);
 }

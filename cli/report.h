@@ -35,6 +35,13 @@ struct report {
 	bool counts_varied;
 	size_t rows_with_integrity_errors;
 	uint64_t integrity_errors;
+
+	/* The guest's integrity records (cli/report_integrity.c): [0, integrity_done)
+	 * are with their rows, [.., integrity_ran) belong to runs whose result came. */
+	struct guest_integrity *integrity;
+	size_t nintegrity, integrity_cap, integrity_ran, integrity_done;
+	char **integrity_notes; /* the table's footnotes, one per record */
+	size_t nintegrity_notes;
 };
 
 /* A line saying what the ticks are, e.g. "EMULATED TSC ticks under QEMU TCG". */
@@ -59,5 +66,28 @@ void report_partial(struct report *r, const char *reason, size_t done, unsigned 
 		    size_t pending_runs);
 /* Closing lines of the table; nothing for JSON and CSV. */
 void report_end(struct report *r);
+
+/*
+ * Integrity records (abi.h), cli/report_integrity.c. report_integrity - one
+ * arrived, about @run ("stress, policy lazy (2 of 6)"): say it on stderr and
+ * keep it. report_integrity_run_ended - a result came: the records so far
+ * belong to runs that ended. report_integrity_of_row - those of @row's policy
+ * among the runs of the configuration being reported, at most
+ * FPULAB_INTEGRITY_RECORDS: a JSON array of objects (repeat, cpu, task,
+ * regset, reg, expected, found, registers_wrong), or with @csv a CSV cell
+ * ("repeat 0: cpu 1 task 7 x87 reg 0: expected 0x... found 0x... (8
+ * registers wrong); ..."); NULL when none. report_integrity_note_row - the
+ * same as footnotes of the table, kept for report_integrity_notes().
+ * report_integrity_rows_done - the configuration's rows are written.
+ * report_integrity_notes - the table's footnotes: each record, those of an
+ * unfinished run, and the command with the random seed that replays them.
+ */
+void report_integrity(struct report *r, const struct guest_integrity *g, const char *run);
+void report_integrity_run_ended(struct report *r);
+json_t *report_integrity_of_row(const struct report *r, const struct result_row *row, bool csv);
+void report_integrity_note_row(struct report *r, const struct result_row *row);
+void report_integrity_rows_done(struct report *r);
+void report_integrity_notes(struct report *r);
+void report_integrity_free(struct report *r);
 
 #endif

@@ -12,6 +12,7 @@ void report_partial(struct report *r, const char *reason, size_t done, unsigned 
 
 	if (expected)
 		snprintf(of, sizeof(of), " of %u", expected);
+	report_integrity_notes(r);
 	snprintf(line, sizeof(line),
 		 "PARTIAL: %s; %zu%s configurations finished, %zu run%s of an unfinished one not "
 		 "reported",

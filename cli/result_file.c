@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "catalog.h"
 #include "util.h"
 
 json_t *result_file_load(const char *path, char *err, size_t len)
@@ -200,11 +201,29 @@ static bool in(const char *const *list, const char *key)
 	return false;
 }
 
-static bool identity_key(const char *key, const json_t *v)
+/*
+ * A lab row's slices and fp_slices are counts (switch-ins, which vary from
+ * policy to policy across CPUs), except where its experiment takes them as
+ * options (short-tasks' --slices, --fp-slices).
+ */
+static bool lab_count(const json_t *row, const char *key)
+{
+	int e = experiment_find(result_str(row, "experiment", NULL));
+
+	if (e < 0 || (strcmp(key, "slices") && strcmp(key, "fp_slices")))
+		return false;
+	for (int i = 0; i < FPULAB_OPT_NR; i++)
+		if (!strcmp(fpulab_options[i].key, key))
+			return !(fpulab_options[i].experiments & (1u << e));
+	return true;
+}
+
+static bool identity_key(const json_t *row, const char *key, const json_t *v)
 {
 	if (in(not_identity, key))
 		return false;
-	return json_is_string(v) || (json_is_integer(v) && in(identity_numbers, key));
+	return json_is_string(v) ||
+	       (json_is_integer(v) && in(identity_numbers, key) && !lab_count(row, key));
 }
 
 static char *identity(const json_t *row, bool label)
@@ -217,7 +236,7 @@ static char *identity(const json_t *row, bool label)
 	json_object_foreach((json_t *)row, key, v)
 	{
 		char *next;
-		if (!identity_key(key, v))
+		if (!identity_key(row, key, v))
 			continue;
 		if (json_is_string(v) && label)
 			next = xasprintf("%s %s", s, json_string_value(v));
@@ -249,7 +268,7 @@ static const char *const not_counts[] = {
 bool result_is_count(const json_t *row, const char *key)
 {
 	const json_t *v = json_object_get(row, key);
-	return json_is_integer(v) && !identity_key(key, v) && !in(not_counts, key) &&
+	return json_is_integer(v) && !identity_key(row, key, v) && !in(not_counts, key) &&
 	       !in(not_identity, key);
 }
 

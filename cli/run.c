@@ -51,6 +51,9 @@ struct run_state {
 	int qemu_term_signal; /* QEMU said "terminating on signal N" */
 	char qemu_term[128];
 	struct progress progress;
+	char progress_run[160];  /* the run the last progress record was about */
+	uint64_t progress_done;  /* its done= */
+	size_t progress_stalled; /* progress records since, none of them further */
 	/* --trace */
 	struct trace_dest trace;
 	const char *qmp_dir; /* the QMP socket's private directory: pmemsave's files */
@@ -177,6 +180,74 @@ static int configuration_done(void *ctx, const struct result_row *rows, size_t n
 	return report_rows(&s->report, rows, n);
 }
 
+/* "stress, policy lazy (2 of 6)", and ", repeat R" after the first. */
+static void run_name(const struct run_state *s, const char *experiment, const char *policy,
+		     uint64_t repeat, char *buf, size_t len)
+{
+	const char *list = s->opt->guest_value[FPULAB_OPT_policies];
+	size_t n = 0, at = 0, plen = strlen(policy);
+	char of[48] = "", rep[48] = "";
+
+	if (!list) /* none or 'all': every policy the kernel has */
+		list = s->hello.policies;
+	for (const char *p = list; *p;) {
+		size_t l = strcspn(p, ",");
+		n++;
+		if (l == plen && !strncmp(p, policy, l))
+			at = n;
+		p += l + (p[l] == ',');
+	}
+	if (at)
+		snprintf(of, sizeof(of), " (%zu of %zu)", at, n);
+	if (repeat)
+		snprintf(rep, sizeof(rep), ", repeat %" PRIu64, repeat);
+	snprintf(buf, len, "%s, policy %s%s%s", experiment, policy, of, rep);
+}
+
+/* A run going on: show how far it got; the record feeds the watchdog. */
+static enum line_verdict on_progress(struct run_state *s, const char *line)
+{
+	struct guest_progress p;
+	char err[160], name[160];
+
+	if (parse_progress_record(line, &p, err, sizeof(err)) < 0) {
+		if (!s->malformed++)
+			snprintf(s->first_malformed, sizeof(s->first_malformed), "%s: %s", err,
+				 line);
+		return LINE_RECORD;
+	}
+	run_name(s, p.experiment, p.policy, p.repeat, name, sizeof(name));
+	progress_run(&s->progress, name, p.done, p.target, p.unit);
+	/* Only a record that got further is a sign of life: a guest whose CPUs
+	 * are stuck may still have a thread that reports. */
+	if (!strcmp(name, s->progress_run) && p.done <= s->progress_done) {
+		s->progress_stalled++;
+		return LINE_CONSOLE;
+	}
+	snprintf(s->progress_run, sizeof(s->progress_run), "%s", name);
+	s->progress_done = p.done;
+	s->progress_stalled = 0;
+	return LINE_RECORD;
+}
+
+/* FPU state lost or leaked: say so now, keep it for the rows' reports. */
+static enum line_verdict on_integrity(struct run_state *s, const char *line)
+{
+	struct guest_integrity g;
+	char err[160], name[160];
+
+	if (parse_integrity_record(line, &g, err, sizeof(err)) < 0) {
+		if (!s->malformed++)
+			snprintf(s->first_malformed, sizeof(s->first_malformed), "%s: %s", err,
+				 line);
+		return LINE_RECORD;
+	}
+	run_name(s, g.experiment, g.policy, g.repeat, name, sizeof(name));
+	progress_end(&s->progress);
+	report_integrity(&s->report, &g, name);
+	return LINE_RECORD;
+}
+
 /* The guest waits with a run's trace in its memory: read it out, write it, let it go on. */
 static enum line_verdict on_trace(struct run_state *s, const char *line)
 {
@@ -278,9 +349,16 @@ static enum line_verdict on_line(void *ctx, enum line_source from, const char *l
 			return LINE_RECORD;
 		}
 		collector_add(&s->collector, &r);
+		report_integrity_run_ended(&s->report);
+		if (result_has(&r, RESULT_switches))
+			progress_run_end(&s->progress, r.switches, "switches");
 		s->last = r;
 		s->have_last = true;
 		return LINE_RECORD;
+	case RECORD_PROGRESS:
+		return on_progress(s, line);
+	case RECORD_INTEGRITY:
+		return on_integrity(s, line);
 	case RECORD_TRACE:
 		return on_trace(s, line);
 	case RECORD_DONE:
@@ -417,7 +495,12 @@ static int judge(struct run_state *s, const struct session_end *end)
 		fprintf(stderr,
 			"fpulab: guest hung: no record for %u s; QEMU killed (--timeout %u)\n",
 			s->opt->timeout_s, s->opt->timeout_s);
-		if (s->console_since_record)
+		if (s->progress_stalled)
+			fprintf(stderr,
+				"fpulab: %zu progress records since the last sign of life, all at "
+				"%" PRIu64 " (%s): the guest's run is stuck\n",
+				s->progress_stalled, s->progress_done, s->progress_run);
+		else if (s->console_since_record)
 			fprintf(stderr,
 				"fpulab: the guest's console was still printing (%zu lines since "
 				"its last record): a long run may simply need a larger --timeout\n",
@@ -484,7 +567,9 @@ static int judge(struct run_state *s, const struct session_end *end)
 		rc = rc ? rc : 1;
 	}
 	if (s->malformed) {
-		fprintf(stderr, "fpulab: %zu malformed result records ignored; the first: %s\n",
+		fprintf(stderr,
+			"fpulab: %zu malformed result, progress or integrity records ignored; the "
+			"first: %s\n",
 			s->malformed, s->first_malformed);
 		rc = rc ? rc : 1;
 	}
@@ -593,7 +678,7 @@ static int boot_and_collect(struct run_state *s, const struct qemu_command *cmd)
 	if (rc == 0 && s->report.integrity_errors) {
 		fprintf(stderr,
 			"fpulab: INTEGRITY ERRORS: %llu in %zu of %zu rows: FPU state was "
-			"lost or leaked\n",
+			"lost or leaked (the first of each run: above, and with the rows)\n",
 			(unsigned long long)s->report.integrity_errors,
 			s->report.rows_with_integrity_errors, s->report.rows_written);
 		rc = 1;
@@ -748,6 +833,7 @@ int cmd_run(int argc, char **argv)
 	rc = boot_and_collect(&s, &cmd);
 	qmp_socket_remove(&qmp);
 	collector_free(&s.collector);
+	report_integrity_free(&s.report);
 	tail_free(&s.tail);
 	tail_free(&s.qemu_tail);
 done_output:

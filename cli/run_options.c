@@ -55,7 +55,7 @@ static const struct host_option host_options[HOPT_END - FPULAB_OPT_NR] = {
 				   "QEMU -cpu model (default max under TCG, host under KVM)" },
 	[HOPT_TIMEOUT -
 		FPULAB_OPT_NR] = { "timeout", true, "S",
-				   "watchdog: seconds without a record before QEMU is killed (default 60)" },
+				   "watchdog: seconds without a record (progress records count) before QEMU is killed (default 60)" },
 	[HOPT_FORMAT - FPULAB_OPT_NR] = { "format", true, "table|json|csv", "output format" },
 	[HOPT_OUTPUT - FPULAB_OPT_NR] = { "output", true, "FILE", "write results to FILE" },
 	[HOPT_PLOT -

@@ -51,6 +51,9 @@ static struct {
 	struct snapshot start, end;
 	uint64_t integrity_errors;
 	unsigned int reports;
+	const char *policy;
+	uint64_t repeat;
+	uint64_t progress_tsc; /* when the last progress record went out, or the window opened */
 } run;
 
 /* ---- configuration ---- */
@@ -184,6 +187,7 @@ void exp_mark(unsigned int which)
 	if (which == MARK_START) {
 		snapshot(&run.start);
 		run.start.tsc = rdtsc();
+		WRITE_ONCE(run.progress_tsc, run.start.tsc);
 	} else if (which == MARK_END) {
 		uint64_t tsc = rdtsc();
 		snapshot(&run.end);
@@ -199,19 +203,56 @@ uint64_t exp_window_switches(void)
 	return n - run.start.fpu.switches;
 }
 
+/* The first few wrong checks of a run go to the host as integrity records. */
 void exp_integrity_error(const void *p)
 {
 	struct integrity_report r = *(const struct integrity_report *)p;
+	char expected[24], found[24];
+
 	__atomic_add_fetch(&run.integrity_errors, r.count, __ATOMIC_RELAXED);
-	if (__atomic_fetch_add(&run.reports, 1, __ATOMIC_RELAXED) < 5)
-		kprintf("integrity: cpu %u task %u %s reg %u: expected 0x%lx, got 0x%lx (%u registers wrong)\n",
-			this_cpu()->id, r.task,
-			r.regset < REGSET_NR        ? regset_names[r.regset]
-			: r.regset == REPORT_CSUM   ? "checksum"
-			: r.regset == REPORT_SIGNAL ? "signal"
-			: r.regset == REPORT_PKRU   ? "pkru"
-						    : "?",
-			r.reg, (uint64_t)r.expected, (uint64_t)r.got, r.count);
+	if (__atomic_fetch_add(&run.reports, 1, __ATOMIC_RELAXED) >= FPULAB_INTEGRITY_RECORDS)
+		return;
+	ksnprintf(expected, sizeof(expected), "0x%lx", (uint64_t)r.expected);
+	ksnprintf(found, sizeof(found), "0x%lx", (uint64_t)r.got);
+	struct integrity rec = {
+		.experiment = experiment_abi(cfg.experiment)->name,
+		.policy = run.policy,
+		.repeat = run.repeat,
+		.cpu = this_cpu()->id,
+		.task = r.task,
+		.regset = r.regset < REGSET_NR        ? regset_names[r.regset]
+			  : r.regset == REGSET_ALL    ? "all"
+			  : r.regset == REPORT_CSUM   ? "checksum"
+			  : r.regset == REPORT_SIGNAL ? "signal"
+			  : r.regset == REPORT_PKRU   ? "pkru"
+						      : "?",
+		.reg = r.reg,
+		.expected = expected,
+		.found = found,
+		.wrong = r.count,
+	};
+	RECORD_PRINT(FPULAB_REC_INTEGRITY, FPULAB_INTEGRITY_FIELDS, &rec);
+}
+
+void exp_progress(uint64_t done, uint64_t target, const char *unit)
+{
+	uint64_t last = READ_ONCE(run.progress_tsc), now = rdtsc();
+
+	/* Signed: another CPU's TSC may be a little behind the one that wrote last. */
+	if ((int64_t)(now - last) < (int64_t)(tsc_khz * 1000 * FPULAB_PROGRESS_INTERVAL_S))
+		return;
+	if (!__atomic_compare_exchange_n(&run.progress_tsc, &last, now, false, __ATOMIC_RELAXED,
+					 __ATOMIC_RELAXED))
+		return; /* another CPU sends this one */
+	struct progress p = {
+		.experiment = experiment_abi(cfg.experiment)->name,
+		.policy = run.policy,
+		.repeat = run.repeat,
+		.done = done,
+		.target = target,
+		.unit = unit,
+	};
+	RECORD_PRINT(FPULAB_REC_PROGRESS, FPULAB_PROGRESS_FIELDS, &p);
 }
 
 /*
@@ -225,6 +266,7 @@ static void trace_window_open(void)
 {
 	snapshot(&run.start);
 	run.start.tsc = rdtsc();
+	run.progress_tsc = run.start.tsc;
 	fputrace_start();
 }
 
@@ -279,12 +321,14 @@ void fill_counts(struct result *res)
 }
 
 /* A quiescent point: no CPU holds task state; then switch policy. */
-static void begin_run(const char *policy)
+static void begin_run(const char *policy, uint64_t repeat)
 {
 	smp_call_all(fpu_cpu_quiesce);
 	if (fpu_set_policy(policy))
 		panic("unknown policy %s", policy);
 	memset(&run, 0, sizeof(run));
+	run.policy = policy;
+	run.repeat = repeat;
 	if (fputrace_enabled())
 		trace_window_open();
 }
@@ -312,7 +356,7 @@ static unsigned int run_experiment(const struct experiment *e, uint64_t *skipped
 				struct result res = label;
 				res.policy = cfg.policies[p];
 				res.repeat = rep;
-				begin_run(cfg.policies[p]);
+				begin_run(cfg.policies[p], rep);
 				e->run(c, &res);
 				RECORD_PRINT(FPULAB_REC_RESULT, FPULAB_RESULT_FIELDS, &res);
 				if (fputrace_enabled())

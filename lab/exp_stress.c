@@ -38,10 +38,16 @@ static unsigned int ntasks;
 static uint64_t replaced;     /* tasks replaced in the last run */
 static struct sig_counts sig; /* signal counts of the last run */
 
-/* Kernel threads call this between sections: end the run at the target. */
+/* Kernel threads call this between sections: say how far the run got; end it at the target. */
 static void stress_poll(void)
 {
-	if (!READ_ONCE(window_open) || READ_ONCE(shared.stop) || exp_window_switches() < target)
+	uint64_t done;
+
+	if (!READ_ONCE(window_open) || READ_ONCE(shared.stop))
+		return;
+	done = exp_window_switches();
+	exp_progress(done, target, "switches");
+	if (done < target)
 		return;
 	if (!__atomic_exchange_n(&shared.stop, 1, __ATOMIC_SEQ_CST))
 		sem_up(&events);

@@ -73,11 +73,13 @@ void record_end(struct record *r); /* print it */
 		record_end(&rec_);                          \
 	} while (0)
 
-RECORD_STRUCT(result, FPULAB_RESULT_FIELDS);   /* one run */
-RECORD_STRUCT(hello, FPULAB_HELLO_FIELDS);     /* boot facts */
-RECORD_STRUCT(skip, FPULAB_SKIP_FIELDS);       /* a configuration skipped */
-RECORD_STRUCT(done, FPULAB_DONE_FIELDS);       /* the end */
-RECORD_STRUCT(trace_rec, FPULAB_TRACE_FIELDS); /* a run's trace buffers (fputrace.c) */
+RECORD_STRUCT(result, FPULAB_RESULT_FIELDS);       /* one run */
+RECORD_STRUCT(hello, FPULAB_HELLO_FIELDS);         /* boot facts */
+RECORD_STRUCT(skip, FPULAB_SKIP_FIELDS);           /* a configuration skipped */
+RECORD_STRUCT(done, FPULAB_DONE_FIELDS);           /* the end */
+RECORD_STRUCT(progress, FPULAB_PROGRESS_FIELDS);   /* a run going on */
+RECORD_STRUCT(integrity, FPULAB_INTEGRITY_FIELDS); /* state lost or leaked */
+RECORD_STRUCT(trace_rec, FPULAB_TRACE_FIELDS);     /* a run's trace buffers (fputrace.c) */
 
 /* The optional fields of @r: not measured (not sent) until an experiment sets them. */
 static inline void result_not_measured(struct result *r)
@@ -98,6 +100,13 @@ extern const char *const fp_names[FP_NR];
 void experiment_main(void *unused);
 void exp_mark(unsigned int which); /* SYS_MARK: open/close the measured window */
 void exp_integrity_error(const void *report);
+/*
+ * exp_progress - the run going on has done @done of @target (in @unit, e.g.
+ * "switches"): a progress record (abi.h), unless one was sent less than
+ * FPULAB_PROGRESS_INTERVAL_S seconds of TSC time ago. Any CPU, any time
+ * inside the window; cheap when it sends nothing (an RDTSC and a compare).
+ */
+void exp_progress(uint64_t done, uint64_t target, const char *unit);
 void fill_counts(struct result *res); /* counters of the window just closed */
 uint64_t exp_window_switches(void);   /* switches since MARK_START, summed over CPUs */
 

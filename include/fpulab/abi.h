@@ -26,6 +26,8 @@
 #define FPULAB_REC_RESULT "result" /* one run of one configuration under one policy */
 #define FPULAB_REC_SKIP "skip"     /* a configuration this machine cannot run: FPULAB_SKIP_FIELDS */
 #define FPULAB_REC_DONE "done"     /* all runs finished: FPULAB_DONE_FIELDS */
+#define FPULAB_REC_PROGRESS "progress"   /* a run going on: FPULAB_PROGRESS_FIELDS */
+#define FPULAB_REC_INTEGRITY "integrity" /* FPU state lost or leaked: FPULAB_INTEGRITY_FIELDS */
 #define FPULAB_REC_TRACE "trace" /* trace=1: a run's trace buffers are ready: FPULAB_TRACE_FIELDS */
 
 /* isa-debug-exit: QEMU exits with (value << 1) | 1. */
@@ -346,6 +348,32 @@ static const struct fpulab_option fpulab_options[FPULAB_OPT_NR] = {
  */
 #define FPULAB_SKIP_FIELDS(S, U)                                              \
 	S(experiment) S(placement) S(fp_users) S(regset) S(reason)
+
+/*
+ * progress record: a long run says how far it got, at most once per
+ * FPULAB_PROGRESS_INTERVAL_S seconds of guest TSC time (stress: from its
+ * kernel threads, between their sections). The host shows it and its
+ * watchdog counts it as a sign of life. done of target, in unit: stress's
+ * switches of the window so far and its --switches.
+ */
+#define FPULAB_PROGRESS_INTERVAL_S 1
+#define FPULAB_PROGRESS_FIELDS(S, U)                                          \
+	S(experiment) S(policy) U(repeat) U(done) U(target) S(unit)
+
+/*
+ * integrity record: one of the first FPULAB_INTEGRITY_RECORDS checks of a
+ * run that found FPU state lost or leaked, sent when found, before the
+ * run's result (docs/stress.md, "A failure, and how to replay it").
+ *   cpu, task        where the check ran (checksum: task 0, a kernel thread)
+ *   regset           x87 | sse | avx | all | checksum | signal | pkru | ?
+ *   reg              the register, or a special check (97, 98, 99, ...)
+ *   expected, found  the values, 0x-hex strings
+ *   wrong            registers wrong in this check
+ */
+#define FPULAB_INTEGRITY_RECORDS 5
+#define FPULAB_INTEGRITY_FIELDS(S, U)                                         \
+	S(experiment) S(policy) U(repeat) U(cpu) U(task) S(regset) U(reg)        \
+	S(expected) S(found) U(wrong)
 
 /*
  * trace record (trace=1 on the command line, fpulab run --trace): after each

@@ -120,6 +120,30 @@ static struct guest_result run(const char *policy, const char *placement, uint64
 	return r;
 }
 
+static void test_parse_progress(void **state)
+{
+	struct guest_progress p;
+	char err[128];
+
+	assert_int_equal(parse_progress_record("@fpulab progress experiment=stress policy=lazy "
+					       "repeat=2 done=76139 target=200000 unit=switches "
+					       "later=1",
+					       &p, err, sizeof(err)),
+			 0);
+	assert_string_equal(p.experiment, "stress");
+	assert_string_equal(p.policy, "lazy");
+	assert_int_equal(p.repeat, 2);
+	assert_int_equal(p.done, 76139);
+	assert_int_equal(p.target, 200000);
+	assert_string_equal(p.unit, "switches");
+	assert_int_equal(parse_progress_record("@fpulab progress experiment=stress policy=lazy "
+					       "repeat=0 done=5 unit=switches",
+					       &p, err, sizeof(err)),
+			 -1);
+	assert_string_equal(err, "missing target=");
+	assert_int_equal(record_kind_of("@fpulab progress done=1"), RECORD_PROGRESS);
+}
+
 static void test_summary_odd_repeats(void **state)
 {
 	struct guest_result runs[3] = {
@@ -273,6 +297,7 @@ int main(void)
 		cmocka_unit_test(test_parse_result),
 		cmocka_unit_test(test_parse_result_rejects),
 		cmocka_unit_test(test_parse_hello_and_done),
+		cmocka_unit_test(test_parse_progress),
 		cmocka_unit_test(test_summary_odd_repeats),
 		cmocka_unit_test(test_summary_counts_come_from_one_run),
 		cmocka_unit_test(test_summary_even_repeats_take_lower_middle),

@@ -25,17 +25,17 @@ svg_ok() {
 cp "$(dirname "$fpulab")/lab.elf" "$work/lab.elf"
 printf 'processor\t: 0\nflags\t\t: fpu sse sse2 avx xsave\n' > "$work/cpuinfo"
 export FPULAB_QEMU="$here/fake-qemu" FAKE_QEMU_ARGS="$work/qemu-args" FPULAB_CPUINFO="$work/cpuinfo"
-result() { # POLICY PLACEMENT REPEAT TICKS
+result() { # POLICY PLACEMENT REPEAT TICKS [SLICES]
 	echo "@fpulab result experiment=context-switch policy=$1 placement=$2 fp_users=one regset=sse" \
 	     "repeat=$3 cpus=2 tasks=2 round_trips=1000 switches=2000 nm_traps=0 saves=2000" \
-	     "restores=2000 ipis=0 flush_ipis=0 integrity_errors=0 ticks=$4"
+	     "restores=2000 ipis=0 flush_ipis=0 integrity_errors=0 ticks=$4 slices=${5:-2000} fp_slices=${5:-2000}"
 }
 {
 	echo '@fpulab hello version=1 cpus=2 apic=xapic xcr0=0x7 insn=xsaveopt policies=eager,lazy kernel_size=1 user_size=1 tsc_khz=2000000'
 	result eager same-cpu 0 3000000; result lazy same-cpu 0 2000000
 	result eager same-cpu 1 5000000; result lazy same-cpu 1 2500000
-	result eager cross-cpu 0 4000000; result lazy cross-cpu 0 9000000
-	result eager cross-cpu 1 2000000; result lazy cross-cpu 1 8000000
+	result eager cross-cpu 0 4000000; result lazy cross-cpu 0 9000000 1997
+	result eager cross-cpu 1 2000000; result lazy cross-cpu 1 8000000 1998
 	echo "@fpulab done runs=8"
 } > "$work/guest"
 FAKE_GUEST="$work/guest" "$fpulab" run --kernel "$work/lab.elf" --accel tcg --plot "$work/run" > "$work/out" 2> "$work/err"
@@ -45,6 +45,10 @@ svg_ok "run --plot: context-switch.svg is well-formed" "$work/run/context-switch
 [ "$(series "$work/run/context-switch.svg")" = "eager lazy " ] && ok "run --plot: a series per policy" ||
 	not_ok "run --plot: a series per policy" "got: $(series "$work/run/context-switch.svg")"
 expect "run --plot: a bar per configuration with its median (the lower middle run), min and max" "$work/run/context-switch.dat" '^"same-cpu" 3000 3000 5000 2000 2000 2500$'
+[ "$(grep -c '^"' "$work/run/context-switch.dat")" = 2 ] &&
+	expect "run --plot: slices counted per policy do not split a configuration (context-switch takes no --slices)" \
+		"$work/run/context-switch.dat" '^"cross-cpu" 2000 2000 4000 8000 8000 9000$' ||
+	not_ok "run --plot: slices counted per policy do not split a configuration" "$(cat "$work/run/context-switch.dat")"
 expect "run --plot: the title says the ticks are emulated" "$work/run/context-switch.svg" 'EMULATED TSC ticks under QEMU TCG'
 expect "run --plot: the axis says the unit, the runs and the direction" "$work/run/context-switch.svg" 'TSC ticks per round trip, median of 2 runs; bars: min-max \(lower is better\)'
 expect "run --plot: says where the plots are" "$work/err" "plots: $work/run/ \\(1 SVG\\)"

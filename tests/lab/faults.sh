@@ -7,8 +7,8 @@
 set -u
 . "$(dirname "$0")/lib.sh"
 
-# The watchdog counts seconds without a record, and a stress run gives none
-# until it ends: 300 s leaves room for a host loaded by other QEMUs.
+# The watchdog counts seconds without a record (stress sends a progress record
+# about every second): 300 s leaves room for a host loaded by other QEMUs.
 run() {
 	local name=$1
 	shift
@@ -41,6 +41,28 @@ detected skip-save-on-migrate 50000 eager lazy lazy-counter owner deferred smp-l
 # An import (sigreturn, ptrace write) that leaves the old registers live: the
 # task runs on with them instead of the frame's values, under every policy.
 detected import-stale-regs 30000 eager lazy lazy-counter owner deferred smp-lazy adaptive
+# Its integrity errors reach the results without --verbose: the first few
+# as table footnotes with the seed that replays them, and in JSON.
+"$fpulab" run --accel tcg --timeout 300 --experiment stress --seed 7 --policy eager \
+	--switches 20000 --inject import-stale-regs > "$work/stale.table" 2> "$work/stale.table.err"
+echo $? > "$work/stale.table.rc"
+note='^#   eager, repeat 0: cpu [0-9]+ task [0-9]+ [a-z0-9]+ reg [0-9]+: expected 0x[0-9a-f]+, found 0x[0-9a-f]+ \([0-9]+ registers wrong\)$'
+if [ "$(rc_of stale.table)" = 1 ] && grep -qE "$note" "$work/stale.table" &&
+	grep -qE '^# replay with random seed 7: fpulab run .*--seed 7' "$work/stale.table"; then
+	ok "import-stale-regs: the table's footnotes give CPU, task, register, expected, found and the seed: $(grep -m 1 -E "$note" "$work/stale.table" | sed 's/^#  *//')"
+else
+	not_ok "import-stale-regs: the table's footnotes give CPU, task, register, expected, found and the seed" \
+		"exit $(rc_of stale.table)" "$(tail -n 8 "$work/stale.table")"
+fi
+"$fpulab" run --accel tcg --timeout 300 --experiment stress --seed 7 --policy eager \
+	--switches 20000 --inject import-stale-regs --format json > "$work/stale.json" 2> "$work/stale.json.err"
+report='"integrity_reports": \[\{"repeat": 0, "cpu": [0-9]+, "task": [0-9]+, "regset": "[a-z0-9]+", "reg": [0-9]+, "expected": "0x[0-9a-f]+", "found": "0x[0-9a-f]+", "registers_wrong": [0-9]+\}'
+if grep -qE "$report" "$work/stale.json" && grep -qF '"random_seed": "7"' "$work/stale.json"; then
+	ok "import-stale-regs: the JSON row carries integrity_reports and random_seed"
+else
+	not_ok "import-stale-regs: the JSON row carries integrity_reports and random_seed" \
+		"$(head -c 1500 "$work/stale.json")" "$(tail -n 4 "$work/stale.json.err")"
+fi
 detected skip-restore-after-flush 100000 smp-lazy
 # Not under eager: kernel_fpu_end reloads the task's state whatever the owner says.
 detected no-invalidate-on-kernel-fpu 50000 lazy lazy-counter owner deferred smp-lazy adaptive
