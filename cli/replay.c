@@ -70,8 +70,8 @@ struct targets {
 	const char *worst_best_trace, *worst_oracle_trace;
 };
 
-static void targets_add(struct targets *tg, const char *trace, uint64_t switches,
-			double adaptive, double best, double oracle)
+static void targets_add(struct targets *tg, const char *trace, uint64_t switches, double adaptive,
+			double best, double oracle)
 {
 	if (switches < TARGET_MIN_SWITCHES) {
 		tg->short_traces++;
@@ -105,11 +105,11 @@ static void targets_print(struct output *out, const struct targets *tg)
 			       "within 1.02x of the best static policy on %u (worst %.3fx: %s)",
 			       tg->traces, tg->near_best, tg->worst_best, tg->worst_best_trace);
 	if (tg->with_oracle)
-		output_comment(out,
-			       "targets: adaptive within 1.15x of the oracle on %u of the %u traces "
-			       "where the oracle does any work (worst %.2fx: %s)",
-			       tg->near_oracle, tg->with_oracle, tg->worst_oracle,
-			       tg->worst_oracle_trace);
+		output_comment(
+			out,
+			"targets: adaptive within 1.15x of the oracle on %u of the %u traces "
+			"where the oracle does any work (worst %.2fx: %s)",
+			tg->near_oracle, tg->with_oracle, tg->worst_oracle, tg->worst_oracle_trace);
 	if (tg->short_traces)
 		output_comment(out, "targets: %u traces of fewer than %d switches left out",
 			       tg->short_traces, TARGET_MIN_SWITCHES);
@@ -821,8 +821,7 @@ static int replay_trace(const char *path, const struct opts *o, const char **pol
 	output_comment(out, "best static policy: %s (%.1f ns per switch)", best_name, best);
 	for (int p = 0; p < np; p++)
 		if (!strcmp(rows[p].policy, "adaptive"))
-			targets_add(o->targets, path, oc.switches, rows[p].total, best,
-				    oracle_ns);
+			targets_add(o->targets, path, oc.switches, rows[p].total, best, oracle_ns);
 	for (int i = 0; i < 2; i++) {
 		if (!be[i].have)
 			continue;
