@@ -658,6 +658,14 @@ static int boot_and_collect(struct run_state *s, const struct qemu_command *cmd)
 		return 1;
 	}
 	rc = judge(s, &end);
+	if (rc == 0 && s->opt->trace_path &&
+	    s->trace.written + s->traces_failed != s->collector.runs_total) {
+		fprintf(stderr,
+			"fpulab: --trace: the guest reported %zu runs and sent %u traces: a kernel "
+			"that does not record traces (trace=1)?\n",
+			s->collector.runs_total, s->trace.written + s->traces_failed);
+		rc = 1;
+	}
 	if (rc == 0 && s->traces_failed) {
 		fprintf(stderr, "fpulab: %u of the run's traces could not be written\n",
 			s->traces_failed);

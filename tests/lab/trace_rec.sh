@@ -32,6 +32,30 @@ refuse "--trace refused: --output is left as it was" "cannot create it" $one --t
 if [ "$(cat "$work/out.csv")" = keep ]; then ok "--output untouched by a refused --trace"
 else not_ok "--output untouched by a refused --trace"; fi
 
+# ---- against a fake QEMU (tests/cli/fake-qemu): what the host does with the guest's records ----
+fake() {
+	FPULAB_QEMU="$root/tests/cli/fake-qemu" FAKE_QEMU_ARGS="$work/fake.args" FAKE_GUEST="$work/fake.guest" \
+		"$fpulab" run $one --round-trips 10 --trace "$work/fake.trace" > /dev/null 2> "$work/fake.err"
+}
+hello='@fpulab hello apic=xapic insn=xsaveopt policies=eager,lazy test_policies=- version=1 cpus=1 xcr0=519 kernel_size=2696 user_size=2696 tsc_khz=3000000'
+result='@fpulab result experiment=context-switch policy=lazy placement=same-cpu fp_users=one regset=sse repeat=0 cpus=1 tasks=2 round_trips=10 switches=57 slices=56 fp_slices=28 nm_traps=28 saves=27 saves_fxsave=0 saves_xsave=0 saves_xsaveopt=27 saves_xsavec=0 saves_xsaves=0 restores=1 restores_skipped=27 ipis=0 flush_ipis=0 prefetches=0 prefetches_useful=0 prefetches_wasted=0 ts_writes=55 kernel_fpu_sections=0 scrubs=0 migrations=0 integrity_errors=0 signals=0 sigreturns=0 ptrace_reads=0 ptrace_writes=0 kills=0 ticks=1000'
+printf '%s\n%s\n@fpulab done runs=1 skipped=0 checked=0\n' "$hello" "$result" > "$work/fake.guest"
+fake
+rc=$?
+if [ $rc = 1 ] && grep -q "sent 0 traces: a kernel that does not record traces" "$work/fake.err"; then
+	ok "a kernel that sends no trace record: exit 1, says so"
+else not_ok "a kernel that sends no trace record: exit 1" "exit $rc" "$(tail -n 2 "$work/fake.err")"; fi
+if grep -qx "trace=1" <(tr ' ' '\n' < "$work/fake.args") && grep -A1 -x -- -m "$work/fake.args" | grep -qx 512M; then
+	ok "--trace: trace=1 on the kernel command line, -m 512M"
+else not_ok "--trace: trace=1 and -m 512M" "$(tr '\n' ' ' < "$work/fake.args")"; fi
+printf '%s\n%s\n@fpulab trace used=86 cpus=1 base=2285568 stride=467476480 events=86 seq=86 lost=4294967295 ntasks=3 xcr0=519\n@fpulab done runs=1 skipped=0 checked=0\n' \
+	"$hello" "$result" > "$work/fake.guest"
+fake
+rc=$?
+if [ $rc = 1 ] && grep -q "no trace written" "$work/fake.err" && [ ! -e "$work/fake.trace" ]; then
+	ok "buffers that cannot be read out (QEMU gone): no trace written, exit 1"
+else not_ok "buffers that cannot be read out: no trace, exit 1" "exit $rc" "$(tail -n 2 "$work/fake.err")"; fi
+
 # replay_counts TRACE POLICY: "switches nm saves restores skipped ts ipis integrity"
 # from replay's CSV row of POLICY
 replay_counts() {
