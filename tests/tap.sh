@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: MIT
-# TAP helpers for the shell tests; source it: . "$root/tests/tap.sh"
+# TAP helpers for the shell tests; tests/cli/lib.sh and tests/lab/lib.sh source it
 #   ok NAME                  a passing test
 #   not_ok NAME [DETAIL...]  a failing test, each DETAIL on a "# " line after it
 #   skip [NAME] REASON       a skipped test ("ok N - NAME # SKIP REASON")

@@ -3,13 +3,8 @@
 # fpulab's other commands (help, xstate, calibrate) and tests/run-tests.sh's
 # counting. TAP output; run by tests/run-tests.sh.
 set -u
-here=$(cd "$(dirname "$0")" && pwd)
-root=$(cd "$here/../.." && pwd)
-fpulab=${FPULAB:-$root/build/fpulab}
+. "$(dirname "$0")/lib.sh"
 corpus=$root/tests/fuzz/corpus/import
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-. "$root/tests/tap.sh"
 
 # ---- help ----
 check "fpulab help run prints run's help" 0 "usage: fpulab run" - -- "$fpulab" help run

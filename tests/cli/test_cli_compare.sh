@@ -3,13 +3,8 @@
 # fpulab compare on two fixed result files (tests/cli/fixtures/compare-*.json):
 # exact ratios, overlap marks, changed counts and exit codes. TAP output.
 set -u
-here=$(cd "$(dirname "$0")" && pwd)
-root=$(cd "$here/../.." && pwd)
-fpulab=${FPULAB:-$root/build/fpulab}
+. "$(dirname "$0")/lib.sh"
 fx=$here/fixtures
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-. "$root/tests/tap.sh"
 # expect NAME FILE REGEX: FILE has a line matching the extended REGEX
 expect() {
 	if grep -qE -- "$3" "$2"; then ok "$1"; else not_ok "$1" "no line matches: $3" "$(head -n 12 "$2")"; fi

@@ -3,13 +3,8 @@
 # fpulab plot and report --plot: well-formed SVGs (xmllint) carrying the
 # expected series, titles that name the unit and the source. TAP output.
 set -u
-here=$(cd "$(dirname "$0")" && pwd)
-root=$(cd "$here/../.." && pwd)
-fpulab=${FPULAB:-$root/build/fpulab}
+. "$(dirname "$0")/lib.sh"
 fx=$here/fixtures
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-. "$root/tests/tap.sh"
 expect() {
 	if grep -qE -- "$3" "$2"; then ok "$1"; else not_ok "$1" "no line matches: $3"; fi
 }

@@ -4,13 +4,8 @@
 # eager and to the runner-up, whether the win is beyond the ranges; a
 # correctness experiment's totals. TAP output.
 set -u
-here=$(cd "$(dirname "$0")" && pwd)
-root=$(cd "$here/../.." && pwd)
-fpulab=${FPULAB:-$root/build/fpulab}
+. "$(dirname "$0")/lib.sh"
 fx=$here/fixtures
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-. "$root/tests/tap.sh"
 expect() {
 	if grep -qE -- "$3" "$2"; then ok "$1"; else not_ok "$1" "no line matches: $3" "$(cat "$2")"; fi
 }

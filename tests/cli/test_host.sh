@@ -4,12 +4,7 @@
 # XINUSE bits of the register set used, 0 integrity errors, the positive
 # control caught), never a time. TAP output; run by tests/run-tests.sh.
 set -u
-here=$(cd "$(dirname "$0")" && pwd)
-root=$(cd "$here/../.." && pwd)
-fpulab=${FPULAB:-$root/build/fpulab}
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-. "$root/tests/tap.sh"
+. "$(dirname "$0")/lib.sh"
 
 # jq_check NAME FILE FILTER: FILTER (over all rows, slurped) must print true.
 jq_check() {

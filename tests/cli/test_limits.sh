@@ -5,11 +5,7 @@
 # line naming the value and the range, before QEMU starts (the fake QEMU
 # records its arguments when started). Unknown fault and policy names too.
 set -u
-here=$(cd "$(dirname "$0")" && pwd)
-root=$(cd "$here/../.." && pwd)
-fpulab=${FPULAB:-$root/build/fpulab}
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+. "$(dirname "$0")/lib.sh"
 cp "$(dirname "$fpulab")/lab.elf" "$work/lab.elf" # a real kernel header: fpulab checks it before boot
 export FPULAB_QEMU="$here/fake-qemu" FAKE_QEMU_ARGS="$work/qemu-args"
 printf 'processor\t: 0\nflags\t\t: fpu sse sse2 avx xsave\n' > "$work/cpuinfo-novirt"
@@ -17,10 +13,6 @@ export FPULAB_CPUINFO="$work/cpuinfo-novirt"
 printf '%s\n' '@fpulab hello version=1 cpus=2 apic=xapic xcr0=0x7 insn=xsaveopt policies=eager,lazy kernel_size=1 user_size=1' \
 	'@fpulab done runs=0 skipped=0 checked=1' > "$work/guest"
 export FAKE_GUEST="$work/guest"
-
-n=0 failed=0
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-not_ok() { n=$((n + 1)); failed=$((failed + 1)); echo "not ok $n - $1"; shift; for l in "$@"; do echo "# $l"; done; }
 
 # The experiment that reads option $1 (from --list), so only the range is at stake.
 experiment_for() {
@@ -104,5 +96,4 @@ for section in "experiments (--experiment)" "policies (--policy" "faults (--inje
 		not_ok "--list names $section" "$(cat "$work/list")"
 done
 
-echo "1..$n"
-[ "$failed" = 0 ]
+finish

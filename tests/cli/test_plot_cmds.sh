@@ -4,12 +4,7 @@
 # SVGs (xmllint) with the expected series, titles and axes that say the unit
 # and whether the time is emulated, hardware or projected. TAP output.
 set -u
-here=$(cd "$(dirname "$0")" && pwd)
-root=$(cd "$here/../.." && pwd)
-fpulab=${FPULAB:-$root/build/fpulab}
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-. "$root/tests/tap.sh"
+. "$(dirname "$0")/lib.sh"
 # expect NAME FILE REGEX: a line of FILE matches
 expect() {
 	if grep -qE -- "$3" "$2"; then ok "$1"; else not_ok "$1" "no line matches: $3" "$(head -c 300 "$2" 2> /dev/null)"; fi

@@ -4,12 +4,7 @@
 # writer, and fpulab compare on two replay files. TAP output; run by
 # tests/run-tests.sh.
 set -u
-here=$(cd "$(dirname "$0")" && pwd)
-root=$(cd "$here/../.." && pwd)
-fpulab=${FPULAB:-$root/build/fpulab}
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-. "$root/tests/tap.sh"
+. "$(dirname "$0")/lib.sh"
 
 # t NAME CONDITION-COMMAND...: ok when the command succeeds
 t() {

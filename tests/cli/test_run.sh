@@ -3,11 +3,7 @@
 # Tests of `fpulab run` against a fake QEMU (tests/cli/fake-qemu) that prints a
 # canned guest console. TAP output; run by tests/run-tests.sh.
 set -u
-here=$(cd "$(dirname "$0")" && pwd)
-root=$(cd "$here/../.." && pwd)
-fpulab=${FPULAB:-$root/build/fpulab}
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+. "$(dirname "$0")/lib.sh"
 # A real kernel file (the fake QEMU never boots it): fpulab checks its ELF header.
 cp "$(dirname "$fpulab")/lab.elf" "$work/lab.elf"
 export FPULAB_QEMU="$here/fake-qemu" FAKE_QEMU_ARGS="$work/qemu-args"
@@ -16,7 +12,6 @@ printf 'processor\t: 0\nflags\t\t: fpu sse sse2 avx xsave\n' > "$work/cpuinfo-no
 printf 'processor\t: 0\nflags\t\t: fpu sse vmx avx xsave\n' > "$work/cpuinfo-vmx"
 export FPULAB_CPUINFO="$work/cpuinfo-novirt"
 
-. "$root/tests/tap.sh"
 
 # run_fpulab GUEST_FILE ARGS...: runs fpulab, sets rc, out, err.
 run_fpulab() {

@@ -6,16 +6,11 @@
 # JSON (integrity_reports, random_seed) and CSV, each with the row of its
 # run. TAP output.
 set -u
-here=$(cd "$(dirname "$0")" && pwd)
-root=$(cd "$here/../.." && pwd)
-fpulab=${FPULAB:-$root/build/fpulab}
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+. "$(dirname "$0")/lib.sh"
 cp "$(dirname "$fpulab")/lab.elf" "$work/lab.elf"
 export FPULAB_QEMU="$here/fake-qemu" FAKE_QEMU_ARGS="$work/qemu-args"
 printf 'processor\t: 0\nflags\t\t: fpu sse sse2 avx xsave\n' > "$work/cpuinfo"
 export FPULAB_CPUINFO="$work/cpuinfo"
-. "$root/tests/tap.sh"
 holds() { # NAME COMMAND...: ok when the command succeeds
 	local name=$1; shift
 	if "$@"; then ok "$name"; else not_ok "$name" "failed: $*" "stderr: $(tail -n 6 "$work/err")"; fi

@@ -5,17 +5,13 @@
 # finished configuration is kept in --output, with a last line or row saying
 # the results are partial and what was left unfinished. TAP output.
 set -u
-here=$(cd "$(dirname "$0")" && pwd)
-root=$(cd "$here/../.." && pwd)
-fpulab=${FPULAB:-$root/build/fpulab}
-work=$(mktemp -d)
+. "$(dirname "$0")/lib.sh"
 pid=
 trap '[ -n "$pid" ] && kill "$pid" 2> /dev/null; rm -rf "$work"' EXIT
 cp "$(dirname "$fpulab")/lab.elf" "$work/lab.elf"
 export FPULAB_QEMU="$here/fake-qemu" FAKE_QEMU_ARGS="$work/qemu-args" FAKE_GUEST_HANG=1
 printf 'processor\t: 0\nflags\t\t: fpu sse sse2 avx xsave\n' > "$work/cpuinfo"
 export FPULAB_CPUINFO="$work/cpuinfo"
-. "$root/tests/tap.sh"
 check() { # NAME COMMAND...: ok when the command succeeds
 	local name=$1; shift
 	if "$@"; then ok "$name"; else not_ok "$name" "failed: $*" "stderr: $(tail -n 4 "$work/err")"; fi

@@ -4,13 +4,8 @@
 # run is deterministic): the runner understands what the kernel really prints.
 # The kernel's own counts are asserted by tests/lab; here only the runner.
 set -u
-here=$(cd "$(dirname "$0")" && pwd)
-root=$(cd "$here/../.." && pwd)
-fpulab=${FPULAB:-$root/build/fpulab}
+. "$(dirname "$0")/lib.sh"
 kernel=${FPULAB_LAB_KERNEL:-$(dirname "$fpulab")/lab.elf}
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-. "$root/tests/tap.sh"
 
 "$fpulab" run --kernel "$kernel" --accel tcg --icount --policy eager,lazy --placement same-cpu \
 	--fp-users one --regset sse --round-trips 20 --repeat 2 --format json --timeout 30 \

@@ -3,12 +3,7 @@
 # fpulab trace (and replay): the commands end to end. TAP output; run by
 # tests/run-tests.sh.
 set -u
-here=$(cd "$(dirname "$0")" && pwd)
-root=$(cd "$here/../.." && pwd)
-fpulab=${FPULAB:-$root/build/fpulab}
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-. "$root/tests/tap.sh"
+. "$(dirname "$0")/lib.sh"
 
 # ---- trace ----
 check "help trace prints trace's help" 0 "usage: fpulab trace synth" - -- "$fpulab" help trace
