@@ -95,10 +95,13 @@ run:
 	$(MAKE) --no-print-directory all
 	@mkdir -p $(BUILD)/results
 	./$(BUILD)/fpulab run --format json --output $(BUILD)/results/run.json
-	@./$(BUILD)/fpulab summary --plot $(BUILD)/results/plots $(BUILD)/results/run.json
-	./$(BUILD)/fpulab run --experiment fp-vs-spinner
-	./$(BUILD)/fpulab run --experiment short-tasks
-	./$(BUILD)/fpulab run --experiment kernel-checksum
+	@for e in fp-vs-spinner short-tasks kernel-checksum; do \
+		echo "./$(BUILD)/fpulab run --experiment $$e --format json --output $(BUILD)/results/$$e.json"; \
+		./$(BUILD)/fpulab run --experiment $$e --format json --output $(BUILD)/results/$$e.json || exit 1; \
+	done
+	@./$(BUILD)/fpulab summary --plot $(BUILD)/results/plots $(BUILD)/results/run.json \
+		$(BUILD)/results/fp-vs-spinner.json $(BUILD)/results/short-tasks.json \
+		$(BUILD)/results/kernel-checksum.json
 
 clean:
 	rm -rf $(BUILD)
