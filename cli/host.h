@@ -10,7 +10,7 @@
 
 /* Options every host subcommand takes. */
 struct host_common {
-	const char *sub; /* "context-switch", "unlink", "check" */
+	const char *sub; /* the subcommand's name, from host.c's table */
 	enum output_format format;
 	const char *output; /* NULL: stdout */
 	unsigned int repeat;

@@ -17,6 +17,7 @@
 #include <fpu/fpu.h>
 #include <fpu/xstate.h>
 
+#include "fpulab/abi.h"
 #include "cli.h"
 #include "oracle.h"
 #include "output.h"
@@ -234,7 +235,9 @@ static int load_lab_costs(const char *path, json_t *rows, struct opts *o)
 		const json_t *ns = json_object_get(row, "ns_per_op");
 		int k = -1;
 
-		if (strcmp(result_str(row, "experiment", ""), "costs") || !cost)
+		if (strcmp(result_str(row, "experiment", ""),
+			   fpulab_experiments[FPULAB_EXP_costs].name) ||
+		    !cost)
 			continue;
 		for (int c = 0; c < 3; c++)
 			if (!strcmp(cost, costs[c]))

@@ -498,7 +498,8 @@ static int finish_options(struct run_options *o)
 	if (!o->tcg_threads)
 		o->tcg_threads = o->icount ? "single" : QEMU_DEFAULT_TCG_THREADS;
 	if (!o->guest_value[FPULAB_OPT_experiment])
-		o->guest_value[FPULAB_OPT_experiment] = strdup(RUN_DEFAULT_EXPERIMENT);
+		o->guest_value[FPULAB_OPT_experiment] = strdup(
+			fpulab_experiments[RUN_DEFAULT_EXPERIMENT].name);
 	exp = experiment_find(o->guest_value[FPULAB_OPT_experiment]);
 	/* Options the chosen experiment does not read are errors, not silently ignored. */
 	for (int i = 0; i < FPULAB_OPT_NR; i++) {

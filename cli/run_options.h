@@ -15,7 +15,8 @@ enum accel_choice { ACCEL_AUTO, ACCEL_TCG, ACCEL_KVM };
 /* Guest options: abi.h's FPULAB_OPTIONS, indexed by FPULAB_OPT_<id>. */
 #include "fpulab/abi.h"
 
-#define RUN_DEFAULT_EXPERIMENT "context-switch"
+/* The default experiment: abi.h's first (FPULAB_EXP_context_switch). */
+#define RUN_DEFAULT_EXPERIMENT FPULAB_EXP_context_switch
 #define RUN_DEFAULT_CPUS 2
 #define RUN_DEFAULT_TIMEOUT_S 60
 

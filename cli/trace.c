@@ -26,9 +26,9 @@ static void usage(FILE *f)
 		"(DIR/WORKLOAD.trace). Use masks are drawn from MASK (default: this host's\n"
 		"XCR0). dump prints one event per line; info counts them. Workloads:\n",
 		SWITCHES_DEFAULT, SWITCHES_MAX);
-	for (int i = 0; trace_workloads[i]; i++)
-		fprintf(f, "  %-14s %s\n", trace_workloads[i],
-			trace_workload_about(trace_workloads[i]));
+	const char *const *names = trace_workloads();
+	for (int i = 0; names[i]; i++)
+		fprintf(f, "  %-14s %s\n", names[i], trace_workload_about(names[i]));
 }
 
 static uint64_t host_xcr0(void)
@@ -97,7 +97,7 @@ static int cmd_synth(int argc, char **argv)
 	if (!name || !out)
 		return usage_error("trace", "synth needs a WORKLOAD and -o FILE|DIR");
 	if (strcmp(name, "all") && !trace_workload_about(name)) {
-		char *all = list_join(trace_workloads, ", ");
+		char *all = list_join(trace_workloads(), ", ");
 		usage_error("trace", "no workload '%s' (one of: %s, all)", name, all);
 		free(all);
 		return 2;
@@ -111,9 +111,10 @@ static int cmd_synth(int argc, char **argv)
 		fprintf(stderr, "fpulab trace synth: all: -o %s is not a directory\n", out);
 		return 1;
 	}
-	for (int i = 0; trace_workloads[i]; i++) {
-		char *path = xasprintf("%s/%s.trace", out, trace_workloads[i]);
-		int rc = synth_one(trace_workloads[i], path, switches, seed, xcr0);
+	const char *const *names = trace_workloads();
+	for (int i = 0; names[i]; i++) {
+		char *path = xasprintf("%s/%s.trace", out, names[i]);
+		int rc = synth_one(names[i], path, switches, seed, xcr0);
 		free(path);
 		if (rc)
 			return rc;

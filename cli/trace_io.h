@@ -42,8 +42,9 @@ void trace_free(struct trace *t);
 
 /* ---- synthetic workloads (cli/trace_synth.c) ---- */
 
-/* NULL-terminated names of the workloads `trace synth` makes. */
-extern const char *const trace_workloads[];
+/* NULL-terminated names of the workloads `trace synth` makes; a workload
+ * that models a lab experiment has the experiment's name (abi.h). */
+const char *const *trace_workloads(void);
 
 /* One line describing workload @name, or NULL if there is none. */
 const char *trace_workload_about(const char *name);

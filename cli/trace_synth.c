@@ -5,6 +5,7 @@
  * slice, what it dirties, how long it lives and what kernel-mode FPU it does.
  * Deterministic for a given seed.
  */
+#include "fpulab/abi.h"
 #include "trace_io.h"
 
 #include <stdbool.h>
@@ -30,7 +31,9 @@ enum pick { PICK_RANDOM, PICK_ALT_IDLE, PICK_MIGRATING };
 
 #define MAX_KINDS 4
 struct workload {
-	const char *name, *about;
+	const char *name; /* NULL: the name of the lab experiment it models (abi.h) */
+	int experiment;   /* FPULAB_EXP_<id> when name is NULL */
+	const char *about;
 	uint16_t ncpus;
 	enum pick pick;
 	uint16_t p_idle;          /* a CPU switches to idle or a kernel thread */
@@ -41,6 +44,7 @@ struct workload {
 
 static const struct workload workloads[] = {
 	{ "boot",
+	  -1,
 	  "boot-like: short-lived tasks, SSE in most of their first slices (seed 002)",
 	  2,
 	  PICK_RANDOM,
@@ -49,6 +53,7 @@ static const struct workload workloads[] = {
 	  { 6 },
 	  { { .p_use = 900, .mask = M_SSE, .life_min = 1, .life_max = 6, .pin = -1 } } },
 	{ "build",
+	  -1,
 	  "build mix: long compilers (AVX), short shell tasks (SSE), migrations",
 	  2,
 	  PICK_RANDOM,
@@ -63,6 +68,7 @@ static const struct workload workloads[] = {
 	      .life_max = 12,
 	      .pin = -1 } } },
 	{ "pingpong-one",
+	  -1,
 	  "two tasks on one CPU, one uses the FPU (every register) each slice",
 	  1,
 	  PICK_RANDOM,
@@ -71,6 +77,7 @@ static const struct workload workloads[] = {
 	  { 1, 1 },
 	  { { .p_use = 1000, .mask = M_FULL, .pin = -1 }, { .p_use = 0, .pin = -1 } } },
 	{ "pingpong-both",
+	  -1,
 	  "two tasks on one CPU, both use the FPU (every register) each slice",
 	  1,
 	  PICK_RANDOM,
@@ -79,6 +86,7 @@ static const struct workload workloads[] = {
 	  { 2 },
 	  { { .p_use = 1000, .mask = M_FULL, .pin = -1 } } },
 	{ "fp-spinner",
+	  -1,
 	  "an FP program and a non-FP spinner on one CPU, kernel threads between (seed 000)",
 	  1,
 	  PICK_RANDOM,
@@ -87,6 +95,7 @@ static const struct workload workloads[] = {
 	  { 1, 1 },
 	  { { .p_use = 1000, .mask = M_FULL, .pin = -1 }, { .p_use = 0, .pin = -1 } } },
 	{ "kernel-csum",
+	  -1,
 	  "kernel AVX checksumming in syscalls and kernel threads (seed 002)",
 	  1,
 	  PICK_RANDOM,
@@ -95,7 +104,8 @@ static const struct workload workloads[] = {
 	  { 1, 1 },
 	  { { .p_use = 600, .mask = M_AVX, .p_kfpu = 800, .p_use_after_kfpu = 500, .pin = -1 },
 	    { .p_use = 0, .p_kfpu = 500, .pin = -1 } } },
-	{ "sleeping-lock",
+	{ NULL,
+	  FPULAB_EXP_sleeping_lock,
 	  "8 threads on 2 CPUs contending a sleeping lock, little FPU (seed 001)",
 	  2,
 	  PICK_RANDOM,
@@ -104,6 +114,7 @@ static const struct workload workloads[] = {
 	  { 8 },
 	  { { .p_use = 250, .mask = M_SSE, .p_nouser = 300, .pin = -1 } } },
 	{ "migrating",
+	  -1,
 	  "two tasks swapping CPUs every round trip, one FP user (seed 003)",
 	  2,
 	  PICK_MIGRATING,
@@ -112,6 +123,7 @@ static const struct workload workloads[] = {
 	  { 1, 1 },
 	  { { .p_use = 1000, .mask = M_FULL, .pin = -1 }, { .p_use = 0, .pin = -1 } } },
 	{ "cross-cpu",
+	  -1,
 	  "one FP task per CPU, each CPU alternating it with a kernel thread",
 	  2,
 	  PICK_ALT_IDLE,
@@ -123,15 +135,23 @@ static const struct workload workloads[] = {
 };
 #define NR_WORKLOADS (sizeof(workloads) / sizeof(workloads[0]))
 
-const char *const trace_workloads[] = {
-	"boot",        "build",         "pingpong-one", "pingpong-both", "fp-spinner",
-	"kernel-csum", "sleeping-lock", "migrating",    "cross-cpu",     NULL,
-};
+static const char *workload_name(const struct workload *w)
+{
+	return w->name ? w->name : fpulab_experiments[w->experiment].name;
+}
+
+const char *const *trace_workloads(void)
+{
+	static const char *names[NR_WORKLOADS + 1];
+	for (unsigned int i = 0; i < NR_WORKLOADS; i++)
+		names[i] = workload_name(&workloads[i]);
+	return names;
+}
 
 static const struct workload *workload_by_name(const char *name)
 {
 	for (unsigned int i = 0; i < NR_WORKLOADS; i++)
-		if (!strcmp(workloads[i].name, name))
+		if (!strcmp(workload_name(&workloads[i]), name))
 			return &workloads[i];
 	return NULL;
 }
@@ -376,6 +396,6 @@ int trace_synth(const char *name, uint64_t switches, uint64_t seed, uint64_t xcr
 	t->hdr.ntasks = g.ntasks;
 	t->hdr.flags = FPULAB_TRACE_F_SYNTHETIC | FPULAB_TRACE_F_ALL_USES;
 	t->hdr.xcr0 = xcr0;
-	snprintf(t->hdr.workload, sizeof(t->hdr.workload), "%s", w->name);
+	snprintf(t->hdr.workload, sizeof(t->hdr.workload), "%s", workload_name(w));
 	return 0;
 }

@@ -232,9 +232,9 @@ void fpu_load_regs(struct fpu_cpu *c, unsigned int cpu, struct fpu *f)
 	if (!fpregs_hold(c, cpu, f) && xstate_scrub_fxsave_leak())
 		c->stats.scrubs++;
 	xstate_restore(f->state, xstate_cfg.kernel_mask & ~XFEATURE_MASK_PKRU); /* pkru.c */
+	/* lazy-pkru: as if XRSTOR had loaded PKRU, only with the registers */
 	if (FPU_FAULT(FPU_FAULT_LAZY_PKRU) && xstate_cfg.pkru)
-		fpu_pkru_write(c,
-			       f->pkru); /* as if XRSTOR had loaded it: only with the registers */
+		fpu_pkru_write(c, f->pkru);
 	c->stats.restores++;
 	c->owner = f;
 	c->live = true;

@@ -123,10 +123,10 @@ static void test_adaptive_costs(void **state)
  * never less work than the oracle. */
 static void test_oracle_bound(void **state)
 {
-	for (int w = 0; trace_workloads[w]; w++) {
+	for (int w = 0; trace_workloads()[w]; w++) {
 		struct trace t;
 		struct oracle_counts oc;
-		struct replay *rp = setup(trace_workloads[w], 400, &t);
+		struct replay *rp = setup(trace_workloads()[w], 400, &t);
 		const char *const *pols = fpu_policy_names();
 
 		assert_int_equal(oracle_run(&t, &oc), 0);
@@ -138,7 +138,7 @@ static void test_oracle_bound(void **state)
 				fail_msg(
 					"%s under %s: integrity %lu, saves %lu (oracle %lu), restores "
 					"%lu (oracle %lu), counts %s",
-					trace_workloads[w], pols[p],
+					trace_workloads()[w], pols[p],
 					(unsigned long)a.n.integrity_errors,
 					(unsigned long)a.n.saves, (unsigned long)oc.saves,
 					(unsigned long)a.n.restores, (unsigned long)oc.restores,

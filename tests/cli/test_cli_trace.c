@@ -26,17 +26,17 @@ static void test_round_trip(void **state)
 	char err[256];
 
 	tmp_path();
-	for (int i = 0; trace_workloads[i]; i++) {
+	for (int i = 0; trace_workloads()[i]; i++) {
 		struct trace a, b;
 		assert_int_equal(
-			trace_synth(trace_workloads[i], 500, 7, 0xe7, &a, err, sizeof(err)), 0);
+			trace_synth(trace_workloads()[i], 500, 7, 0xe7, &a, err, sizeof(err)), 0);
 		assert_int_equal(trace_check(&a, err, sizeof(err)), 0);
 		assert_true(a.hdr.nevents >= 500); /* at least one event per switch */
 		assert_int_equal(trace_write(path, &a, err, sizeof(err)), 0);
 		assert_int_equal(trace_read(path, &b, err, sizeof(err)), 0);
 		assert_memory_equal(&a.hdr, &b.hdr, sizeof(a.hdr));
 		assert_memory_equal(a.ev, b.ev, a.hdr.nevents * sizeof(*a.ev));
-		assert_string_equal(b.hdr.workload, trace_workloads[i]);
+		assert_string_equal(b.hdr.workload, trace_workloads()[i]);
 		trace_free(&a);
 		trace_free(&b);
 	}
