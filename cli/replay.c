@@ -98,13 +98,15 @@ static void targets_add(struct targets *tg, const char *trace, uint64_t switches
 	}
 }
 
-static void targets_print(struct output *out, const struct targets *tg)
+static void targets_print(struct output *out, const struct targets *tg, unsigned long repeat)
 {
 	if (tg->traces)
 		output_comment(out,
-			       "targets over %u traces (totals, ns per switch, medians): adaptive "
-			       "within 1.02x of the best static policy on %u (worst %.3fx: %s)",
-			       tg->traces, tg->near_best, tg->worst_best, tg->worst_best_trace);
+			       "targets over %u traces (totals in ns per switch: native medians of "
+			       "%lu runs plus the per-event costs): adaptive within 1.02x of the "
+			       "best static policy on %u (worst %.3fx: %s)",
+			       tg->traces, repeat, tg->near_best, tg->worst_best,
+			       tg->worst_best_trace);
 	if (tg->with_oracle)
 		output_comment(
 			out,
@@ -906,7 +908,7 @@ int cmd_replay(int argc, char **argv)
 		}
 		rc |= replay_trace(argv[i], &o, pols, np, tpn);
 	}
-	targets_print(&out, &tg);
+	targets_print(&out, &tg, o.repeat);
 	size_t rows = out.rows;
 	if (output_close(&out) < 0)
 		return 1;
