@@ -87,7 +87,8 @@ static void end_slice(struct fpu_adaptive *a)
 		if (a->nobs < 8)
 			a->nobs++;
 		if (a->slice & ADAPT_SAMPLED)
-			a->level = used ? (a->level < ADAPT_MAX_LEVEL ? a->level + 1 : a->level) : 0;
+			a->level = used ? (a->level < ADAPT_MAX_LEVEL ? a->level + 1 : a->level)
+					: 0;
 	}
 	a->slice = 0;
 }
@@ -102,7 +103,7 @@ static bool now_is_cheaper(const struct fpu_cpu *c, const struct fpu_adaptive *a
 {
 	uint64_t n = a->nobs;
 	if (!n)
-		return false; /* nothing known yet: watch it */
+		return false;               /* nothing known yet: watch it */
 	uint64_t used = popcount8(a->hist); /* bits above nobs are still 0 */
 	uint64_t restore = holds ? 0 : costs.restore_ns, save = live ? 0 : costs.save_ns;
 	uint64_t now = n * (restore + (c->ts ? costs.cr0_ns : 0)) + (n - used) * save;
@@ -162,8 +163,9 @@ static void adaptive_switch(struct fpu_cpu *c, unsigned int cpu, struct fpu *pre
 		/* Still live here, unsaved: its own again, as under smp-lazy. */
 		next->holder = -1;
 		next->flags &= ~FPU_F_NEED_LOAD;
+		/* With TS set, a trap may be the cheaper: TS stays, an #NM gives them back. */
 		if (c->ts && !now_is_cheaper(c, a, true, true))
-			observe(c, next, ADAPT_OBSERVING); /* TS stays set; an #NM gives them back */
+			observe(c, next, ADAPT_OBSERVING);
 		else if (c->ts && sample_now(a))
 			observe(c, next, ADAPT_OBSERVING | ADAPT_SAMPLED);
 		else

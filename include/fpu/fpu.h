@@ -63,9 +63,8 @@
 
 /* struct fpu.flags */
 #define FPU_F_USED (1u << 0)      /* task has used the FPU (Linux's used_math) */
-#define FPU_F_NEED_LOAD (1u << 1) /* load registers before returning to ring 3 (deferred, adaptive) */
+#define FPU_F_NEED_LOAD (1u << 1) /* load registers on the way to ring 3 (fpu_return_to_user) */
 
-/* Per-task FPU context. Embedded in the kernel's task; initialise with fpu_task_init(). */
 /* What the adaptive policy knows of a task (lib/policy_adaptive.c). */
 struct fpu_adaptive {
 	uint8_t hist;   /* the last observed slices, bit 0 the latest; 1 = it used the FPU */
@@ -77,6 +76,7 @@ struct fpu_adaptive {
 	uint8_t stay;   /* switch-ins to wait after a move before its state is held */
 };
 
+/* Per-task FPU context. Embedded in the kernel's task; initialise with fpu_task_init(). */
 struct fpu {
 	struct xregs_state *state; /* xstate_cfg.kernel_size bytes, 64-byte aligned */
 	int last_cpu;              /* CPU whose registers last held this state; -1: none */
