@@ -180,6 +180,10 @@ static int cmd_dump(int argc, char **argv)
 		case FPULAB_EV_MIGRATE:
 			printf(" task %u to cpu %u", e->task, e->arg);
 			break;
+		case FPULAB_EV_IMPORT:
+			printf(" task %u mask 0x%x%s", e->task, e->mask,
+			       e->flags & FPULAB_EVF_SIGFRAME ? " sigframe" : "");
+			break;
 		default:
 			printf(" task %u", e->task);
 		}

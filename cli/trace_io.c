@@ -17,6 +17,7 @@ static const char *const type_names[FPULAB_EV_NR] = {
 	[FPULAB_EV_KFPU_BEGIN] = "kfpu-begin", [FPULAB_EV_KFPU_END] = "kfpu-end",
 	[FPULAB_EV_MIGRATE] = "migrate",       [FPULAB_EV_EXIT] = "exit",
 	[FPULAB_EV_EXPORT] = "export",         [FPULAB_EV_FLUSH_IPI] = "flush-ipi",
+	[FPULAB_EV_IMPORT] = "import",         [FPULAB_EV_RESET] = "reset",
 };
 
 const char *trace_type_name(unsigned int type)
@@ -40,9 +41,9 @@ static int check_header(const struct fpulab_trace_header *h, char *err, size_t e
 {
 	if (memcmp(h->magic, FPULAB_TRACE_MAGIC, 8))
 		return fail(err, errlen, "not an fpulab trace (no FPUTRACE magic)");
-	if (h->version != FPULAB_TRACE_VERSION)
-		return fail(err, errlen, "trace version %u, this fpulab reads version %u",
-			    h->version, FPULAB_TRACE_VERSION);
+	if (h->version < FPULAB_TRACE_VERSION_MIN || h->version > FPULAB_TRACE_VERSION)
+		return fail(err, errlen, "trace version %u, this fpulab reads versions %u to %u",
+			    h->version, FPULAB_TRACE_VERSION_MIN, FPULAB_TRACE_VERSION);
 	if (h->header_size != sizeof(*h) || h->event_size != sizeof(struct fpulab_trace_event))
 		return fail(err, errlen, "header size %u / event size %u, expected %zu / %zu",
 			    h->header_size, h->event_size, sizeof(*h),
@@ -71,6 +72,9 @@ static int check_event(struct checker *k, const struct fpulab_trace_header *h,
 
 	if (!e->type || e->type >= FPULAB_EV_NR)
 		return fail(err, errlen, "unknown type %u", e->type);
+	if (h->version < 2 && e->type >= FPULAB_EV_NR_V1)
+		return fail(err, errlen, "type %u (%s) in a version-%u trace: it came in version 2",
+			    e->type, trace_type_name(e->type), h->version);
 	if (cpu >= h->ncpus)
 		return fail(err, errlen, "cpu %u, the trace has %u", cpu, h->ncpus);
 	if (task > h->ntasks)
@@ -140,6 +144,20 @@ static int check_event(struct checker *k, const struct fpulab_trace_header *h,
 		if (k->running_on[task] >= 0 && k->running_on[task] != (int)cpu)
 			return fail(err, errlen, "export of task %u on cpu %u while it runs on %d",
 				    task, cpu, k->running_on[task]);
+		return 0;
+	case FPULAB_EV_IMPORT:
+	case FPULAB_EV_RESET:
+		if (!task)
+			return fail(err, errlen, "%s of task 0", trace_type_name(e->type));
+		if (k->running_on[task] >= 0 && k->running_on[task] != (int)cpu)
+			return fail(err, errlen, "%s of task %u on cpu %u while it runs on %d",
+				    trace_type_name(e->type), task, cpu, k->running_on[task]);
+		if (k->in_kfpu[cpu])
+			return fail(err, errlen, "%s inside a kernel-FPU section",
+				    trace_type_name(e->type));
+		if (e->type == FPULAB_EV_RESET && e->mask)
+			return fail(err, errlen, "reset with mask 0x%x: a reset installs init",
+				    e->mask);
 		return 0;
 	default: /* FLUSH_IPI: information only */
 		return 0;

@@ -20,7 +20,8 @@
 #include <stdint.h>
 
 #define FPULAB_TRACE_MAGIC "FPUTRACE" /* 8 bytes, no NUL */
-#define FPULAB_TRACE_VERSION 1
+#define FPULAB_TRACE_VERSION 2        /* what the writer writes */
+#define FPULAB_TRACE_VERSION_MIN 1    /* the oldest a reader reads (no IMPORT or RESET) */
 #define FPULAB_TRACE_MAX_CPUS 64
 #define FPULAB_TRACE_MAX_TASKS 65535
 
@@ -32,7 +33,7 @@
 
 struct fpulab_trace_header {
 	char magic[8];        /* FPULAB_TRACE_MAGIC */
-	uint16_t version;     /* FPULAB_TRACE_VERSION */
+	uint16_t version;     /* FPULAB_TRACE_VERSION_MIN..FPULAB_TRACE_VERSION */
 	uint16_t header_size; /* bytes: 64 */
 	uint16_t event_size;  /* bytes: 16 */
 	uint16_t ncpus;       /* CPUs 0..ncpus-1 appear in events; 1..FPULAB_TRACE_MAX_CPUS */
@@ -62,11 +63,23 @@ enum fpulab_trace_type {
 				   * it must be in memory */
 	FPULAB_EV_FLUSH_IPI = 8,  /* recorded for information (a policy's action); replay
 				   * and the oracle ignore it */
+	/* version 2 */
+	FPULAB_EV_IMPORT = 9, /* task's state is replaced by an image from outside
+				   * (sigreturn, ptrace write): a task not running elsewhere.
+				   * mask = XSTATE_BV of what it installs (within xcr0);
+				   * flag FPULAB_EVF_SIGFRAME: from a signal frame */
+	FPULAB_EV_RESET = 10, /* task's state is set to init (signal delivery, exec):
+				   * as IMPORT of the init image; mask 0 */
 	FPULAB_EV_NR,
 };
 
+/* The first type a version-1 trace does not have. */
+#define FPULAB_EV_NR_V1 FPULAB_EV_IMPORT
+
 /* SWITCH flags */
 #define FPULAB_EVF_NO_USER (1u << 0) /* next blocks again before returning to ring 3 */
+/* IMPORT flags */
+#define FPULAB_EVF_SIGFRAME (1u << 0) /* sigreturn: the image is a signal frame's */
 
 struct fpulab_trace_event {
 	uint32_t seq;   /* global sequence number, strictly increasing */
@@ -75,7 +88,8 @@ struct fpulab_trace_event {
 	uint16_t task;  /* 0..ntasks */
 	uint16_t arg;   /* SWITCH: next task; MIGRATE: destination CPU; else 0 */
 	uint16_t flags; /* FPULAB_EVF_* */
-	uint32_t mask;  /* USE: XINUSE bits (within xcr0) the task dirties; else 0 */
+	uint32_t mask;  /* USE: XINUSE bits (within xcr0) the task dirties; IMPORT: the
+			 * image's XSTATE_BV (within xcr0); else 0 */
 };
 
 _Static_assert(sizeof(struct fpulab_trace_header) == 64, "trace header is 64 bytes");

@@ -110,6 +110,18 @@ static struct fpulab_trace_event ev(uint32_t seq, unsigned int type, unsigned in
 					    .mask = type == FPULAB_EV_USE ? 3 : 0 };
 }
 
+static void header(struct trace *t, unsigned int version, uint64_t nevents)
+{
+	memcpy(t->hdr.magic, FPULAB_TRACE_MAGIC, 8);
+	t->hdr.version = (uint16_t)version;
+	t->hdr.header_size = 64;
+	t->hdr.event_size = 16;
+	t->hdr.ncpus = 2;
+	t->hdr.ntasks = 2;
+	t->hdr.nevents = nevents;
+	t->hdr.xcr0 = 7;
+}
+
 static int check_two(struct fpulab_trace_event e0, struct fpulab_trace_event e1, char *err)
 {
 	struct fpulab_trace_event e[2] = { e0, e1 };
@@ -142,8 +154,8 @@ static void test_check_rejects(void **state)
 			    "event 1 (seq 2, switch): switch from task 2, but cpu 0 runs task 1");
 	assert_int_equal(check_two(ev(1, 1, 2, 0, 1), ev(2, 1, 0, 0, 0), err), -1);
 	assert_string_equal(err, "event 0 (seq 1, switch): cpu 2, the trace has 2");
-	assert_int_equal(check_two(ev(1, 9, 0, 0, 1), ev(2, 1, 0, 0, 0), err), -1);
-	assert_string_equal(err, "event 0 (seq 1, ?): unknown type 9");
+	assert_int_equal(check_two(ev(1, 11, 0, 0, 1), ev(2, 1, 0, 0, 0), err), -1);
+	assert_string_equal(err, "event 0 (seq 1, ?): unknown type 11");
 	assert_int_equal(check_two(ev(1, 4, 0, 0, 0), ev(2, 1, 0, 0, 0), err), -1);
 	assert_string_equal(err, "event 0 (seq 1, kfpu-end): kfpu-end without kfpu-begin");
 	struct fpulab_trace_event u = ev(2, 2, 0, 1, 0);
@@ -153,6 +165,126 @@ static void test_check_rejects(void **state)
 	/* an exited task's id may be reused by a new task, only through a switch */
 	assert_int_equal(check_two(ev(1, 6, 0, 0, 0), ev(2, 1, 0, 0, 1), err), -1);
 	assert_string_equal(err, "event 0 (seq 1, exit): exit of task 0, but cpu 0 runs task 0");
+}
+
+/* Version 2's import and reset: accepted where export is, refused where it is not. */
+static void test_check_import_reset(void **state)
+{
+	struct fpulab_trace_event imp = ev(2, FPULAB_EV_IMPORT, 0, 1, 0);
+	struct fpulab_trace_event rst = ev(2, FPULAB_EV_RESET, 0, 1, 0);
+	char err[256];
+
+	imp.mask = 0x7;
+	imp.flags = FPULAB_EVF_SIGFRAME;
+	/* the running task on its own CPU (sigreturn), or a task that is not running (ptrace) */
+	assert_int_equal(check_two(ev(1, 1, 0, 0, 1), imp, err), 0);
+	assert_int_equal(check_two(ev(1, 1, 0, 0, 2), imp, err), 0);
+	assert_int_equal(check_two(ev(1, 1, 0, 0, 1), rst, err), 0);
+	/* a task running on another CPU: refused, like export */
+	imp.cpu = 1;
+	assert_int_equal(check_two(ev(1, 1, 0, 0, 1), imp, err), -1);
+	assert_string_equal(
+		err, "event 1 (seq 2, import): import of task 1 on cpu 1 while it runs on 0");
+	rst.cpu = 1;
+	assert_int_equal(check_two(ev(1, 1, 0, 0, 1), rst, err), -1);
+	assert_string_equal(err,
+			    "event 1 (seq 2, reset): reset of task 1 on cpu 1 while it runs on 0");
+	imp.cpu = rst.cpu = 0;
+	/* task 0, a mask outside xcr0, a reset that installs something, inside kernel FPU */
+	imp.task = 0;
+	assert_int_equal(check_two(ev(1, 1, 0, 0, 1), imp, err), -1);
+	assert_string_equal(err, "event 1 (seq 2, import): import of task 0");
+	imp.task = 1;
+	imp.mask = 0x20;
+	assert_int_equal(check_two(ev(1, 1, 0, 0, 1), imp, err), -1);
+	assert_string_equal(err, "event 1 (seq 2, import): mask 0x20 outside xcr0 0x7");
+	rst.mask = 0x2;
+	assert_int_equal(check_two(ev(1, 1, 0, 0, 1), rst, err), -1);
+	assert_string_equal(err,
+			    "event 1 (seq 2, reset): reset with mask 0x2: a reset installs init");
+	rst.mask = 0;
+	imp.mask = 0x3;
+	imp.seq = rst.seq = 3;
+	struct fpulab_trace_event e[3] = { ev(1, 1, 0, 0, 1), ev(2, FPULAB_EV_KFPU_BEGIN, 0, 1, 0),
+					   imp };
+	struct trace t = { .ev = e };
+	header(&t, FPULAB_TRACE_VERSION, 3);
+	assert_int_equal(trace_check(&t, err, sizeof(err)), -1);
+	assert_string_equal(err, "event 2 (seq 3, import): import inside a kernel-FPU section");
+	e[2] = rst;
+	assert_int_equal(trace_check(&t, err, sizeof(err)), -1);
+	assert_string_equal(err, "event 2 (seq 3, reset): reset inside a kernel-FPU section");
+	/* after the task's exit: refused as any event but a switch */
+	e[1] = ev(2, FPULAB_EV_EXIT, 0, 1, 0);
+	assert_int_equal(trace_check(&t, err, sizeof(err)), -1);
+	assert_string_equal(err, "event 2 (seq 3, reset): task 1 after its exit");
+}
+
+/* A version-1 file still reads (it has no import or reset), but not with a version-2 type. */
+static void test_version_1(void **state)
+{
+	struct fpulab_trace_event e[3] = { ev(1, 1, 0, 0, 1), ev(2, FPULAB_EV_USE, 0, 1, 0),
+					   ev(3, FPULAB_EV_EXPORT, 0, 1, 0) };
+	struct trace t = { .ev = e }, b;
+	char err[256];
+	FILE *f;
+
+	tmp_path();
+	header(&t, 1, 3);
+	f = fopen(path, "wb");
+	assert_non_null(f);
+	assert_int_equal(fwrite(&t.hdr, sizeof(t.hdr), 1, f), 1);
+	assert_int_equal(fwrite(e, sizeof(e[0]), 3, f), 3);
+	assert_int_equal(fclose(f), 0);
+	assert_int_equal(trace_read(path, &b, err, sizeof(err)), 0);
+	assert_int_equal(b.hdr.version, 1);
+	assert_int_equal(b.hdr.nevents, 3);
+	assert_memory_equal(b.ev, e, sizeof(e));
+	/* written back, it is version 2 with the same events */
+	assert_int_equal(trace_write(path, &b, err, sizeof(err)), 0);
+	trace_free(&b);
+	assert_int_equal(trace_read(path, &b, err, sizeof(err)), 0);
+	assert_int_equal(b.hdr.version, 2);
+	assert_memory_equal(b.ev, e, sizeof(e));
+	trace_free(&b);
+
+	e[2] = ev(3, FPULAB_EV_IMPORT, 0, 1, 0);
+	assert_int_equal(trace_check(&t, err, sizeof(err)), -1);
+	assert_string_equal(
+		err, "event 2 (seq 3, import): type 9 (import) in a version-1 trace: it came "
+		     "in version 2");
+	header(&t, 3, 3);
+	assert_int_equal(trace_check(&t, err, sizeof(err)), -1);
+	assert_string_equal(err, "trace version 3, this fpulab reads versions 1 to 2");
+	header(&t, 0, 3);
+	assert_int_equal(trace_check(&t, err, sizeof(err)), -1);
+	assert_string_equal(err, "trace version 0, this fpulab reads versions 1 to 2");
+	unlink(path);
+}
+
+/* Import and reset survive the round trip through a file, flags and mask included. */
+static void test_round_trip_v2(void **state)
+{
+	struct fpulab_trace_event e[5] = { ev(1, 1, 0, 0, 1), ev(2, FPULAB_EV_RESET, 0, 1, 0),
+					   ev(3, FPULAB_EV_IMPORT, 0, 1, 0),
+					   ev(4, FPULAB_EV_IMPORT, 1, 2, 0),
+					   ev(5, FPULAB_EV_USE, 0, 1, 0) };
+	struct trace t = { .ev = e }, b;
+	char err[256];
+
+	e[2].mask = 0x7;
+	e[2].flags = FPULAB_EVF_SIGFRAME;
+	e[3].mask = 0x3;
+	tmp_path();
+	header(&t, FPULAB_TRACE_VERSION, 5);
+	assert_int_equal(trace_write(path, &t, err, sizeof(err)), 0);
+	assert_int_equal(trace_read(path, &b, err, sizeof(err)), 0);
+	assert_memory_equal(&t.hdr, &b.hdr, sizeof(t.hdr));
+	assert_memory_equal(b.ev, e, sizeof(e));
+	assert_string_equal(trace_type_name(FPULAB_EV_IMPORT), "import");
+	assert_string_equal(trace_type_name(FPULAB_EV_RESET), "reset");
+	trace_free(&b);
+	unlink(path);
 }
 
 /* Files: wrong magic, a truncated file, a missing file: clear errors, nothing loaded. */
@@ -184,9 +316,9 @@ static void test_read_rejects(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_round_trip),
-		cmocka_unit_test(test_synth_shapes),
-		cmocka_unit_test(test_check_rejects),
+		cmocka_unit_test(test_round_trip),    cmocka_unit_test(test_synth_shapes),
+		cmocka_unit_test(test_check_rejects), cmocka_unit_test(test_check_import_reset),
+		cmocka_unit_test(test_version_1),     cmocka_unit_test(test_round_trip_v2),
 		cmocka_unit_test(test_read_rejects),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
