@@ -321,12 +321,13 @@ void fpu_handle_nm(struct fpu *cur)
 
 void fpu_return_to_user(struct fpu *cur)
 {
-	if (policy->return_to_user) {
-		unsigned int cpu;
-		struct fpu_cpu *c = this_fpu_cpu(&cpu);
-		policy->return_to_user(c, cpu, cur);
-		trace_rearm(c);
-	}
+	if (!(cur->flags & FPU_F_NEED_LOAD))
+		return;
+	unsigned int cpu;
+	struct fpu_cpu *c = this_fpu_cpu(&cpu);
+	cur->flags &= ~FPU_F_NEED_LOAD;
+	fpu_activate(c, cpu, cur);
+	trace_rearm(c);
 }
 
 void fpu_flush_ipi(void)
@@ -361,7 +362,7 @@ void fpu_task_init(struct fpu *fpu, struct xregs_state *buf, unsigned int id)
 	fpu->holder = -1;
 	fpu->pkru = 0; /* architectural init; fpu_set_pkru() gives another */
 	fpu->id = id;
-	fpu->adaptive = 0;
+	fpu->adaptive = (struct fpu_adaptive){ 0 };
 	xstate_init_buffer(buf);
 }
 

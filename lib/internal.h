@@ -43,13 +43,14 @@ struct fpu_cpu {
  * A policy is a table of operations; core.c calls them with the calling
  * CPU's fpu_cpu and number, interrupts off. NULL members do nothing, except
  * handle_nm (NULL: the policy never sets TS, an #NM is a bug). State a
- * policy needs beyond struct fpu_cpu (smp-lazy's holder) is its own.
+ * policy needs beyond struct fpu_cpu (smp-lazy's holder) is its own. A
+ * policy that defers a load to the return to ring 3 sets FPU_F_NEED_LOAD;
+ * fpu_return_to_user() does the load.
  */
 struct fpu_policy {
 	const char *name;
 	void (*switch_to)(struct fpu_cpu *c, unsigned int cpu, struct fpu *prev, struct fpu *next);
 	void (*handle_nm)(struct fpu_cpu *c, unsigned int cpu, struct fpu *cur);
-	void (*return_to_user)(struct fpu_cpu *c, unsigned int cpu, struct fpu *cur);
 	void (*flush_ipi)(struct fpu_cpu *c, unsigned int cpu);
 	/*
 	 * @f's latest state may be live in another CPU's registers: have that

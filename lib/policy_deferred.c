@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * deferred: save eagerly at switch-out, but load the incoming task's state
- * only on its way back to ring 3 (Linux's TIF_NEED_FPU_LOAD), and only if
- * this CPU's registers do not hold it already. A task that blocks again in
+ * only on its way back to ring 3 (FPU_F_NEED_LOAD, Linux's
+ * TIF_NEED_FPU_LOAD: fpu_return_to_user() loads it), and only if this CPU's
+ * registers do not hold it already. A task that blocks again in
  * the kernel, or a switch to a kernel thread, never loads user state.
  * CR0.TS is never set.
  */
@@ -15,14 +16,6 @@ static void deferred_switch(struct fpu_cpu *c, unsigned int cpu, struct fpu *pre
 		next->flags |= FPU_F_NEED_LOAD;
 }
 
-static void deferred_return_to_user(struct fpu_cpu *c, unsigned int cpu, struct fpu *cur)
-{
-	if (!(cur->flags & FPU_F_NEED_LOAD))
-		return;
-	cur->flags &= ~FPU_F_NEED_LOAD;
-	fpu_activate(c, cpu, cur);
-}
-
 static void deferred_reload(struct fpu_cpu *c, unsigned int cpu, struct fpu *cur)
 {
 	cur->flags |= FPU_F_NEED_LOAD;
@@ -31,6 +24,5 @@ static void deferred_reload(struct fpu_cpu *c, unsigned int cpu, struct fpu *cur
 const struct fpu_policy fpu_policy_deferred = {
 	.name = "deferred",
 	.switch_to = deferred_switch,
-	.return_to_user = deferred_return_to_user,
 	.reload = deferred_reload,
 };

@@ -63,7 +63,18 @@
 
 /* struct fpu.flags */
 #define FPU_F_USED (1u << 0)      /* task has used the FPU (Linux's used_math) */
-#define FPU_F_NEED_LOAD (1u << 1) /* deferred: load registers before returning to ring 3 */
+#define FPU_F_NEED_LOAD (1u << 1) /* load registers on the way to ring 3 (fpu_return_to_user) */
+
+/* What the adaptive policy knows of a task (lib/policy_adaptive.c). */
+struct fpu_adaptive {
+	uint8_t hist;   /* the last observed slices, bit 0 the latest; 1 = it used the FPU */
+	uint8_t nobs;   /* how many bits of hist are observations, 0..8 */
+	uint8_t slice;  /* this slice: observed, used, sampled (ADAPT_* in the policy) */
+	uint8_t level;  /* sampling: one "now" decision in 8 << level is a sample, 0..5 */
+	uint16_t since; /* "now" decisions since the last sample */
+	uint8_t cpu;    /* the CPU of its last switch-in, plus 1; 0: none yet */
+	uint8_t stay;   /* switch-ins to wait after a move before its state is held */
+};
 
 /* Per-task FPU context. Embedded in the kernel's task; initialise with fpu_task_init(). */
 struct fpu {
@@ -74,7 +85,7 @@ struct fpu {
 	int holder;      /* smp-lazy: CPU holding its unsaved state while it is switched out; -1 */
 	uint32_t pkru;   /* its PKRU while it does not run (Linux's thread.pkru); fpu_set_pkru() */
 	unsigned int id; /* for messages only */
-	uint64_t adaptive; /* adaptive: observed FPU use, sampling, CPU moves (lib/policy_adaptive.c) */
+	struct fpu_adaptive adaptive; /* adaptive's view of the task */
 };
 
 /* Event counters, per CPU. Exact: tests assert them. */
@@ -217,7 +228,12 @@ void fpu_switch(struct fpu *prev, struct fpu *next);
  */
 void fpu_handle_nm(struct fpu *cur);
 
-/** fpu_return_to_user - on every return to ring 3 (deferred restore). */
+/**
+ * fpu_return_to_user - on every return to ring 3: load the registers a
+ * policy deferred to this point (FPU_F_NEED_LOAD, Linux's
+ * TIF_NEED_FPU_LOAD), unless this CPU still holds them. Otherwise one flag
+ * test, before anything else.
+ */
 void fpu_return_to_user(struct fpu *cur);
 
 /** fpu_flush_ipi - body of the flush IPI handler: give up state held for another CPU. */
