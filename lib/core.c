@@ -485,6 +485,8 @@ int fpu_import(struct fpu *fpu, const void *src, size_t src_len, uint64_t rfbm)
 	if (xstate_cfg.pkru && fpu == c->cur)
 		fpu_pkru_write(c, fpu->pkru);
 	state_replaced(c, cpu, fpu, was_live);
+	if (tracing && fpu == c->cur)
+		c->trace_armed = true; /* its next use is a first use again, as after kernel FPU */
 	trace_rearm(c);
 	return XSTATE_OK;
 }
