@@ -329,10 +329,8 @@ void fpu_handle_nm(struct fpu *cur)
 	policy->handle_nm(c, cpu, cur);
 }
 
-void fpu_return_to_user(struct fpu *cur)
+void fpu_return_to_user_load(struct fpu *cur)
 {
-	if (!(cur->flags & FPU_F_NEED_LOAD))
-		return;
 	unsigned int cpu;
 	struct fpu_cpu *c = this_fpu_cpu(&cpu);
 	cur->flags &= ~FPU_F_NEED_LOAD;

@@ -228,13 +228,20 @@ void fpu_switch(struct fpu *prev, struct fpu *next);
  */
 void fpu_handle_nm(struct fpu *cur);
 
+/* fpu_return_to_user()'s load, out of line. */
+void fpu_return_to_user_load(struct fpu *cur);
+
 /**
  * fpu_return_to_user - on every return to ring 3: load the registers a
  * policy deferred to this point (FPU_F_NEED_LOAD, Linux's
- * TIF_NEED_FPU_LOAD), unless this CPU still holds them. Otherwise one flag
- * test, before anything else.
+ * TIF_NEED_FPU_LOAD), unless this CPU still holds them. Inline: otherwise
+ * one flag test of @cur, as Linux's exit_to_user_mode tests the TIF flag.
  */
-void fpu_return_to_user(struct fpu *cur);
+static inline void fpu_return_to_user(struct fpu *cur)
+{
+	if (__builtin_expect(cur->flags & FPU_F_NEED_LOAD, 0))
+		fpu_return_to_user_load(cur);
+}
 
 /** fpu_flush_ipi - body of the flush IPI handler: give up state held for another CPU. */
 void fpu_flush_ipi(void);
