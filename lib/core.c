@@ -250,16 +250,10 @@ void fpu_load_regs(struct fpu_cpu *c, unsigned int cpu, struct fpu *f)
 	f->flags |= FPU_F_USED;
 }
 
-void fpu_activate(struct fpu_cpu *c, unsigned int cpu, struct fpu *f)
+void fpu_save_load(struct fpu_cpu *c, unsigned int cpu, struct fpu *f)
 {
-	if (fpregs_hold(c, cpu, f)) {
-		fpu_ts_clear(c);
-		c->live = true;
-		c->stats.restores_skipped++;
-	} else {
-		fpu_save_live(c, cpu);
-		fpu_load_regs(c, cpu, f);
-	}
+	fpu_save_live(c, cpu);
+	fpu_load_regs(c, cpu, f);
 }
 
 void fpu_reload_trap(struct fpu_cpu *c, unsigned int cpu, struct fpu *cur)
