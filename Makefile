@@ -85,8 +85,11 @@ FORCE:
 # registers: the compiler must leave them alone (cli/replay_engine.c).
 $(BUILD)/host/cli/replay_engine.c.o: HCFLAGS += -mgeneral-regs-only
 
+# replay's floor logs libfpu's saves and restores through these (cli/replay_engine.c).
+REPLAY_LDFLAGS := -Wl,--wrap=xstate_save -Wl,--wrap=xstate_restore
+
 $(BUILD)/fpulab: $(CLI_OBJS) $(BUILD)/libfpu.a
-	$(CC) $(HCFLAGS) -o $@ $(CLI_OBJS) $(BUILD)/libfpu.a $(HLDLIBS)
+	$(CC) $(HCFLAGS) -o $@ $(CLI_OBJS) $(BUILD)/libfpu.a $(HLDLIBS) $(REPLAY_LDFLAGS)
 
 # Dependencies first: on a fresh machine they are what the build needs.
 # The results and plots stay in $(BUILD)/results; the summary is what to read first.

@@ -146,8 +146,12 @@ struct prow {
 	double native_med, native_min, native_max; /* ns per switch */
 	double assumed;                            /* ns per switch */
 	double total;
-	double skip_med; /* ticks; < 0: no skipped-restore switches */
-	uint64_t nskip;  /* skipped-restore switches timed (the first run) */
+	/* ns per switch, medians: its log replayed bare, and its empty timed regions */
+	double bare_med, empty_med, floor_med; /* floor = bare - empty */
+	double overhead;                       /* native - bare: libfpu's own */
+	double skip_med;                       /* ticks; < 0: no skipped-restore switches */
+	uint64_t nskip;                        /* skipped-restore switches timed (the first run) */
+	double skip_lib; /* ticks of libfpu per such switch: native mean - bare mean */
 	bool counts_differ;
 	uint64_t clipped; /* over all runs */
 };
@@ -503,8 +507,8 @@ struct trace_info {
 	double save_ns, rest_ns, tpn;
 };
 
-/* ns per switch of @n's saves and restores at the measured floor costs. */
-static double floor_ns(const struct trace_info *ti, const struct replay_counts *n)
+/* ns per switch of @n's saves and restores at the batch save and restore costs. */
+static double batch_floor_ns(const struct trace_info *ti, const struct replay_counts *n)
 {
 	double sw = (double)(n->switches ? n->switches : 1);
 	return (ti->save_ns * (double)n->saves + ti->rest_ns * (double)n->restores) / sw;
@@ -606,7 +610,10 @@ static json_t *oracle_row(const struct trace_info *ti, const struct opts *o,
 	set(r, "counts_identical", NULL); /* the policy rows' keys, for CSV's header */
 	set(r, "break_even_trap_ns", NULL);
 	set(r, "floor_ns_per_switch", ns1(oracle_ns));
+	set(r, "timing_residue_ns_per_switch", NULL);
+	set(r, "floor_batch_ns_per_switch", ns1(oracle_ns));
 	set(r, "overhead_ns_per_switch", NULL);
+	set(r, "skipped_restore_ticks", NULL);
 	set(r, "skipped_restore_ticks_median", NULL);
 	set(r, "hook_calls_clipped", NULL);
 	row_machine(r, ti);
@@ -625,7 +632,7 @@ static json_t *policy_row(const struct trace_info *ti, const struct opts *o, con
 	json_t *r = row_head(ti, w->policy, o->repeat);
 	double work = (double)(w->n.saves + w->n.restores);
 	double owork = (double)(oc->saves + oc->restores);
-	double fl = floor_ns(ti, &w->n);
+	double fl = w->floor_med;
 
 	row_counts(r, &w->n);
 	set(r, "native_ns_per_switch", ns1(w->native_med));
@@ -654,7 +661,11 @@ static json_t *policy_row(const struct trace_info *ti, const struct opts *o, con
 	set(r, "counts_identical", json_boolean(!w->counts_differ));
 	set(r, "break_even_trap_ns", be && be->have && !be->none ? ns1(be->ns) : NULL);
 	set(r, "floor_ns_per_switch", ns1(fl));
-	set(r, "overhead_ns_per_switch", ns1(w->native_med - fl));
+	set(r, "timing_residue_ns_per_switch", ns1(w->empty_med));
+	set(r, "floor_batch_ns_per_switch", ns1(batch_floor_ns(ti, &w->n)));
+	set(r, "overhead_ns_per_switch", ns1(w->overhead));
+	set(r, "skipped_restore_ticks",
+	    w->skip_med >= 0 ? json_real(round(w->skip_lib * 10) / 10) : NULL);
 	set(r, "skipped_restore_ticks_median", w->skip_med >= 0 ? json_real(w->skip_med) : NULL);
 	set(r, "hook_calls_clipped", json_integer((json_int_t)w->clipped));
 	row_machine(r, ti);
@@ -697,15 +708,38 @@ static int replay_trace(const char *path, const struct opts *o, const char **pol
 	fpu_set_costs(&fc);
 
 	struct prow rows[MAX_POLICIES];
+	struct replay_log *logs[MAX_POLICIES] = { NULL };
 	struct replay_result *res = calloc((size_t)np * o->repeat, sizeof(*res));
+	struct replay_result *bres = calloc((size_t)np * o->repeat, sizeof(*bres));
+	struct replay_result *eres = calloc((size_t)np * o->repeat, sizeof(*eres));
 	uint64_t *skips = malloc((oc.switches + 1) * sizeof(*skips));
 	double *samples = malloc(o->repeat * sizeof(*samples));
-	if (!res || !skips || !samples) {
+	if (!res || !bres || !eres || !skips || !samples) {
 		fprintf(stderr, "fpulab replay: out of memory\n");
 		rc = 1;
 		goto out;
 	}
-	/* interleaved: run k of every policy, then run k+1 */
+	/* each policy's saves and restores, logged for its floor (replay_bare) */
+	for (int p = 0; p < np; p++) {
+		struct replay_result r = { 0 };
+		logs[p] = replay_log_new(&t);
+		if (!logs[p] || replay_record(rp, pols[p], logs[p], &r)) {
+			fprintf(stderr, "fpulab replay: out of memory\n");
+			rc = 1;
+			goto out;
+		}
+		if (replay_log_saves(logs[p]) != r.n.saves ||
+		    replay_log_restores(logs[p]) != r.n.restores) {
+			fprintf(stderr,
+				"fpulab replay: %s: %s: the floor's log has %" PRIu64
+				" saves and %" PRIu64 " restores, the policy counted %" PRIu64
+				" and %" PRIu64 "\n",
+				path, pols[p], replay_log_saves(logs[p]),
+				replay_log_restores(logs[p]), r.n.saves, r.n.restores);
+			rc = 1;
+		}
+	}
+	/* interleaved: run k of every policy and its bare floor, then run k+1 */
 	for (unsigned long k = 0; k < o->repeat; k++)
 		for (int p = 0; p < np; p++) {
 			struct replay_result *r = &res[(size_t)p * o->repeat + k];
@@ -720,9 +754,13 @@ static int replay_trace(const char *path, const struct opts *o, const char **pol
 				}
 			}
 			r->skip_ticks = NULL;
+			replay_bare(rp, logs[p], false, &bres[(size_t)p * o->repeat + k]);
+			replay_bare(rp, logs[p], true, &eres[(size_t)p * o->repeat + k]);
 		}
 	for (int p = 0; p < np; p++) {
 		struct replay_result *r = &res[(size_t)p * o->repeat];
+		struct replay_result *b = &bres[(size_t)p * o->repeat];
+		struct replay_result *em = &eres[(size_t)p * o->repeat];
 		struct prow *w = &rows[p];
 		w->policy = pols[p];
 		w->n = r[0].n;
@@ -739,6 +777,36 @@ static int replay_trace(const char *path, const struct opts *o, const char **pol
 		w->native_min = samples[0];
 		w->native_max = samples[o->repeat - 1];
 		w->native_med = samples[o->repeat / 2];
+		for (unsigned long k = 0; k < o->repeat; k++) {
+			samples[k] = (double)b[k].ticks / tpn /
+				     (double)(b[k].n.switches ? b[k].n.switches : 1);
+			if (b[k].desync || b[k].n.integrity_errors || b[k].n.saves != w->n.saves ||
+			    b[k].n.restores != w->n.restores) {
+				fprintf(stderr,
+					"fpulab replay: %s: %s: the bare floor run did not replay "
+					"the policy's saves and restores (%" PRIu64
+					" calls unmatched, %" PRIu64 " integrity errors)\n",
+					path, w->policy, b[k].desync, b[k].n.integrity_errors);
+				rc = 1;
+			}
+		}
+		qsort(samples, o->repeat, sizeof(*samples), cmp_double);
+		w->bare_med = samples[o->repeat / 2];
+		for (unsigned long k = 0; k < o->repeat; k++)
+			samples[k] = (double)em[k].ticks / tpn /
+				     (double)(em[k].n.switches ? em[k].n.switches : 1);
+		qsort(samples, o->repeat, sizeof(*samples), cmp_double);
+		w->empty_med = samples[o->repeat / 2];
+		w->floor_med = w->bare_med - w->empty_med;
+		w->overhead = w->native_med - w->bare_med;
+		/* libfpu's own ticks per skipped-restore switch: native mean minus bare mean */
+		for (unsigned long k = 0; k < o->repeat; k++)
+			samples[k] = r[k].nskip && b[k].nskip
+					     ? (double)r[k].skip_sum / (double)r[k].nskip -
+						       (double)b[k].skip_sum / (double)b[k].nskip
+					     : 0;
+		qsort(samples, o->repeat, sizeof(*samples), cmp_double);
+		w->skip_lib = samples[o->repeat / 2];
 		double sw = (double)(w->n.switches ? w->n.switches : 1);
 		w->assumed = (o->trap.ns * (double)w->n.nm_traps +
 			      o->cr0.ns * (double)w->n.ts_writes +
@@ -784,8 +852,16 @@ static int replay_trace(const char *path, const struct opts *o, const char **pol
 		       xstate_cfg.xcr0, tpn * 1000);
 	output_comment(
 		out,
-		"native save %.1f ns, restore %.1f ns (mask 0x%x dirty, median of 201 batches of 16)",
+		"batch: native save %.1f ns, restore %.1f ns (mask 0x%x dirty, one buffer, median of 201 "
+		"batches of 16): the oracle's costs and adaptive's",
 		save_ns, rest_ns, umask);
+	output_comment(
+		out,
+		"floor: each policy's own saves and restores (same areas, masks, order and registers), "
+		"replayed without libfpu in the same timed regions, minus those regions timed empty "
+		"(the timing residue); overhead = native - floor - residue: libfpu's own; ns per "
+		"switch, medians of %lu runs interleaved with the policy's",
+		o->repeat);
 	output_comment(
 		out,
 		"costs per event: #NM trap %.1f ns (%s), CR0 write %.1f ns (%s), IPI %.1f ns (%s)",
@@ -839,23 +915,29 @@ static int replay_trace(const char *path, const struct opts *o, const char **pol
 		       o->trap.ns, o->trap.source, TRAP_NS_DEFAULT);
 	for (int p = 0; p < np; p++) {
 		const struct prow *w = &rows[p];
-		double fl = floor_ns(&ti, &w->n);
-		char skip[128] = "";
+		double fl = w->floor_med;
+		char skip[256] = "";
 		if (w->skip_med >= 0)
 			snprintf(
 				skip, sizeof(skip),
-				"; skipped-restore switch median %.0f native TSC ticks (of %" PRIu64
-				" in run 1)",
-				w->skip_med, w->nskip);
+				"; skipped-restore switch: libfpu %.1f TSC ticks (mean over %" PRIu64
+				" switches, native minus floor, median of %lu runs; per-call median "
+				"%.0f native ticks)",
+				w->skip_lib, w->nskip, o->repeat, w->skip_med);
 		output_comment(
 			out,
-			"libfpu %-13s native %.1f ns/switch (median of %lu runs), save/restore floor "
-			"%.1f ns/switch, overhead %.1f ns (%s%.0f%% of the floor)%s",
-			w->policy, w->native_med, o->repeat, fl, w->native_med - fl,
-			fl > 0 ? "" : "n/a ", fl > 0 ? 100 * (w->native_med - fl) / fl : 0, skip);
+			"libfpu %-13s native %.1f ns/switch, floor %.1f (batch estimate %.1f), timing "
+			"residue %.1f, overhead %.1f ns/switch (%s%.0f%% of the floor)%s",
+			w->policy, w->native_med, fl, batch_floor_ns(&ti, &w->n), w->empty_med,
+			w->overhead, fl > 0 ? "" : "n/a ", fl > 0 ? 100 * w->overhead / fl : 0,
+			skip);
 	}
 out:
+	for (int p = 0; p < np; p++)
+		replay_log_free(logs[p]);
 	free(res);
+	free(bres);
+	free(eres);
 	free(skips);
 	free(samples);
 	replay_free(rp);

@@ -15,6 +15,15 @@
  * calls fpu_handle_nm() as the #NM handler would. A flush IPI is delivered
  * at once: the engine switches to the target CPU, runs fpu_flush_ipi()
  * there (timed) and comes back (untimed).
+ *
+ * The floor (replay_record, replay_bare): a recording run logs, per libfpu
+ * call of the event loop, the saves and restores libfpu executed (area,
+ * mask, instruction) and what the harness saw of it (TS mirror writes, IPI
+ * deliveries). The bare run plays the same events and, in place of each
+ * libfpu call, executes only that call's logged instructions inside the
+ * same timed region. Every libfpu call of an event handler therefore goes
+ * through TIMED() or LIB(); calls that neither save nor restore nor write
+ * TS (fpu_task_init, fpu_task_migrated) may be made directly.
  */
 #include "replay_engine.h"
 
@@ -30,6 +39,42 @@ struct task_sig {
 	uint16_t fcw;
 	uint32_t written; /* union of the components written so far */
 	uint64_t gen;
+};
+
+/* One logged effect of a libfpu call (replay_log). */
+enum log_kind {
+	OP_XSAVE,
+	OP_XSAVEOPT,
+	OP_XSAVEC,
+	OP_FXSAVE,
+	OP_XRSTOR,
+	OP_FXRSTOR,
+	OP_GOTO_CPU, /* IPI delivery: the engine moves to @cpu (untimed, as host_send_flush_ipi) */
+	OP_TS_SET,
+	OP_TS_CLEAR,
+	OP_NONE,
+};
+
+struct log_op {
+	const struct xregs_state *area;
+	uint64_t mask; /* as the instruction gets it */
+	uint32_t kind; /* enum log_kind */
+	uint32_t cpu;  /* OP_GOTO_CPU */
+};
+
+/* The effects of one libfpu call end at op[end]; @timed: a TIMED() call. */
+struct log_call {
+	uint32_t end;
+	uint8_t timed;
+	uint8_t skip; /* an fpu_switch() that only skipped a restore */
+};
+
+struct replay_log {
+	struct log_op *op;
+	struct log_call *call;
+	size_t nop, ncall, cap_op, cap_call;
+	bool overflow;
+	uint64_t saves, restores;
 };
 
 struct replay {
@@ -50,10 +95,18 @@ struct replay {
 	uint64_t excluded;   /* harness ticks inside timed hooks (IPI delivery's swaps) */
 	uint64_t integrity;
 	uint64_t clipped;
+	/* bare run (replay_bare): the log, the next call and op to play */
+	const struct replay_log *bare;
+	size_t bare_call, bare_op;
+	bool bare_skip;       /* the call just played was a skipped-restore switch */
+	bool bare_empty;      /* play only the harness's part: no save or restore */
+	uint64_t bare_desync; /* the events asked for a call the log does not have */
+	uint64_t bare_saves, bare_restores;
 };
 
 static struct replay *rp_cur; /* libfpu's callbacks have no context argument */
 static unsigned int sim_cpu;
+static struct replay_log *rec; /* replay_record: the log being filled */
 
 static inline uint64_t tsc0(void)
 {
@@ -104,14 +157,27 @@ static void host_panic(const char *msg)
 	abort();
 }
 
+static void log_op(uint32_t kind, const struct xregs_state *area, uint64_t mask, uint32_t cpu)
+{
+	if (rec->nop == rec->cap_op) {
+		rec->overflow = true;
+		return;
+	}
+	rec->op[rec->nop++] = (struct log_op){ area, mask, kind, cpu };
+}
+
 static void host_set_ts(void)
 {
 	rp_cur->ts[sim_cpu] = 1;
+	if (rec)
+		log_op(OP_TS_SET, NULL, 0, 0);
 }
 
 static void host_clear_ts(void)
 {
 	rp_cur->ts[sim_cpu] = 0;
+	if (rec)
+		log_op(OP_TS_CLEAR, NULL, 0, 0);
 }
 
 static struct fpu *host_current_fpu(void)
@@ -129,10 +195,49 @@ static void host_send_flush_ipi(unsigned int cpu)
 
 	on_cpu(rp, cpu);
 	rp->excluded += tsc1() - t0;
+	if (rec)
+		log_op(OP_GOTO_CPU, NULL, 0, cpu);
 	fpu_flush_ipi();
+	if (rec)
+		log_op(OP_GOTO_CPU, NULL, 0, from);
 	t0 = tsc0();
 	on_cpu(rp, from);
 	rp->excluded += tsc1() - t0;
+}
+
+/*
+ * libfpu's two instruction entry points, wrapped at link time
+ * (-Wl,--wrap=xstate_save,--wrap=xstate_restore: the Makefile): while a run
+ * records, each save and restore is logged with its area and mask. Outside
+ * a recording run the wrapper costs one load and branch per instruction.
+ */
+void __real_xstate_save(struct xregs_state *buf, uint64_t mask);
+void __real_xstate_restore(const struct xregs_state *buf, uint64_t mask);
+void __wrap_xstate_save(struct xregs_state *buf, uint64_t mask);
+void __wrap_xstate_restore(const struct xregs_state *buf, uint64_t mask);
+
+void __wrap_xstate_save(struct xregs_state *buf, uint64_t mask)
+{
+	if (__builtin_expect(rec != NULL, 0)) {
+		static const uint32_t kind[FPU_INSN_NR] = {
+			[FPU_INSN_FXSAVE] = OP_FXSAVE,     [FPU_INSN_XSAVE] = OP_XSAVE,
+			[FPU_INSN_XSAVEOPT] = OP_XSAVEOPT, [FPU_INSN_XSAVEC] = OP_XSAVEC,
+			[FPU_INSN_XSAVES] = OP_XSAVEC, /* kernel mode only: never in replay */
+		};
+		/* as xstate_save_insn: a compacted save always takes the full kernel mask */
+		if (xstate_cfg.compacted)
+			mask = xstate_cfg.kernel_mask;
+		log_op(kind[xstate_cfg.save_insn], buf, mask, 0);
+	}
+	__real_xstate_save(buf, mask);
+}
+
+void __wrap_xstate_restore(const struct xregs_state *buf, uint64_t mask)
+{
+	if (__builtin_expect(rec != NULL, 0))
+		log_op(xstate_cfg.save_insn == FPU_INSN_FXSAVE ? OP_FXRSTOR : OP_XRSTOR, buf, mask,
+		       0);
+	__real_xstate_restore(buf, mask);
 }
 
 static void host_wait_relax(void)
@@ -357,7 +462,7 @@ oom:
  */
 #define CLIP_TICKS 20000
 
-#define TIMED(rp, acc, call)                                                  \
+#define TIMED_REGION(rp, acc, call)                                           \
 	do {                                                                  \
 		uint64_t x0_ = (rp)->excluded, t0_ = tsc0();                  \
 		call;                                                         \
@@ -368,6 +473,137 @@ oom:
 			(rp)->clipped++;                                      \
 		else                                                          \
 			(acc) += d_;                                          \
+	} while (0)
+
+static void log_call(bool timed)
+{
+	if (rec->ncall == rec->cap_call) {
+		rec->overflow = true;
+		return;
+	}
+	rec->call[rec->ncall++] = (struct log_call){ (uint32_t)rec->nop, timed, 0 };
+}
+
+/*
+ * The logged effects of one libfpu call, executed without libfpu
+ * (replay_bare); with @harness_only, the same loop skips the saves and
+ * restores.
+ */
+static void bare_play(struct replay *rp, const struct log_op *op, const struct log_op *end,
+		      bool harness_only)
+{
+	for (; op < end; op++) {
+		uint32_t kind = op->kind;
+		if (harness_only && kind < OP_GOTO_CPU)
+			kind = OP_NONE;
+		switch (kind) {
+		case OP_XSAVE:
+			__asm__ volatile("xsave64 %0"
+					 : "+m"(*(struct xregs_state *)op->area)
+					 : "a"((uint32_t)op->mask), "d"((uint32_t)(op->mask >> 32))
+					 : "memory");
+			break;
+		case OP_XSAVEOPT:
+			__asm__ volatile("xsaveopt64 %0"
+					 : "+m"(*(struct xregs_state *)op->area)
+					 : "a"((uint32_t)op->mask), "d"((uint32_t)(op->mask >> 32))
+					 : "memory");
+			break;
+		case OP_XSAVEC:
+			__asm__ volatile("xsavec64 %0"
+					 : "+m"(*(struct xregs_state *)op->area)
+					 : "a"((uint32_t)op->mask), "d"((uint32_t)(op->mask >> 32))
+					 : "memory");
+			break;
+		case OP_FXSAVE:
+			__asm__ volatile("fxsave64 %0"
+					 : "=m"(((struct xregs_state *)op->area)->legacy)
+					 :
+					 : "memory");
+			break;
+		case OP_XRSTOR:
+			__asm__ volatile("xrstor64 %0"
+					 :
+					 : "m"(*op->area), "a"((uint32_t)op->mask),
+					   "d"((uint32_t)(op->mask >> 32))
+					 : "memory");
+			break;
+		case OP_FXRSTOR:
+			__asm__ volatile("fxrstor64 %0" : : "m"(op->area->legacy) : "memory");
+			break;
+		case OP_GOTO_CPU: {
+			uint64_t t0 = tsc0();
+			on_cpu(rp, op->cpu);
+			rp->excluded += tsc1() - t0;
+			break;
+		}
+		case OP_TS_SET:
+			rp->ts[sim_cpu] = 1;
+			break;
+		case OP_TS_CLEAR:
+			rp->ts[sim_cpu] = 0;
+			break;
+		default:
+			break;
+		}
+	}
+}
+
+/* The next logged call's bounds, or none (counted) when the events and the log disagree. */
+static void bare_next(struct replay *rp, bool timed, const struct log_op **b,
+		      const struct log_op **e)
+{
+	const struct replay_log *l = rp->bare;
+	const struct log_call *c = rp->bare_call < l->ncall ? &l->call[rp->bare_call] : NULL;
+
+	*b = *e = l->op;
+	rp->bare_skip = false;
+	if (!c || c->timed != timed) {
+		rp->bare_desync++;
+		return;
+	}
+	*b = l->op + rp->bare_op;
+	*e = l->op + c->end;
+	for (const struct log_op *op = *b; op < *e; op++) {
+		rp->bare_saves += op->kind <= OP_FXSAVE;
+		rp->bare_restores += op->kind == OP_XRSTOR || op->kind == OP_FXRSTOR;
+	}
+	rp->bare_skip = c->skip;
+	rp->bare_op = c->end;
+	rp->bare_call++;
+}
+
+/*
+ * A timed libfpu call; in a bare run, the call's logged instructions in its
+ * place, timed the same way.
+ */
+#define TIMED(rp, acc, call)                                                              \
+	do {                                                                              \
+		if ((rp)->bare) {                                                         \
+			const struct log_op *b_, *e_;                                     \
+			bare_next(rp, true, &b_, &e_);                                    \
+			TIMED_REGION(rp, acc, bare_play(rp, b_, e_, (rp)->bare_empty));   \
+			if ((rp)->bare_empty) /* the same state after it: again, whole */ \
+				bare_play(rp, b_, e_, false);                             \
+		} else {                                                                  \
+			TIMED_REGION(rp, acc, call);                                      \
+			if (rec)                                                          \
+				log_call(true);                                           \
+		}                                                                         \
+	} while (0)
+
+/* An untimed libfpu call that may save, restore or write TS. */
+#define LIB(rp, call)                                   \
+	do {                                            \
+		if ((rp)->bare) {                       \
+			const struct log_op *b_, *e_;   \
+			bare_next(rp, false, &b_, &e_); \
+			bare_play(rp, b_, e_, false);   \
+		} else {                                \
+			call;                           \
+			if (rec)                        \
+				log_call(false);        \
+		}                                       \
 	} while (0)
 
 static void start(struct replay *rp)
@@ -408,16 +644,27 @@ static void do_switch(struct replay *rp, const struct fpulab_trace_event *e,
 	struct fpu *next = e->arg ? &rp->fpus[e->arg] : NULL;
 	struct fpu_stats before = *fpu_stats_cpu(c);
 	int64_t ticks = 0;
+	bool skip;
 
 	if (next && rp->exited[e->arg])
 		reset_task(rp, e->arg); /* a new task in an exited one's id */
 	TIMED(rp, ticks, fpu_switch(prev, next));
 	rp->cur[c] = e->arg;
-	const struct fpu_stats *after = fpu_stats_cpu(c);
-	if (after->restores_skipped == before.restores_skipped + 1 &&
-	    after->restores == before.restores && saves_of(after) == saves_of(&before) &&
-	    r->skip_ticks)
-		r->skip_ticks[r->nskip++] = ticks > 0 ? (uint64_t)ticks : 0;
+	if (rp->bare) {
+		skip = rp->bare_skip;
+	} else {
+		const struct fpu_stats *after = fpu_stats_cpu(c);
+		skip = after->restores_skipped == before.restores_skipped + 1 &&
+		       after->restores == before.restores && saves_of(after) == saves_of(&before);
+		if (skip && rec && rec->ncall)
+			rec->call[rec->ncall - 1].skip = 1;
+	}
+	if (skip) {
+		if (r->skip_ticks)
+			r->skip_ticks[r->nskip] = ticks > 0 ? (uint64_t)ticks : 0;
+		r->nskip++;
+		r->skip_sum += ticks;
+	}
 	if (next && !(e->flags & FPULAB_EVF_NO_USER))
 		TIMED(rp, ticks, fpu_return_to_user(next));
 	r->ticks += ticks;
@@ -451,24 +698,19 @@ static void do_export(struct replay *rp, const struct fpulab_trace_event *e)
 {
 	/* untimed; its copy may use the vector registers: keep the real ones */
 	regs_save(rp->scratch);
-	fpu_export_std(&rp->fpus[e->task], rp->export_buf, XSTATE_MAX_SIZE);
+	LIB(rp, fpu_export_std(&rp->fpus[e->task], rp->export_buf, XSTATE_MAX_SIZE));
 	regs_load(rp->scratch);
 }
 
-int replay_run(struct replay *rp, const char *policy, struct replay_result *r)
+static void play_events(struct replay *rp, struct replay_result *r)
 {
 	const struct trace *t = rp->t;
 
-	rp_cur = rp;
-	for (unsigned int c = 0; c < rp->ncpus; c++) { /* quiescent before the policy changes */
-		sim_cpu = c;
-		fpu_cpu_quiesce();
-	}
-	if (fpu_set_policy(policy))
-		return -1;
 	start(rp);
 	r->ticks = 0;
 	r->nskip = 0;
+	r->skip_sum = 0;
+	rec = r->log;
 	for (uint64_t i = 0; i < t->hdr.nevents; i++) {
 		const struct fpulab_trace_event *e = &t->ev[i];
 		on_cpu(rp, e->cpu);
@@ -498,6 +740,36 @@ int replay_run(struct replay *rp, const char *policy, struct replay_result *r)
 			break;
 		}
 	}
+	rec = NULL;
+}
+
+/* The harness's clean-up after a run: nothing of it is counted or timed. */
+static void finish(struct replay *rp, struct replay_result *r)
+{
+	for (unsigned int c = 0; c < rp->ncpus; c++) {
+		on_cpu(rp, c);
+		fpu_cpu_quiesce();
+	}
+	xstate_load_init();
+	r->n.integrity_errors = rp->integrity;
+	r->clipped = rp->clipped;
+}
+
+int replay_run(struct replay *rp, const char *policy, struct replay_result *r)
+{
+	rp_cur = rp;
+	for (unsigned int c = 0; c < rp->ncpus; c++) { /* quiescent before the policy changes */
+		sim_cpu = c;
+		fpu_cpu_quiesce();
+	}
+	if (fpu_set_policy(policy))
+		return -1;
+	rp->bare = NULL;
+	if (r->log) {
+		r->log->nop = r->log->ncall = 0;
+		r->log->overflow = false;
+	}
+	play_events(rp, r);
 	memset(&r->n, 0, sizeof(r->n));
 	for (unsigned int c = 0; c < rp->ncpus; c++) {
 		const struct fpu_stats *st = fpu_stats_cpu(c);
@@ -513,13 +785,101 @@ int replay_run(struct replay *rp, const char *policy, struct replay_result *r)
 		r->n.prefetches += st->prefetches;
 	}
 	/* the counts are the trace's; the clean-up below is the harness's */
-	for (unsigned int c = 0; c < rp->ncpus; c++) {
-		on_cpu(rp, c);
-		fpu_cpu_quiesce();
+	finish(rp, r);
+	if (r->log) {
+		r->log->saves = r->log->restores = 0;
+		for (size_t i = 0; i < r->log->nop; i++) {
+			r->log->saves += r->log->op[i].kind <= OP_FXSAVE;
+			r->log->restores += r->log->op[i].kind == OP_XRSTOR ||
+					    r->log->op[i].kind == OP_FXRSTOR;
+		}
 	}
-	xstate_load_init();
-	r->n.integrity_errors = rp->integrity;
-	r->clipped = rp->clipped;
+	return 0;
+}
+
+struct replay_log *replay_log_new(const struct trace *t)
+{
+	struct replay_log *l = calloc(1, sizeof(*l));
+
+	if (!l)
+		return NULL;
+	/* at most two timed calls per event (a switch and the return to ring 3) */
+	l->cap_call = 2 * t->hdr.nevents + 16;
+	l->cap_op = 2 * t->hdr.nevents + 64;
+	l->call = malloc(l->cap_call * sizeof(*l->call));
+	l->op = malloc(l->cap_op * sizeof(*l->op));
+	if (!l->call || !l->op || l->cap_op > UINT32_MAX) {
+		replay_log_free(l);
+		return NULL;
+	}
+	return l;
+}
+
+void replay_log_free(struct replay_log *l)
+{
+	if (!l)
+		return;
+	free(l->call);
+	free(l->op);
+	free(l);
+}
+
+uint64_t replay_log_saves(const struct replay_log *l)
+{
+	return l->saves;
+}
+
+uint64_t replay_log_restores(const struct replay_log *l)
+{
+	return l->restores;
+}
+
+int replay_record(struct replay *rp, const char *policy, struct replay_log *log,
+		  struct replay_result *r)
+{
+	for (;;) {
+		r->log = log;
+		int rc = replay_run(rp, policy, r);
+		r->log = NULL;
+		if (rc || !log->overflow)
+			return rc;
+		/* more saves, restores and TS writes than room: grow, record again */
+		size_t cap_op = 2 * log->cap_op, cap_call = 2 * log->cap_call;
+		struct log_op *op = cap_op <= UINT32_MAX ? realloc(log->op, cap_op * sizeof(*op))
+							 : NULL;
+		if (op)
+			log->op = op, log->cap_op = cap_op;
+		struct log_call *call = realloc(log->call, cap_call * sizeof(*call));
+		if (call)
+			log->call = call, log->cap_call = cap_call;
+		if (!op || !call)
+			return -2;
+	}
+}
+
+int replay_bare(struct replay *rp, const struct replay_log *log, bool empty,
+		struct replay_result *r)
+{
+	rp_cur = rp;
+	if (!log || log->overflow)
+		return -1;
+	rp->bare = log;
+	rp->bare_empty = empty;
+	rp->bare_call = rp->bare_op = 0;
+	rp->bare_desync = rp->bare_saves = rp->bare_restores = 0;
+	r->log = NULL;
+	play_events(rp, r);
+	memset(&r->n, 0, sizeof(r->n));
+	for (uint64_t i = 0; i < rp->t->hdr.nevents; i++)
+		r->n.switches += rp->t->ev[i].type == FPULAB_EV_SWITCH;
+	r->n.saves = rp->bare_saves;
+	r->n.restores = rp->bare_restores;
+	if (rp->bare_call != log->ncall)
+		rp->bare_desync++;
+	r->desync = rp->bare_desync;
+	rp->bare = NULL;
+	rp->bare_empty = false;
+	finish(rp, r);
 	return 0;
 }
 

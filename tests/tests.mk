@@ -29,7 +29,8 @@ $(BUILD)/tests/test_guarantees: tests/unit/test_guarantees.c $(BUILD)/libfpu-tes
 CLI_UNIT_OBJS := $(filter-out $(BUILD)/host/cli/main.c.o,$(CLI_OBJS))
 $(BUILD)/tests/test_cli_%: tests/cli/test_cli_%.c $(CLI_UNIT_OBJS) $(BUILD)/libfpu.a
 	@mkdir -p $(dir $@)
-	$(CC) $(HCFLAGS) -Icli -MMD -o $@ $< $(CLI_UNIT_OBJS) $(BUILD)/libfpu.a -lcmocka $(HLDLIBS)
+	$(CC) $(HCFLAGS) -Icli -MMD -o $@ $< $(CLI_UNIT_OBJS) $(BUILD)/libfpu.a -lcmocka $(HLDLIBS) \
+		$(REPLAY_LDFLAGS)
 TEST_BINS += $(patsubst tests/cli/%.c,$(BUILD)/tests/%,$(wildcard tests/cli/test_cli_*.c))
 TEST_BINS += tests/cli/test_run.sh tests/cli/test_cli_cmds.sh tests/cli/test_run_lab.sh
 TEST_BINS += tests/cli/test_cli_compare.sh

@@ -150,6 +150,70 @@ static void test_oracle_bound(void **state)
 	}
 }
 
+/*
+ * The floor: a policy's logged saves and restores, replayed bare (and with
+ * empty timed regions), match its counts exactly and leave every task's
+ * registers right at each use, on every workload under every policy.
+ */
+static void test_floor_log(void **state)
+{
+	for (int w = 0; trace_workloads()[w]; w++) {
+		struct trace t;
+		struct replay *rp = setup(trace_workloads()[w], 400, &t);
+		const char *const *pols = fpu_policy_names();
+		struct replay_log *log = replay_log_new(&t);
+
+		assert_non_null(log);
+		for (int p = 0; pols[p]; p++) {
+			struct replay_result a = { 0 }, b = { 0 }, e = { 0 };
+			assert_int_equal(replay_record(rp, pols[p], log, &a), 0);
+			assert_int_equal(replay_bare(rp, log, false, &b), 0);
+			assert_int_equal(replay_bare(rp, log, true, &e), 0);
+			if (replay_log_saves(log) != a.n.saves ||
+			    replay_log_restores(log) != a.n.restores || b.desync || e.desync ||
+			    b.n.saves != a.n.saves || b.n.restores != a.n.restores ||
+			    b.n.integrity_errors || e.n.integrity_errors ||
+			    b.n.switches != a.n.switches)
+				fail_msg("%s under %s: policy %lu saves %lu restores; log %lu %lu; "
+					 "bare %lu %lu, %lu unmatched, integrity %lu (empty %lu)",
+					 trace_workloads()[w], pols[p], (unsigned long)a.n.saves,
+					 (unsigned long)a.n.restores,
+					 (unsigned long)replay_log_saves(log),
+					 (unsigned long)replay_log_restores(log),
+					 (unsigned long)b.n.saves, (unsigned long)b.n.restores,
+					 (unsigned long)b.desync,
+					 (unsigned long)b.n.integrity_errors,
+					 (unsigned long)e.n.integrity_errors);
+		}
+		replay_log_free(log);
+		replay_free(rp);
+		trace_free(&t);
+	}
+}
+
+/* A log too small for the run is grown and the run recorded again. */
+static void test_floor_log_grows(void **state)
+{
+	struct trace t;
+	struct replay *rp = setup("pingpong-both", 100, &t);
+	struct trace tiny = t;
+	struct replay_result a = { 0 }, b = { 0 };
+
+	tiny.hdr.nevents = 1; /* sizes the log for one event */
+	struct replay_log *log = replay_log_new(&tiny);
+	assert_non_null(log);
+	assert_int_equal(replay_record(rp, "eager", log, &a), 0);
+	assert_int_equal(replay_log_saves(log), 99);
+	assert_int_equal(replay_log_restores(log), 100);
+	assert_int_equal(replay_bare(rp, log, false, &b), 0);
+	assert_int_equal(b.desync, 0);
+	assert_int_equal(b.n.restores, 100);
+	assert_int_equal(b.n.integrity_errors, 0);
+	replay_log_free(log);
+	replay_free(rp);
+	trace_free(&t);
+}
+
 int main(void)
 {
 	struct xstate_init_opts o = { .mode = XSTATE_MODE_USER, .insn = FPU_INSN_AUTO };
@@ -158,6 +222,8 @@ int main(void)
 		cmocka_unit_test(test_exact_pingpong_one),
 		cmocka_unit_test(test_adaptive_costs),
 		cmocka_unit_test(test_oracle_bound),
+		cmocka_unit_test(test_floor_log),
+		cmocka_unit_test(test_floor_log_grows),
 	};
 	if (xstate_init(&o) || !xstate_cfg.caps.xsave) {
 		printf("1..0 # SKIP no XSAVE on this CPU\n");
