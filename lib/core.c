@@ -323,12 +323,22 @@ void fpu_handle_nm(struct fpu *cur)
 	policy->handle_nm(c, cpu, cur);
 }
 
+/*
+ * Loads and TS writes a policy deferred to here are skipped for a task that
+ * blocks again in the kernel. Until then the registers may belong to
+ * another task with TS clear: harmless, as nothing in the kernel touches
+ * them but libfpu, which goes by ownership, not by TS. The flag test is
+ * fpu_return_to_user()'s, inline (fpu.h).
+ */
 void fpu_return_to_user_load(struct fpu *cur)
 {
 	unsigned int cpu;
 	struct fpu_cpu *c = this_fpu_cpu(&cpu);
-	cur->flags &= ~FPU_F_NEED_LOAD;
-	fpu_activate(c, cpu, cur);
+	if (cur->flags & FPU_F_NEED_LOAD)
+		fpu_activate(c, cpu, cur);
+	else
+		fpu_ts_set(c);
+	cur->flags &= ~(FPU_F_NEED_LOAD | FPU_F_NEED_TS);
 	trace_rearm(c);
 }
 

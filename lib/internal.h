@@ -44,8 +44,9 @@ struct fpu_cpu {
  * CPU's fpu_cpu and number, interrupts off. NULL members do nothing, except
  * handle_nm (NULL: the policy never sets TS, an #NM is a bug). State a
  * policy needs beyond struct fpu_cpu (smp-lazy's holder) is its own. A
- * policy that defers a load to the return to ring 3 sets FPU_F_NEED_LOAD;
- * fpu_return_to_user() does the load.
+ * policy that defers a load to the return to ring 3 sets FPU_F_NEED_LOAD,
+ * one that defers setting TS sets FPU_F_NEED_TS; fpu_return_to_user() does
+ * it.
  */
 struct fpu_policy {
 	const char *name;

@@ -5,10 +5,12 @@
  * cheaper of giving it its registers now and leaving CR0.TS set (a trap if
  * it does use them), from the costs in struct fpu_costs (fpu_set_costs()).
  *
- * - "Now" means on the task's way back to ring 3, as deferred does (a task
- *   that blocks again in the kernel loads nothing), with owner tracking:
- *   when this CPU's registers still hold the task's state (fpregs_hold),
- *   it costs no restore, only clearing TS, and is done at once.
+ * - Both choices take effect on the task's way back to ring 3
+ *   (FPU_F_NEED_LOAD, FPU_F_NEED_TS: a task that blocks again in the
+ *   kernel loads nothing and writes no CR0), with owner tracking: when
+ *   this CPU's registers still hold the task's state (fpregs_hold), "now"
+ *   costs no restore, only clearing TS if it is set. A slice that never
+ *   reached ring 3 is no observation.
  * - Saves as in smp-lazy (the fpu_held_* mechanism): the outgoing task's
  *   live registers stay in this CPU, unsaved, until another task needs them
  *   (a load saves them first) or the task runs on another CPU (a flush IPI
@@ -28,10 +30,11 @@
  * - A task given its registers is not observed; so that its prediction can
  *   change, now and then a "now" that costs something (a restore, or
  *   clearing TS for held registers) leaves TS set instead: a sample. One
- *   such decision in 8 << level is sampled; a sample that confirms the
- *   prediction (an #NM) doubles the interval, up to 256, and one that
- *   refutes it starts again at 8 (exponential backoff). Giving back
- *   registers that cost nothing to give back is never sampled.
+ *   restore in 8 << level is sampled, one TS clear in 2 << level (its
+ *   sample risks a trap, not a restore), at most one in 256; a sample that
+ *   confirms the prediction (an #NM) raises the level, one that refutes it
+ *   starts again at 0 (exponential backoff). Giving back registers that
+ *   cost nothing to give back is never sampled.
  * The decision, with p = uses/observations and ts whether TS is set now:
  *   now  = (holds ? 0 : restore) + (ts ? cr0 : 0) + (1 - p) * (live ? 0 : save)
  *   trap = (ts ? 0 : cr0) + p * (trap + cr0 + (holds ? 0 : restore))
@@ -46,10 +49,11 @@
  */
 #include "internal.h"
 
-#define ADAPT_OBSERVING 1u /* this slice runs with TS set to observe */
-#define ADAPT_USED 2u      /* it took an #NM in this slice */
-#define ADAPT_SAMPLED 4u   /* the observation is a sample of a "now" prediction */
-#define ADAPT_MAX_LEVEL 5u /* a sample every 256 decisions at most */
+#define ADAPT_OBSERVING 1u   /* this slice runs with TS set to observe */
+#define ADAPT_USED 2u        /* it took an #NM in this slice */
+#define ADAPT_SAMPLED 4u     /* the observation is a sample of a "now" prediction */
+#define ADAPT_MAX_LEVEL 7u   /* 2 << 7: the backoff's last step */
+#define ADAPT_MAX_EVERY 256u /* a sample every 256 decisions at most */
 
 static struct fpu_costs costs = {
 	.trap_ns = 150,
@@ -112,10 +116,11 @@ static bool now_is_cheaper(const struct fpu_cpu *c, const struct fpu_adaptive *a
 	return now < trap;
 }
 
-/* Count a "now" decision that costs something; whether it is to be a sample. */
-static bool sample_now(struct fpu_adaptive *a)
+/* Count a "now" decision that costs something; whether it is to be a sample (one in base << level). */
+static bool sample_now(struct fpu_adaptive *a, unsigned int base)
 {
-	if (++a->since < 8u << a->level)
+	unsigned int every = base << a->level;
+	if (++a->since < (every < ADAPT_MAX_EVERY ? every : ADAPT_MAX_EVERY))
 		return false;
 	a->since = 0;
 	return true;
@@ -136,16 +141,25 @@ static void note_cpu(struct fpu_adaptive *a, unsigned int cpu)
 	a->cpu = (uint8_t)(cpu + 1);
 }
 
-static void observe(struct fpu_cpu *c, struct fpu *f, unsigned int how)
+/* Leave the task a trap: TS set on its way to ring 3 (none if it blocks first). */
+static void observe(struct fpu *f, unsigned int how)
 {
-	f->flags &= ~FPU_F_NEED_LOAD;
+	f->flags = (f->flags & ~FPU_F_NEED_LOAD) | FPU_F_NEED_TS;
 	f->adaptive.slice |= how;
-	fpu_ts_set(c);
+}
+
+/* Give the task its registers on its way to ring 3 (nothing if it blocks first). */
+static void give(struct fpu *f)
+{
+	f->flags = (f->flags & ~FPU_F_NEED_TS) | FPU_F_NEED_LOAD;
 }
 
 static void adaptive_switch(struct fpu_cpu *c, unsigned int cpu, struct fpu *prev, struct fpu *next)
 {
 	if (prev) {
+		if (prev->flags & FPU_F_NEED_TS)
+			prev->adaptive.slice = 0; /* it never reached ring 3: nothing observed */
+		prev->flags &= ~(FPU_F_NEED_LOAD | FPU_F_NEED_TS);
 		end_slice(&prev->adaptive);
 		if (c->live && c->owner == prev) {
 			if (prev->adaptive.stay) /* it moves: do not make its next CPU wait */
@@ -162,31 +176,30 @@ static void adaptive_switch(struct fpu_cpu *c, unsigned int cpu, struct fpu *pre
 	if (holder == (int)cpu) {
 		/* Still live here, unsaved: its own again, as under smp-lazy. */
 		next->holder = -1;
-		next->flags &= ~FPU_F_NEED_LOAD;
+		if (!c->ts)
+			fpu_activate(c, cpu, next); /* nothing to do: a skipped restore */
 		/* With TS set, a trap may be the cheaper: TS stays, an #NM gives them back. */
-		if (c->ts && !now_is_cheaper(c, a, true, true))
-			observe(c, next, ADAPT_OBSERVING);
-		else if (c->ts && sample_now(a))
-			observe(c, next, ADAPT_OBSERVING | ADAPT_SAMPLED);
+		else if (!now_is_cheaper(c, a, true, true))
+			observe(next, ADAPT_OBSERVING);
+		else if (sample_now(a, 2))
+			observe(next, ADAPT_OBSERVING | ADAPT_SAMPLED);
 		else
-			fpu_activate(c, cpu, next); /* TS clear, a skipped restore */
+			give(next); /* TS cleared on the way to ring 3, a skipped restore */
 		return;
 	}
 	if (holder >= 0) {
 		c->stats.flush_ipis++; /* load at its first use, after the flush */
 		fpu_ops->send_flush_ipi((unsigned int)holder);
-		observe(c, next, ADAPT_OBSERVING);
+		observe(next, ADAPT_OBSERVING);
 		return;
 	}
 	bool holds = fpregs_hold(c, cpu, next);
 	if (!now_is_cheaper(c, a, holds, false))
-		observe(c, next, ADAPT_OBSERVING);
-	else if (holds)
-		fpu_activate(c, cpu, next); /* no restore: clear TS now */
-	else if (sample_now(a))
-		observe(c, next, ADAPT_OBSERVING | ADAPT_SAMPLED);
+		observe(next, ADAPT_OBSERVING);
+	else if (!holds && sample_now(a, 8))
+		observe(next, ADAPT_OBSERVING | ADAPT_SAMPLED);
 	else
-		next->flags |= FPU_F_NEED_LOAD; /* fpu_return_to_user() loads it, as deferred */
+		give(next);
 }
 
 static void adaptive_handle_nm(struct fpu_cpu *c, unsigned int cpu, struct fpu *cur)
@@ -201,9 +214,9 @@ static void adaptive_handle_nm(struct fpu_cpu *c, unsigned int cpu, struct fpu *
 static void adaptive_reload(struct fpu_cpu *c, unsigned int cpu, struct fpu *cur)
 {
 	if (now_is_cheaper(c, &cur->adaptive, false, false)) {
-		cur->flags |= FPU_F_NEED_LOAD;
+		give(cur);
 	} else {
-		cur->flags &= ~FPU_F_NEED_LOAD;
+		cur->flags &= ~(FPU_F_NEED_LOAD | FPU_F_NEED_TS);
 		fpu_ts_set(c);
 	}
 }
