@@ -327,15 +327,18 @@ void fpu_handle_nm(struct fpu *cur)
  */
 void fpu_return_to_user(struct fpu *cur)
 {
-	if (!(cur->flags & (FPU_F_NEED_LOAD | FPU_F_NEED_TS)))
+	unsigned int flags = cur->flags;
+	if (!(flags & (FPU_F_NEED_LOAD | FPU_F_NEED_TS | FPU_F_NOT_IN_USER)))
+		return;
+	cur->flags = flags & ~(FPU_F_NEED_LOAD | FPU_F_NEED_TS | FPU_F_NOT_IN_USER);
+	if (!(flags & (FPU_F_NEED_LOAD | FPU_F_NEED_TS)))
 		return;
 	unsigned int cpu;
 	struct fpu_cpu *c = this_fpu_cpu(&cpu);
-	if (cur->flags & FPU_F_NEED_LOAD)
+	if (flags & FPU_F_NEED_LOAD)
 		fpu_activate(c, cpu, cur);
 	else
 		fpu_ts_set(c);
-	cur->flags &= ~(FPU_F_NEED_LOAD | FPU_F_NEED_TS);
 	trace_rearm(c);
 }
 

@@ -29,9 +29,8 @@
  *   clearing it (a CR0 write) is weighed against a trap like any "now".
  * - A task given its registers is not observed; so that its prediction can
  *   change, now and then a "now" that costs something (a restore, or
- *   clearing TS for held registers) leaves TS set instead: a sample. One
- *   restore in 8 << level is sampled, one TS clear in 2 << level (its
- *   sample risks a trap, not a restore), at most one in 256; a sample that
+ *   clearing TS for held registers) leaves TS set instead: a sample, one
+ *   such decision in 8 << level, at most one in 1024. A sample that
  *   confirms the prediction (an #NM) raises the level, one that refutes it
  *   starts again at 0 (exponential backoff). Giving back registers that
  *   cost nothing to give back is never sampled.
@@ -49,11 +48,10 @@
  */
 #include "internal.h"
 
-#define ADAPT_OBSERVING 1u   /* this slice runs with TS set to observe */
-#define ADAPT_USED 2u        /* it took an #NM in this slice */
-#define ADAPT_SAMPLED 4u     /* the observation is a sample of a "now" prediction */
-#define ADAPT_MAX_LEVEL 7u   /* 2 << 7: the backoff's last step */
-#define ADAPT_MAX_EVERY 256u /* a sample every 256 decisions at most */
+#define ADAPT_OBSERVING 1u /* this slice runs with TS set to observe */
+#define ADAPT_USED 2u      /* it took an #NM in this slice */
+#define ADAPT_SAMPLED 4u   /* the observation is a sample of a "now" prediction */
+#define ADAPT_MAX_LEVEL 7u /* 8 << 7: a sample every 1024 decisions at most */
 
 static struct fpu_costs costs = {
 	.trap_ns = 150,
@@ -116,11 +114,10 @@ static bool now_is_cheaper(const struct fpu_cpu *c, const struct fpu_adaptive *a
 	return now < trap;
 }
 
-/* Count a "now" decision that costs something; whether it is to be a sample (one in base << level). */
-static bool sample_now(struct fpu_adaptive *a, unsigned int base)
+/* Count a "now" decision that costs something; whether it is to be a sample (one in 8 << level). */
+static bool sample_now(struct fpu_adaptive *a)
 {
-	unsigned int every = base << a->level;
-	if (++a->since < (every < ADAPT_MAX_EVERY ? every : ADAPT_MAX_EVERY))
+	if (++a->since < 8u << a->level)
 		return false;
 	a->since = 0;
 	return true;
@@ -141,25 +138,27 @@ static void note_cpu(struct fpu_adaptive *a, unsigned int cpu)
 	a->cpu = (uint8_t)(cpu + 1);
 }
 
+#define ADAPT_NEED (FPU_F_NEED_LOAD | FPU_F_NEED_TS | FPU_F_NOT_IN_USER)
+
 /* Leave the task a trap: TS set on its way to ring 3 (none if it blocks first). */
-static void observe(struct fpu *f, unsigned int how)
+static void observe(const struct fpu_cpu *c, struct fpu *f, unsigned int how)
 {
-	f->flags = (f->flags & ~FPU_F_NEED_LOAD) | FPU_F_NEED_TS;
+	f->flags = (f->flags & ~ADAPT_NEED) | (c->ts ? FPU_F_NOT_IN_USER : FPU_F_NEED_TS);
 	f->adaptive.slice |= how;
 }
 
 /* Give the task its registers on its way to ring 3 (nothing if it blocks first). */
 static void give(struct fpu *f)
 {
-	f->flags = (f->flags & ~FPU_F_NEED_TS) | FPU_F_NEED_LOAD;
+	f->flags = (f->flags & ~ADAPT_NEED) | FPU_F_NEED_LOAD;
 }
 
 static void adaptive_switch(struct fpu_cpu *c, unsigned int cpu, struct fpu *prev, struct fpu *next)
 {
 	if (prev) {
-		if (prev->flags & FPU_F_NEED_TS)
+		if (prev->flags & (FPU_F_NEED_TS | FPU_F_NOT_IN_USER))
 			prev->adaptive.slice = 0; /* it never reached ring 3: nothing observed */
-		prev->flags &= ~(FPU_F_NEED_LOAD | FPU_F_NEED_TS);
+		prev->flags &= ~ADAPT_NEED;
 		end_slice(&prev->adaptive);
 		if (c->live && c->owner == prev) {
 			if (prev->adaptive.stay) /* it moves: do not make its next CPU wait */
@@ -180,9 +179,9 @@ static void adaptive_switch(struct fpu_cpu *c, unsigned int cpu, struct fpu *pre
 			fpu_activate(c, cpu, next); /* nothing to do: a skipped restore */
 		/* With TS set, a trap may be the cheaper: TS stays, an #NM gives them back. */
 		else if (!now_is_cheaper(c, a, true, true))
-			observe(next, ADAPT_OBSERVING);
-		else if (sample_now(a, 2))
-			observe(next, ADAPT_OBSERVING | ADAPT_SAMPLED);
+			observe(c, next, ADAPT_OBSERVING);
+		else if (sample_now(a))
+			observe(c, next, ADAPT_OBSERVING | ADAPT_SAMPLED);
 		else
 			give(next); /* TS cleared on the way to ring 3, a skipped restore */
 		return;
@@ -190,14 +189,14 @@ static void adaptive_switch(struct fpu_cpu *c, unsigned int cpu, struct fpu *pre
 	if (holder >= 0) {
 		c->stats.flush_ipis++; /* load at its first use, after the flush */
 		fpu_ops->send_flush_ipi((unsigned int)holder);
-		observe(next, ADAPT_OBSERVING);
+		observe(c, next, ADAPT_OBSERVING);
 		return;
 	}
 	bool holds = fpregs_hold(c, cpu, next);
 	if (!now_is_cheaper(c, a, holds, false))
-		observe(next, ADAPT_OBSERVING);
-	else if (!holds && sample_now(a, 8))
-		observe(next, ADAPT_OBSERVING | ADAPT_SAMPLED);
+		observe(c, next, ADAPT_OBSERVING);
+	else if (!holds && sample_now(a))
+		observe(c, next, ADAPT_OBSERVING | ADAPT_SAMPLED);
 	else
 		give(next);
 }
@@ -216,7 +215,7 @@ static void adaptive_reload(struct fpu_cpu *c, unsigned int cpu, struct fpu *cur
 	if (now_is_cheaper(c, &cur->adaptive, false, false)) {
 		give(cur);
 	} else {
-		cur->flags &= ~(FPU_F_NEED_LOAD | FPU_F_NEED_TS);
+		cur->flags &= ~(FPU_F_NEED_LOAD | FPU_F_NEED_TS); /* NOT_IN_USER stays */
 		fpu_ts_set(c);
 	}
 }
