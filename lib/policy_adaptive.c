@@ -105,7 +105,9 @@ static bool now_is_cheaper(const struct fpu_cpu *c, const struct fpu_adaptive *a
 {
 	uint64_t n = a->nobs;
 	if (!n)
-		return false;               /* nothing known yet: watch it */
+		return false; /* nothing known yet: watch it */
+	if (!a->hist)         /* no use seen: only registers held live with TS clear are worth it */
+		return holds && live && !c->ts;
 	uint64_t used = popcount8(a->hist); /* bits above nobs are still 0 */
 	uint64_t restore = holds ? 0 : costs.restore_ns, save = live ? 0 : costs.save_ns;
 	uint64_t now = n * (restore + (c->ts ? costs.cr0_ns : 0)) + (n - used) * save;
@@ -156,9 +158,13 @@ static void give(struct fpu *f)
 static void adaptive_switch(struct fpu_cpu *c, unsigned int cpu, struct fpu *prev, struct fpu *next)
 {
 	if (prev) {
-		if (prev->flags & (FPU_F_NEED_TS | FPU_F_NOT_IN_USER))
-			prev->adaptive.slice = 0; /* it never reached ring 3: nothing observed */
-		prev->flags &= ~ADAPT_NEED;
+		unsigned int flags = prev->flags;
+		if (flags & ADAPT_NEED) {
+			if (flags & (FPU_F_NEED_TS | FPU_F_NOT_IN_USER))
+				prev->adaptive.slice =
+					0; /* it never reached ring 3: nothing observed */
+			prev->flags = flags & ~ADAPT_NEED;
+		}
 		end_slice(&prev->adaptive);
 		if (c->live && c->owner == prev) {
 			if (prev->adaptive.stay) /* it moves: do not make its next CPU wait */
