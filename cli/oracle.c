@@ -11,6 +11,8 @@
  * - EXPORT of t: a dirty copy of t in some slot is saved, the slot stays
  *   valid and becomes clean.
  * - EXIT of t: its slot (if any) is freed without a save.
+ * - IMPORT or RESET of t: t's latest state is now in memory; a copy of t in
+ *   a slot is stale and freed without a save (what it held is replaced).
  * A use on another CPU evicts t's dirty copy from its old slot first (the
  * state must reach memory to move). No traps, CR0 writes or IPIs.
  */
@@ -25,15 +27,26 @@ struct slot {
 	bool dirty;    /* newer than the task's memory copy */
 };
 
+/* Whether event @i of a task, the next after a point, needs the state it had there. */
+static bool needs_state(const struct trace *t, uint64_t i)
+{
+	return i != UINT64_MAX &&
+	       (t->ev[i].type == FPULAB_EV_USE || t->ev[i].type == FPULAB_EV_EXPORT);
+}
+
+/* The events that read or replace a task's state. */
+static bool touches_state(unsigned int type)
+{
+	return type == FPULAB_EV_USE || type == FPULAB_EV_EXPORT || type == FPULAB_EV_EXIT ||
+	       type == FPULAB_EV_IMPORT || type == FPULAB_EV_RESET;
+}
+
 /* Evict the slot's holder: a save if its state is dirty and a later USE or EXPORT needs it. */
 static void evict(struct slot *s, const struct trace *t, const uint64_t *next_of_task,
 		  struct oracle_counts *out)
 {
-	if (s->task && s->dirty) {
-		uint64_t nx = next_of_task[s->task];
-		if (nx != UINT64_MAX && t->ev[nx].type != FPULAB_EV_EXIT)
-			out->saves++;
-	}
+	if (s->task && s->dirty && needs_state(t, next_of_task[s->task]))
+		out->saves++;
 	s->task = 0;
 	s->dirty = false;
 }
@@ -53,25 +66,22 @@ int oracle_run(const struct trace *t, struct oracle_counts *out)
 		free(where);
 		return -1;
 	}
-	/* next_ev[i]: the next USE/EXPORT/EXIT of event i's task after i */
+	/* next_ev[i]: the next USE/EXPORT/EXIT/IMPORT/RESET of event i's task after i */
 	for (uint64_t k = 0; k < nt; k++)
 		next_of_task[k] = UINT64_MAX;
 	for (uint64_t i = n; i-- > 0;) {
 		const struct fpulab_trace_event *e = &t->ev[i];
 		next_ev[i] = e->task ? next_of_task[e->task] : UINT64_MAX;
-		if (e->task && (e->type == FPULAB_EV_USE || e->type == FPULAB_EV_EXPORT ||
-				e->type == FPULAB_EV_EXIT))
+		if (e->task && touches_state(e->type))
 			next_of_task[e->task] = i;
 	}
-	/* next_of_task[k] now: k's first USE/EXPORT/EXIT; advanced as events pass */
+	/* next_of_task[k] now: k's first such event; advanced as events pass */
 	for (uint64_t k = 0; k < nt; k++)
 		where[k] = -1;
 	for (uint64_t i = 0; i < n; i++) {
 		const struct fpulab_trace_event *e = &t->ev[i];
 		unsigned int c = e->cpu, task = e->task;
-		bool tracked = task && (e->type == FPULAB_EV_USE || e->type == FPULAB_EV_EXPORT ||
-					e->type == FPULAB_EV_EXIT);
-		if (tracked)
+		if (task && touches_state(e->type))
 			next_of_task[task] = next_ev[i]; /* what follows this event */
 		switch (e->type) {
 		case FPULAB_EV_SWITCH:
@@ -108,6 +118,8 @@ int oracle_run(const struct trace *t, struct oracle_counts *out)
 			}
 			break;
 		case FPULAB_EV_EXIT:
+		case FPULAB_EV_IMPORT:
+		case FPULAB_EV_RESET:
 			if (where[task] >= 0) {
 				slot[where[task]].task = 0;
 				slot[where[task]].dirty = false;

@@ -32,6 +32,7 @@
 #include <string.h>
 
 #include <fpu/fpu.h>
+#include <fpu/signal.h>
 #include <fpu/xstate.h>
 
 struct task_sig {
@@ -88,6 +89,7 @@ struct replay {
 	struct xregs_state *img[FPULAB_TRACE_MAX_CPUS]; /* each CPU's registers while another runs */
 	struct xregs_state *scratch, *init_img;
 	void *export_buf;
+	struct xregs_state *import_img; /* an image an IMPORT installs, as a signal frame */
 	uint16_t cur[FPULAB_TRACE_MAX_CPUS];
 	uint8_t ts[FPULAB_TRACE_MAX_CPUS];
 	unsigned int active; /* whose registers the real ones are */
@@ -396,6 +398,7 @@ void replay_free(struct replay *rp)
 	free(rp->scratch);
 	free(rp->init_img);
 	free(rp->export_buf);
+	free(rp->import_img);
 	free(rp);
 }
 
@@ -431,8 +434,9 @@ struct replay *replay_new(const struct trace *t, int insn)
 	rp->scratch = aligned_alloc(64, XSTATE_MAX_SIZE);
 	rp->init_img = aligned_alloc(64, XSTATE_MAX_SIZE);
 	rp->export_buf = malloc(XSTATE_MAX_SIZE);
+	rp->import_img = aligned_alloc(64, XSTATE_MAX_SIZE + 64); /* + magic2 */
 	if (!rp->fpus || !rp->areas || !rp->sig || !rp->exited || !rp->scratch || !rp->init_img ||
-	    !rp->export_buf)
+	    !rp->export_buf || !rp->import_img)
 		goto oom;
 	for (uint32_t i = 0; i <= rp->ntasks; i++)
 		if (!(rp->areas[i] = aligned_alloc(64, XSTATE_MAX_SIZE)))
@@ -702,6 +706,106 @@ static void do_export(struct replay *rp, const struct fpulab_trace_event *e)
 	regs_load(rp->scratch);
 }
 
+/* The components regs_are() checks once the task's whole state is known (import, reset). */
+static uint32_t checkable(const struct replay *rp)
+{
+	return (M_X87 | M_SSE | M_AVX | M_K | M_ZMM | M_HI16) & (uint32_t)rp->xcr0;
+}
+
+/* The task's state is the init state, every checkable component of it. */
+static void sig_init(struct replay *rp, struct task_sig *s)
+{
+	s->sse = s->avx = s->zmm = s->kmask = s->hi16 = 0;
+	s->fcw = 0x037f;
+	s->written = checkable(rp);
+}
+
+/*
+ * The image an IMPORT of @task installs: new values in the components of
+ * @mask, init in the others, in the standard format (as a signal frame when
+ * @sigframe); the task's signature becomes that content. Made in the real
+ * registers, which are kept (untimed).
+ */
+static size_t make_image(struct replay *rp, unsigned int task, uint32_t mask, bool sigframe)
+{
+	struct task_sig *s = &rp->sig[task];
+	uint8_t *img = (uint8_t *)rp->import_img;
+	size_t len = xstate_cfg.user_size;
+
+	regs_save(rp->scratch);
+	memset(img, 0, XSTATE_MAX_SIZE + 64);
+	regs_load(rp->init_img);
+	sig_init(rp, s);
+	regs_write(s, task, mask);
+	s->written = checkable(rp);
+	regs_save(rp->import_img);
+	/* only what was written (and the legacy region) is not init: no PKRU, no AMX */
+	rp->import_img->header.xstate_bv &= (mask | M_X87 | M_SSE) & rp->xcr0;
+	if (sigframe) {
+		struct fpu_sw_bytes *sw = (struct fpu_sw_bytes *)(img + FPU_SIGFRAME_SW_OFFSET);
+		uint32_t *magic2 = (uint32_t *)(img + len);
+		sw->magic1 = FPU_SIGFRAME_MAGIC1;
+		sw->extended_size = (uint32_t)(len + FPU_SIGFRAME_MAGIC2_SIZE);
+		sw->xfeatures = xstate_cfg.xcr0;
+		sw->xstate_size = (uint32_t)len;
+		*magic2 = FPU_SIGFRAME_MAGIC2;
+		len += FPU_SIGFRAME_MAGIC2_SIZE;
+	}
+	regs_load(rp->scratch);
+	return len;
+}
+
+/*
+ * IMPORT or RESET: libfpu's import of known content (sigreturn's
+ * fpu_sigframe_restore(), ptrace's fpu_import_std(), fpu_task_reset()).
+ * Its copies may use the vector registers: they are kept unless the import
+ * itself loaded them (eager). The running task then returns to ring 3.
+ */
+static void do_import(struct replay *rp, const struct fpulab_trace_event *e,
+		      struct replay_result *r)
+{
+	/* the init state in the standard format, as fpu_task_reset() installs it */
+	static const uint8_t init[XSTATE_EXT_OFFSET]
+		__attribute__((aligned(64))) = { [0] = 0x7f, [1] = 0x03, [24] = 0x80, [25] = 0x1f };
+	struct fpu *f = &rp->fpus[e->task];
+	unsigned int c = e->cpu;
+	uint64_t restores = rp->bare ? rp->bare_restores : fpu_stats_cpu(c)->restores;
+	size_t len = 0;
+	int err = 0;
+
+	if (e->type == FPULAB_EV_IMPORT)
+		len = make_image(rp, e->task, e->mask & (uint32_t)rp->xcr0,
+				 e->flags & FPULAB_EVF_SIGFRAME);
+	else
+		sig_init(rp, &rp->sig[e->task]);
+	regs_save(rp->scratch);
+	if (e->type == FPULAB_EV_RESET)
+		TIMED(rp, r->ticks, fpu_task_reset(f));
+	else if (e->flags & FPULAB_EVF_SIGFRAME)
+		TIMED(rp, r->ticks, err = fpu_sigframe_restore(f, rp->import_img, len));
+	else
+		TIMED(rp, r->ticks, err = fpu_import_std(f, rp->import_img, len));
+	if (err)
+		host_panic("replay: libfpu refused the image of an import");
+	bool loaded = (rp->bare ? rp->bare_restores : fpu_stats_cpu(c)->restores) != restores;
+	if (rp->bare) {
+		/* the bare run played the call's saves and restores but copied no image:
+		 * the area gets it now, and registers loaded from it get it too (untimed) */
+		if (e->type == FPULAB_EV_RESET)
+			err = xstate_import_std(f->state, init, sizeof(init));
+		else
+			err = xstate_import_std(f->state, rp->import_img, xstate_cfg.user_size);
+		if (err)
+			host_panic("replay: the bare run could not import the image");
+		if (loaded)
+			xstate_restore(f->state, xstate_cfg.kernel_mask);
+	}
+	if (!loaded)
+		regs_load(rp->scratch);
+	if (rp->cur[c] == e->task)
+		TIMED(rp, r->ticks, fpu_return_to_user(f));
+}
+
 static void play_events(struct replay *rp, struct replay_result *r)
 {
 	const struct trace *t = rp->t;
@@ -735,6 +839,10 @@ static void play_events(struct replay *rp, struct replay_result *r)
 			break;
 		case FPULAB_EV_EXPORT:
 			do_export(rp, e);
+			break;
+		case FPULAB_EV_IMPORT:
+		case FPULAB_EV_RESET:
+			do_import(rp, e, r);
 			break;
 		default:
 			break;

@@ -22,7 +22,7 @@ struct kind {
 	uint16_t p_kfpu;             /* a kernel-FPU section in the slice (a syscall's) */
 	uint16_t p_use_after_kfpu;   /* uses the FPU again after it */
 	uint16_t p_nouser;           /* blocks again before returning to ring 3 */
-	uint16_t p_export;           /* its state is read (signal delivery) */
+	uint16_t p_export;           /* a signal: export, reset for the handler, sigreturn import */
 	uint16_t life_min, life_max; /* slices before it exits; 0: never */
 	int8_t pin;                  /* the only CPU it runs on; -1: any */
 };
@@ -313,8 +313,11 @@ static void slice(struct gen *g, unsigned int cpu, unsigned int next, bool *nous
 		if (chance(g, kd->p_use_after_kfpu))
 			emit(g, FPULAB_EV_USE, cpu, next, 0, 0, mask);
 	}
-	if (chance(g, kd->p_export))
+	if (chance(g, kd->p_export)) { /* a signal: delivery, the handler, sigreturn */
 		emit(g, FPULAB_EV_EXPORT, cpu, next, 0, 0, 0);
+		emit(g, FPULAB_EV_RESET, cpu, next, 0, 0, 0);
+		emit(g, FPULAB_EV_IMPORT, cpu, next, 0, FPULAB_EVF_SIGFRAME, mask);
+	}
 }
 
 static void do_switch(struct gen *g, unsigned int cpu, unsigned int next)

@@ -220,6 +220,51 @@ void fputrace_flush_ipi(void)
 	emit(here(), FPULAB_EV_FLUSH_IPI, 0, 0);
 }
 
+/* The state of @t is replaced: if it runs here, its slice's use so far ends now. */
+static int64_t replace(unsigned int type, struct task *t)
+{
+	struct trace_cpu *c = here();
+
+	if (!READ_ONCE(recording) || !task_id(t))
+		return -1;
+	if (t == current_task())
+		close_use(c);
+	return emit(c, type, task_id(t), 0);
+}
+
+int64_t fputrace_import_begin(struct task *t)
+{
+	return replace(FPULAB_EV_IMPORT, t);
+}
+
+/* What an import installed: XSTATE_BV of the task's area, cut as a use's mask. */
+static uint32_t import_mask(const struct task *t)
+{
+	if (xstate_cfg.save_insn == FPU_INSN_FXSAVE)
+		return (uint32_t)(XFEATURE_MASK_FPSSE & xstate_cfg.xcr0);
+	return (uint32_t)(t->fpu.state->header.xstate_bv & xstate_cfg.xcr0 & USE_MASK);
+}
+
+void fputrace_import_end(int64_t at, struct task *t, unsigned int flags, int err)
+{
+	struct fpulab_trace_event *e;
+
+	if (at < 0)
+		return;
+	e = &here()->buf[at];
+	if (err) {
+		e->type = FPULAB_EV_EXPORT; /* nothing replaced; the state was fetched */
+		return;
+	}
+	e->mask = import_mask(t);
+	e->flags = (uint16_t)flags;
+}
+
+void fputrace_reset(struct task *t)
+{
+	replace(FPULAB_EV_RESET, t);
+}
+
 /* The host writes one line to the console's input once it has read the buffers. */
 static void wait_for_host(void)
 {

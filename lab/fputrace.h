@@ -34,5 +34,13 @@ void fputrace_migrate(struct task *t, unsigned int cpu); /* before the switch aw
 void fputrace_exit(struct task *t);                      /* before fpu_task_exit() */
 void fputrace_export(struct task *t);                    /* before fpu_export_std() */
 void fputrace_flush_ipi(void);                           /* a flush IPI is sent */
+/*
+ * An import into @t (sigreturn: @flags FPULAB_EVF_SIGFRAME; ptrace write):
+ * begin before fpu_import_std()/fpu_sigframe_restore(), end after it with
+ * its result (a refused import only brought the state to memory: an export).
+ */
+int64_t fputrace_import_begin(struct task *t);
+void fputrace_import_end(int64_t at, struct task *t, unsigned int flags, int err);
+void fputrace_reset(struct task *t); /* before fpu_task_reset() */
 
 #endif

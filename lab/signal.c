@@ -232,6 +232,7 @@ static void deliver(struct task *t)
 	s->pad = 0;
 	*(uint64_t *)ret = (uint64_t)sigreturn_trampoline;
 
+	fputrace_reset(t);
 	fpu_task_reset(&t->fpu);
 	t->in_handler = true;
 	f->rip = t->sig_handler;
@@ -266,7 +267,9 @@ void sys_sigreturn(struct trap_frame *f)
 	len = t->ustack_top - fp < fsz ? t->ustack_top - fp : fsz;
 	memcpy(t->sigbuf, (const void *)fp, len);
 	window();
+	int64_t at = fputrace_import_begin(t);
 	err = fpu_sigframe_restore(&t->fpu, t->sigbuf, len);
+	fputrace_import_end(at, t, FPULAB_EVF_SIGFRAME, err);
 	if (err)
 		kill_task(t, "sigreturn: FPU frame refused: %s", xstate_strerror(err));
 
@@ -389,7 +392,9 @@ long sys_ptrace_set(uint64_t slot, uint64_t buf, uint64_t len)
 			err = XSTATE_E_INVAL;
 		} else {
 			memcpy(me->sigbuf, (const void *)buf, len); /* then validate our copy */
+			int64_t at = fputrace_import_begin(t);
 			err = fpu_import_std(&t->fpu, me->sigbuf, len);
+			fputrace_import_end(at, t, 0, (int)err);
 			if (!err)
 				COUNT(ptrace_writes);
 		}

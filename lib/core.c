@@ -163,14 +163,21 @@ static void trace_ts_drop(struct fpu_cpu *c)
 /*
  * Tracing: while the running task has not used the FPU yet in this slice
  * and the policy leaves TS clear, set TS so that its first use still traps.
- * At the end of every hook that may have cleared TS.
+ * At the end of every hook that may have cleared TS; without tracing, one
+ * predicted test.
  */
-static void trace_rearm(struct fpu_cpu *c)
+static void trace_rearm_slow(struct fpu_cpu *c)
 {
-	if (!tracing || !c->trace_armed || c->ts || c->trace_ts || c->in_kernel_fpu || !c->cur)
+	if (!c->trace_armed || c->ts || c->trace_ts || c->in_kernel_fpu || !c->cur)
 		return;
 	cr0_ts_set();
 	c->trace_ts = true;
+}
+
+static inline void trace_rearm(struct fpu_cpu *c)
+{
+	if (unlikely(tracing))
+		trace_rearm_slow(c);
 }
 
 void fpu_ts_set(struct fpu_cpu *c)
@@ -185,7 +192,7 @@ void fpu_ts_set(struct fpu_cpu *c)
 	c->stats.ts_writes++;
 }
 
-void fpu_ts_clear(struct fpu_cpu *c)
+void fpu_ts_clear_slow(struct fpu_cpu *c)
 {
 	if (!c->ts) {
 		trace_ts_drop(c); /* the policy believes TS clear: make it so */
@@ -219,17 +226,18 @@ void fpu_save_regs(struct fpu_cpu *c, unsigned int cpu, struct fpu *f)
 		policy->saved(c, cpu, f);
 }
 
-void fpu_save_live(struct fpu_cpu *c, unsigned int cpu)
+/* xstate_scrub_fxsave_leak()'s condition, without the call where it is false. */
+static inline bool scrub_needed(void)
 {
-	if (c->live)
-		fpu_save_regs(c, cpu, c->owner);
+	return xstate_cfg.force_fxsave_scrub ||
+	       (xstate_cfg.caps.amd && !xstate_cfg.caps.xsaveerptr);
 }
 
 void fpu_load_regs(struct fpu_cpu *c, unsigned int cpu, struct fpu *f)
 {
 	if (!FPU_FAULT(FPU_FAULT_SKIP_CLTS_BEFORE_RESTORE))
 		fpu_ts_clear(c);
-	if (!fpregs_hold(c, cpu, f) && xstate_scrub_fxsave_leak())
+	if (unlikely(scrub_needed()) && !fpregs_hold(c, cpu, f) && xstate_scrub_fxsave_leak())
 		c->stats.scrubs++;
 	xstate_restore(f->state, xstate_cfg.kernel_mask & ~XFEATURE_MASK_PKRU); /* pkru.c */
 	/* lazy-pkru: as if XRSTOR had loaded PKRU, only with the registers */
@@ -295,8 +303,10 @@ void fpu_switch(struct fpu *prev, struct fpu *next)
 	if (prev)
 		prev->flags &= ~FPU_F_MIGRATING; /* only skip-save-on-migrate reads it */
 #endif
-	c->trace_armed = tracing && next;
-	trace_rearm(c);
+	if (unlikely(tracing)) {
+		c->trace_armed = next != NULL; /* cleared above otherwise */
+		trace_rearm_slow(c);
+	}
 }
 
 void fpu_handle_nm(struct fpu *cur)
@@ -487,6 +497,8 @@ int fpu_import(struct fpu *fpu, const void *src, size_t src_len, uint64_t rfbm)
 	if (xstate_cfg.pkru && fpu == c->cur)
 		fpu_pkru_write(c, fpu->pkru);
 	state_replaced(c, cpu, fpu, was_live);
+	if (tracing && fpu == c->cur)
+		c->trace_armed = true; /* its next use is a first use again, as after kernel FPU */
 	trace_rearm(c);
 	return XSTATE_OK;
 }

@@ -100,14 +100,32 @@ static inline bool fpregs_hold(const struct fpu_cpu *c, unsigned int cpu, const 
 	return c->owner == f && f->last_cpu == (int)cpu;
 }
 
+#define likely(x) __builtin_expect(!!(x), 1)
+#define unlikely(x) __builtin_expect(!!(x), 0)
+
 void fpu_ts_set(struct fpu_cpu *c);
-void fpu_ts_clear(struct fpu_cpu *c);
+void fpu_ts_clear_slow(struct fpu_cpu *c);
+
+/*
+ * CR0.TS clear, as the policy needs it before a save or restore. Inline:
+ * on the common path TS is clear already, for the policy and for tracing
+ * (never both set, struct fpu_cpu).
+ */
+static inline void fpu_ts_clear(struct fpu_cpu *c)
+{
+	if (unlikely(c->ts | c->trace_ts))
+		fpu_ts_clear_slow(c);
+}
 
 /* Save the registers into @f's area; they stay valid for @f, no longer live. */
 void fpu_save_regs(struct fpu_cpu *c, unsigned int cpu, struct fpu *f);
 
 /* Save the owner's state if the registers are live. */
-void fpu_save_live(struct fpu_cpu *c, unsigned int cpu);
+static inline void fpu_save_live(struct fpu_cpu *c, unsigned int cpu)
+{
+	if (c->live)
+		fpu_save_regs(c, cpu, c->owner);
+}
 
 /* Load @f's area into the registers; @f becomes the owner, live, TS clear. */
 void fpu_load_regs(struct fpu_cpu *c, unsigned int cpu, struct fpu *f);

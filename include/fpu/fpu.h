@@ -313,7 +313,8 @@ uint32_t fpu_get_pkru(struct fpu *fpu);
 /**
  * fpu_set_tracing - tracing mode on or off (fpulab run --trace), at a
  * quiescent point. While it is on, every first FPU use of a task in a slice
- * (and after a kernel-mode FPU section) raises #NM whatever the policy:
+ * (and after a kernel-mode FPU section, or an import or reset of the running
+ * task's state) raises #NM whatever the policy:
  * when the policy leaves CR0.TS clear, libfpu sets it itself at switch-in,
  * after kernel_fpu_end() and after any hook that cleared it, and clears it
  * again at that #NM; ops->trace_use hears of every such first use. Those

@@ -37,6 +37,15 @@
 		0, FPULAB_EV_EXPORT, c, t, 0, 0, 0 \
 	}
 
+#define IMPORT(c, t)                               \
+	{                                          \
+		0, FPULAB_EV_IMPORT, c, t, 0, 0, 3 \
+	}
+#define RESET(c, t)                               \
+	{                                         \
+		0, FPULAB_EV_RESET, c, t, 0, 0, 0 \
+	}
+
 static void run(struct fpulab_trace_event *ev, unsigned int n, unsigned int ncpus,
 		uint64_t restores, uint64_t saves)
 {
@@ -113,12 +122,33 @@ static void test_two_cpus(void **state)
 	run(e, 10, 2, 2, 0);
 }
 
+/* An import makes memory hold the latest state: the copy in the slot is
+ * dropped unsaved, and the next use restores. Without the import, task 1's
+ * dirty state would be saved when task 2 takes the slot (restores 3, saves 1). */
+static void test_import(void **state)
+{
+	struct fpulab_trace_event e[] = { SW(0, 0, 1), USE(0, 1),   IMPORT(0, 1), SW(0, 1, 2),
+					  USE(0, 2),   SW(0, 2, 1), USE(0, 1) };
+	run(e, 7, 1, 3, 0);
+}
+
+/* A dirty state whose next event replaces it (a ptrace write while it is
+ * switched out, a reset) is not needed: evicting it saves nothing. */
+static void test_evict_before_replace(void **state)
+{
+	struct fpulab_trace_event e[] = { SW(0, 0, 1), USE(0, 1),    SW(0, 1, 2),
+					  USE(0, 2),   IMPORT(0, 1), SW(0, 2, 1),
+					  USE(0, 1),   RESET(0, 1),  USE(0, 1) };
+	run(e, 9, 1, 4, 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_alternate),      cmocka_unit_test(test_one_user),
 		cmocka_unit_test(test_migrate_export), cmocka_unit_test(test_kernel_fpu),
 		cmocka_unit_test(test_exit_reuse),     cmocka_unit_test(test_two_cpus),
+		cmocka_unit_test(test_import),         cmocka_unit_test(test_evict_before_replace),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -119,6 +119,101 @@ static void test_adaptive_costs(void **state)
 	trace_free(&t);
 }
 
+static struct fpulab_trace_event tev(unsigned int type, unsigned int task, unsigned int arg,
+				     unsigned int flags, uint32_t mask)
+{
+	return (struct fpulab_trace_event){ .type = (uint8_t)type,
+					    .task = (uint16_t)task,
+					    .arg = (uint16_t)arg,
+					    .flags = (uint16_t)flags,
+					    .mask = mask };
+}
+
+/*
+ * Imports and resets (trace version 2): a sigreturn into the running task,
+ * a ptrace write into a switched-out one, a reset. Every use after them
+ * finds exactly what was installed, under every policy; lazy's counts by
+ * hand: each replaces the registers' claim, so the next use traps and
+ * restores, and a live state is saved first.
+ */
+static void test_import_reset(void **state)
+{
+	struct fpulab_trace_event e[] = {
+		tev(FPULAB_EV_SWITCH, 0, 1, 0, 0),
+		tev(FPULAB_EV_USE, 1, 0, 0, 0x3),
+		tev(FPULAB_EV_IMPORT, 1, 0, FPULAB_EVF_SIGFRAME, 0x7),
+		tev(FPULAB_EV_USE, 1, 0, 0, 0x1),
+		tev(FPULAB_EV_SWITCH, 1, 2, 0, 0),
+		tev(FPULAB_EV_USE, 2, 0, 0, 0x7),
+		tev(FPULAB_EV_IMPORT, 1, 0, 0, 0x3),
+		tev(FPULAB_EV_SWITCH, 2, 1, 0, 0),
+		tev(FPULAB_EV_USE, 1, 0, 0, 0x1),
+		tev(FPULAB_EV_RESET, 1, 0, 0, 0),
+		tev(FPULAB_EV_USE, 1, 0, 0, 0x2),
+	};
+	struct trace t = { .ev = e };
+	const char *const *pols;
+	struct replay_result r;
+	char err[256];
+
+	memcpy(t.hdr.magic, FPULAB_TRACE_MAGIC, 8);
+	t.hdr.version = FPULAB_TRACE_VERSION;
+	t.hdr.header_size = 64;
+	t.hdr.event_size = 16;
+	t.hdr.ncpus = 1;
+	t.hdr.ntasks = 2;
+	t.hdr.nevents = sizeof(e) / sizeof(e[0]);
+	t.hdr.xcr0 = 7;
+	for (unsigned int i = 0; i < t.hdr.nevents; i++)
+		e[i].seq = i + 1;
+	if (trace_check(&t, err, sizeof(err)))
+		fail_msg("%s", err);
+	struct replay *rp = replay_new(&t, FPU_INSN_AUTO);
+	assert_non_null(rp);
+	r = run(rp, "lazy", 3);
+	assert_int_equal(r.n.switches, 3);
+	assert_int_equal(r.n.nm_traps, 5);
+	assert_int_equal(r.n.restores, 5);
+	assert_int_equal(r.n.saves, 4);
+	assert_int_equal(r.n.ts_writes, 10);
+	assert_int_equal(r.n.integrity_errors, 0);
+	r = run(rp, "eager", 3);
+	assert_int_equal(r.n.nm_traps, 0);
+	assert_int_equal(r.n.integrity_errors, 0);
+	pols = fpu_policy_names();
+	for (int p = 0; pols[p]; p++) {
+		r = run(rp, pols[p], 3);
+		if (r.n.integrity_errors)
+			fail_msg("%s: %lu integrity errors after an import or reset", pols[p],
+				 (unsigned long)r.n.integrity_errors);
+	}
+	replay_free(rp);
+
+	/* build's signals (export, reset, sigframe import): correct and above the oracle */
+	struct trace b;
+	struct oracle_counts oc;
+	uint64_t imports = 0;
+	assert_int_equal(trace_synth("build", 3000, 1, 0x7, &b, err, sizeof(err)), 0);
+	for (uint64_t i = 0; i < b.hdr.nevents; i++)
+		imports += b.ev[i].type == FPULAB_EV_IMPORT;
+	assert_true(imports >= 3);
+	assert_int_equal(oracle_run(&b, &oc), 0);
+	rp = replay_new(&b, FPU_INSN_AUTO);
+	assert_non_null(rp);
+	for (int p = 0; pols[p]; p++) {
+		r = run(rp, pols[p], oc.switches);
+		if (r.n.integrity_errors || r.n.saves < oc.saves || r.n.restores < oc.restores)
+			fail_msg(
+				"build under %s: integrity %lu, saves %lu (oracle %lu), restores %lu "
+				"(oracle %lu)",
+				pols[p], (unsigned long)r.n.integrity_errors,
+				(unsigned long)r.n.saves, (unsigned long)oc.saves,
+				(unsigned long)r.n.restores, (unsigned long)oc.restores);
+	}
+	replay_free(rp);
+	trace_free(&b);
+}
+
 /* Every workload, every policy: no integrity error, the same counts twice,
  * never less work than the oracle. */
 static void test_oracle_bound(void **state)
@@ -221,6 +316,7 @@ int main(void)
 		cmocka_unit_test(test_exact_pingpong_both),
 		cmocka_unit_test(test_exact_pingpong_one),
 		cmocka_unit_test(test_adaptive_costs),
+		cmocka_unit_test(test_import_reset),
 		cmocka_unit_test(test_oracle_bound),
 		cmocka_unit_test(test_floor_log),
 		cmocka_unit_test(test_floor_log_grows),

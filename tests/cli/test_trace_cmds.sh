@@ -14,6 +14,10 @@ check "trace synth all into a file: not a directory" 1 - "is not a directory" --
 check "trace synth pingpong-both" 0 "pingpong-both, 200 events, 1 CPUs, 2 tasks, 3264 bytes" - -- "$fpulab" trace synth pingpong-both -o "$work/pp.trace" --switches 100 --xcr0 0x7
 check "trace info counts switches and uses" 0 "FPU uses per switch 1.000" - -- "$fpulab" trace info "$work/pp.trace"
 check "trace dump prints events" 0 "2 0 use task 2 mask 0x7" - -- "$fpulab" trace dump "$work/pp.trace" --limit 3
+"$fpulab" trace synth build -o "$work/build.trace" --switches 2000 --seed 1 --xcr0 0x7 > /dev/null
+check "trace dump shows a signal's reset and sigframe import (version 2)" 0 "926 1 import task 4 mask 0x7 sigframe" - -- "$fpulab" trace dump "$work/build.trace"
+check "trace info counts imports" 0 "  import     4" - -- "$fpulab" trace info "$work/build.trace"
+check "trace info counts resets" 0 "  reset      4" - -- "$fpulab" trace info "$work/build.trace"
 head -c 100 "$work/pp.trace" > "$work/short.trace"
 check "trace dump: a truncated trace is refused" 1 - "but the header says 200 events" -- "$fpulab" trace dump "$work/short.trace"
 check "trace info: a missing file" 1 - "No such file or directory" -- "$fpulab" trace info "$work/none"
