@@ -163,14 +163,21 @@ static void trace_ts_drop(struct fpu_cpu *c)
 /*
  * Tracing: while the running task has not used the FPU yet in this slice
  * and the policy leaves TS clear, set TS so that its first use still traps.
- * At the end of every hook that may have cleared TS.
+ * At the end of every hook that may have cleared TS; without tracing, one
+ * predicted test.
  */
-static void trace_rearm(struct fpu_cpu *c)
+static void trace_rearm_slow(struct fpu_cpu *c)
 {
-	if (!tracing || !c->trace_armed || c->ts || c->trace_ts || c->in_kernel_fpu || !c->cur)
+	if (!c->trace_armed || c->ts || c->trace_ts || c->in_kernel_fpu || !c->cur)
 		return;
 	cr0_ts_set();
 	c->trace_ts = true;
+}
+
+static inline void trace_rearm(struct fpu_cpu *c)
+{
+	if (unlikely(tracing))
+		trace_rearm_slow(c);
 }
 
 void fpu_ts_set(struct fpu_cpu *c)
@@ -185,7 +192,7 @@ void fpu_ts_set(struct fpu_cpu *c)
 	c->stats.ts_writes++;
 }
 
-void fpu_ts_clear(struct fpu_cpu *c)
+void fpu_ts_clear_slow(struct fpu_cpu *c)
 {
 	if (!c->ts) {
 		trace_ts_drop(c); /* the policy believes TS clear: make it so */
@@ -219,17 +226,18 @@ void fpu_save_regs(struct fpu_cpu *c, unsigned int cpu, struct fpu *f)
 		policy->saved(c, cpu, f);
 }
 
-void fpu_save_live(struct fpu_cpu *c, unsigned int cpu)
+/* xstate_scrub_fxsave_leak()'s condition, without the call where it is false. */
+static inline bool scrub_needed(void)
 {
-	if (c->live)
-		fpu_save_regs(c, cpu, c->owner);
+	return xstate_cfg.force_fxsave_scrub ||
+	       (xstate_cfg.caps.amd && !xstate_cfg.caps.xsaveerptr);
 }
 
 void fpu_load_regs(struct fpu_cpu *c, unsigned int cpu, struct fpu *f)
 {
 	if (!FPU_FAULT(FPU_FAULT_SKIP_CLTS_BEFORE_RESTORE))
 		fpu_ts_clear(c);
-	if (!fpregs_hold(c, cpu, f) && xstate_scrub_fxsave_leak())
+	if (unlikely(scrub_needed()) && !fpregs_hold(c, cpu, f) && xstate_scrub_fxsave_leak())
 		c->stats.scrubs++;
 	xstate_restore(f->state, xstate_cfg.kernel_mask & ~XFEATURE_MASK_PKRU); /* pkru.c */
 	/* lazy-pkru: as if XRSTOR had loaded PKRU, only with the registers */
@@ -295,8 +303,10 @@ void fpu_switch(struct fpu *prev, struct fpu *next)
 	if (prev)
 		prev->flags &= ~FPU_F_MIGRATING; /* only skip-save-on-migrate reads it */
 #endif
-	c->trace_armed = tracing && next;
-	trace_rearm(c);
+	if (unlikely(tracing)) {
+		c->trace_armed = next != NULL; /* cleared above otherwise */
+		trace_rearm_slow(c);
+	}
 }
 
 void fpu_handle_nm(struct fpu *cur)
@@ -319,14 +329,26 @@ void fpu_handle_nm(struct fpu *cur)
 	policy->handle_nm(c, cpu, cur);
 }
 
+/*
+ * Loads and TS writes a policy deferred to here are skipped for a task that
+ * blocks again in the kernel. Until then the registers may belong to
+ * another task with TS clear: harmless, as nothing in the kernel touches
+ * them but libfpu, which goes by ownership, not by TS.
+ */
 void fpu_return_to_user(struct fpu *cur)
 {
-	if (!(cur->flags & FPU_F_NEED_LOAD))
+	unsigned int flags = cur->flags;
+	if (!(flags & (FPU_F_NEED_LOAD | FPU_F_NEED_TS | FPU_F_NOT_IN_USER)))
+		return;
+	cur->flags = flags & ~(FPU_F_NEED_LOAD | FPU_F_NEED_TS | FPU_F_NOT_IN_USER);
+	if (!(flags & (FPU_F_NEED_LOAD | FPU_F_NEED_TS)))
 		return;
 	unsigned int cpu;
 	struct fpu_cpu *c = this_fpu_cpu(&cpu);
-	cur->flags &= ~FPU_F_NEED_LOAD;
-	fpu_activate(c, cpu, cur);
+	if (flags & FPU_F_NEED_LOAD)
+		fpu_activate(c, cpu, cur);
+	else
+		fpu_ts_set(c);
 	trace_rearm(c);
 }
 

@@ -44,8 +44,9 @@ struct fpu_cpu {
  * CPU's fpu_cpu and number, interrupts off. NULL members do nothing, except
  * handle_nm (NULL: the policy never sets TS, an #NM is a bug). State a
  * policy needs beyond struct fpu_cpu (smp-lazy's holder) is its own. A
- * policy that defers a load to the return to ring 3 sets FPU_F_NEED_LOAD;
- * fpu_return_to_user() does the load.
+ * policy that defers a load to the return to ring 3 sets FPU_F_NEED_LOAD,
+ * one that defers setting TS sets FPU_F_NEED_TS; fpu_return_to_user() does
+ * it.
  */
 struct fpu_policy {
 	const char *name;
@@ -99,14 +100,32 @@ static inline bool fpregs_hold(const struct fpu_cpu *c, unsigned int cpu, const 
 	return c->owner == f && f->last_cpu == (int)cpu;
 }
 
+#define likely(x) __builtin_expect(!!(x), 1)
+#define unlikely(x) __builtin_expect(!!(x), 0)
+
 void fpu_ts_set(struct fpu_cpu *c);
-void fpu_ts_clear(struct fpu_cpu *c);
+void fpu_ts_clear_slow(struct fpu_cpu *c);
+
+/*
+ * CR0.TS clear, as the policy needs it before a save or restore. Inline:
+ * on the common path TS is clear already, for the policy and for tracing
+ * (never both set, struct fpu_cpu).
+ */
+static inline void fpu_ts_clear(struct fpu_cpu *c)
+{
+	if (unlikely(c->ts | c->trace_ts))
+		fpu_ts_clear_slow(c);
+}
 
 /* Save the registers into @f's area; they stay valid for @f, no longer live. */
 void fpu_save_regs(struct fpu_cpu *c, unsigned int cpu, struct fpu *f);
 
 /* Save the owner's state if the registers are live. */
-void fpu_save_live(struct fpu_cpu *c, unsigned int cpu);
+static inline void fpu_save_live(struct fpu_cpu *c, unsigned int cpu)
+{
+	if (c->live)
+		fpu_save_regs(c, cpu, c->owner);
+}
 
 /* Load @f's area into the registers; @f becomes the owner, live, TS clear. */
 void fpu_load_regs(struct fpu_cpu *c, unsigned int cpu, struct fpu *f);

@@ -5,10 +5,12 @@
  * cheaper of giving it its registers now and leaving CR0.TS set (a trap if
  * it does use them), from the costs in struct fpu_costs (fpu_set_costs()).
  *
- * - "Now" means on the task's way back to ring 3, as deferred does (a task
- *   that blocks again in the kernel loads nothing), with owner tracking:
- *   when this CPU's registers still hold the task's state (fpregs_hold),
- *   it costs no restore, only clearing TS, and is done at once.
+ * - Both choices take effect on the task's way back to ring 3
+ *   (FPU_F_NEED_LOAD, FPU_F_NEED_TS: a task that blocks again in the
+ *   kernel loads nothing and writes no CR0), with owner tracking: when
+ *   this CPU's registers still hold the task's state (fpregs_hold), "now"
+ *   costs no restore, only clearing TS if it is set. A slice that never
+ *   reached ring 3 is no observation.
  * - Saves as in smp-lazy (the fpu_held_* mechanism): the outgoing task's
  *   live registers stay in this CPU, unsaved, until another task needs them
  *   (a load saves them first) or the task runs on another CPU (a flush IPI
@@ -27,11 +29,11 @@
  *   clearing it (a CR0 write) is weighed against a trap like any "now".
  * - A task given its registers is not observed; so that its prediction can
  *   change, now and then a "now" that costs something (a restore, or
- *   clearing TS for held registers) leaves TS set instead: a sample. One
- *   such decision in 8 << level is sampled; a sample that confirms the
- *   prediction (an #NM) doubles the interval, up to 256, and one that
- *   refutes it starts again at 8 (exponential backoff). Giving back
- *   registers that cost nothing to give back is never sampled.
+ *   clearing TS for held registers) leaves TS set instead: a sample, one
+ *   such decision in 8 << level, at most one in 1024. A sample that
+ *   confirms the prediction (an #NM) raises the level, one that refutes it
+ *   starts again at 0 (exponential backoff). Giving back registers that
+ *   cost nothing to give back is never sampled.
  * The decision, with p = uses/observations and ts whether TS is set now:
  *   now  = (holds ? 0 : restore) + (ts ? cr0 : 0) + (1 - p) * (live ? 0 : save)
  *   trap = (ts ? 0 : cr0) + p * (trap + cr0 + (holds ? 0 : restore))
@@ -49,7 +51,7 @@
 #define ADAPT_OBSERVING 1u /* this slice runs with TS set to observe */
 #define ADAPT_USED 2u      /* it took an #NM in this slice */
 #define ADAPT_SAMPLED 4u   /* the observation is a sample of a "now" prediction */
-#define ADAPT_MAX_LEVEL 5u /* a sample every 256 decisions at most */
+#define ADAPT_MAX_LEVEL 7u /* 8 << 7: a sample every 1024 decisions at most */
 
 static struct fpu_costs costs = {
 	.trap_ns = 150,
@@ -103,7 +105,9 @@ static bool now_is_cheaper(const struct fpu_cpu *c, const struct fpu_adaptive *a
 {
 	uint64_t n = a->nobs;
 	if (!n)
-		return false;               /* nothing known yet: watch it */
+		return false; /* nothing known yet: watch it */
+	if (!a->hist)         /* no use seen: only registers held live with TS clear are worth it */
+		return holds && live && !c->ts;
 	uint64_t used = popcount8(a->hist); /* bits above nobs are still 0 */
 	uint64_t restore = holds ? 0 : costs.restore_ns, save = live ? 0 : costs.save_ns;
 	uint64_t now = n * (restore + (c->ts ? costs.cr0_ns : 0)) + (n - used) * save;
@@ -112,7 +116,7 @@ static bool now_is_cheaper(const struct fpu_cpu *c, const struct fpu_adaptive *a
 	return now < trap;
 }
 
-/* Count a "now" decision that costs something; whether it is to be a sample. */
+/* Count a "now" decision that costs something; whether it is to be a sample (one in 8 << level). */
 static bool sample_now(struct fpu_adaptive *a)
 {
 	if (++a->since < 8u << a->level)
@@ -136,16 +140,31 @@ static void note_cpu(struct fpu_adaptive *a, unsigned int cpu)
 	a->cpu = (uint8_t)(cpu + 1);
 }
 
-static void observe(struct fpu_cpu *c, struct fpu *f, unsigned int how)
+#define ADAPT_NEED (FPU_F_NEED_LOAD | FPU_F_NEED_TS | FPU_F_NOT_IN_USER)
+
+/* Leave the task a trap: TS set on its way to ring 3 (none if it blocks first). */
+static void observe(const struct fpu_cpu *c, struct fpu *f, unsigned int how)
 {
-	f->flags &= ~FPU_F_NEED_LOAD;
+	f->flags = (f->flags & ~ADAPT_NEED) | (c->ts ? FPU_F_NOT_IN_USER : FPU_F_NEED_TS);
 	f->adaptive.slice |= how;
-	fpu_ts_set(c);
+}
+
+/* Give the task its registers on its way to ring 3 (nothing if it blocks first). */
+static void give(struct fpu *f)
+{
+	f->flags = (f->flags & ~ADAPT_NEED) | FPU_F_NEED_LOAD;
 }
 
 static void adaptive_switch(struct fpu_cpu *c, unsigned int cpu, struct fpu *prev, struct fpu *next)
 {
 	if (prev) {
+		unsigned int flags = prev->flags;
+		if (flags & ADAPT_NEED) {
+			if (flags & (FPU_F_NEED_TS | FPU_F_NOT_IN_USER))
+				prev->adaptive.slice =
+					0; /* it never reached ring 3: nothing observed */
+			prev->flags = flags & ~ADAPT_NEED;
+		}
 		end_slice(&prev->adaptive);
 		if (c->live && c->owner == prev) {
 			if (prev->adaptive.stay) /* it moves: do not make its next CPU wait */
@@ -162,14 +181,15 @@ static void adaptive_switch(struct fpu_cpu *c, unsigned int cpu, struct fpu *pre
 	if (holder == (int)cpu) {
 		/* Still live here, unsaved: its own again, as under smp-lazy. */
 		next->holder = -1;
-		next->flags &= ~FPU_F_NEED_LOAD;
+		if (!c->ts)
+			fpu_activate(c, cpu, next); /* nothing to do: a skipped restore */
 		/* With TS set, a trap may be the cheaper: TS stays, an #NM gives them back. */
-		if (c->ts && !now_is_cheaper(c, a, true, true))
+		else if (!now_is_cheaper(c, a, true, true))
 			observe(c, next, ADAPT_OBSERVING);
-		else if (c->ts && sample_now(a))
+		else if (sample_now(a))
 			observe(c, next, ADAPT_OBSERVING | ADAPT_SAMPLED);
 		else
-			fpu_activate(c, cpu, next); /* TS clear, a skipped restore */
+			give(next); /* TS cleared on the way to ring 3, a skipped restore */
 		return;
 	}
 	if (holder >= 0) {
@@ -181,12 +201,10 @@ static void adaptive_switch(struct fpu_cpu *c, unsigned int cpu, struct fpu *pre
 	bool holds = fpregs_hold(c, cpu, next);
 	if (!now_is_cheaper(c, a, holds, false))
 		observe(c, next, ADAPT_OBSERVING);
-	else if (holds)
-		fpu_activate(c, cpu, next); /* no restore: clear TS now */
-	else if (sample_now(a))
+	else if (!holds && sample_now(a))
 		observe(c, next, ADAPT_OBSERVING | ADAPT_SAMPLED);
 	else
-		next->flags |= FPU_F_NEED_LOAD; /* fpu_return_to_user() loads it, as deferred */
+		give(next);
 }
 
 static void adaptive_handle_nm(struct fpu_cpu *c, unsigned int cpu, struct fpu *cur)
@@ -201,9 +219,9 @@ static void adaptive_handle_nm(struct fpu_cpu *c, unsigned int cpu, struct fpu *
 static void adaptive_reload(struct fpu_cpu *c, unsigned int cpu, struct fpu *cur)
 {
 	if (now_is_cheaper(c, &cur->adaptive, false, false)) {
-		cur->flags |= FPU_F_NEED_LOAD;
+		give(cur);
 	} else {
-		cur->flags &= ~FPU_F_NEED_LOAD;
+		cur->flags &= ~(FPU_F_NEED_LOAD | FPU_F_NEED_TS); /* NOT_IN_USER stays */
 		fpu_ts_set(c);
 	}
 }
