@@ -93,6 +93,7 @@ struct replay {
 	uint16_t cur[FPULAB_TRACE_MAX_CPUS];
 	uint8_t ts[FPULAB_TRACE_MAX_CPUS];
 	unsigned int active; /* whose registers the real ones are */
+	bool returns;        /* the trace places the returns to ring 3 (FPULAB_TRACE_F_RETURNS) */
 	uint64_t overhead;   /* ticks of an empty timed region */
 	uint64_t excluded;   /* harness ticks inside timed hooks (IPI delivery's swaps) */
 	uint64_t integrity;
@@ -423,6 +424,7 @@ struct replay *replay_new(const struct trace *t, int insn)
 	rp = calloc(1, sizeof(*rp));
 	if (!rp)
 		goto oom;
+	rp->returns = t->hdr.flags & FPULAB_TRACE_F_RETURNS;
 	rp->t = t;
 	rp->ntasks = t->hdr.ntasks;
 	rp->ncpus = t->hdr.ncpus;
@@ -669,7 +671,7 @@ static void do_switch(struct replay *rp, const struct fpulab_trace_event *e,
 		r->nskip++;
 		r->skip_sum += ticks;
 	}
-	if (next && !(e->flags & FPULAB_EVF_NO_USER))
+	if (next && !(e->flags & FPULAB_EVF_NO_USER) && !rp->returns)
 		TIMED(rp, ticks, fpu_return_to_user(next));
 	r->ticks += ticks;
 }
@@ -694,7 +696,7 @@ static void do_kfpu(struct replay *rp, const struct fpulab_trace_event *e, struc
 		return;
 	}
 	TIMED(rp, r->ticks, kernel_fpu_end());
-	if (e->task) /* the syscall returns to ring 3 */
+	if (e->task && !rp->returns) /* the syscall returns to ring 3 */
 		TIMED(rp, r->ticks, fpu_return_to_user(&rp->fpus[e->task]));
 }
 
@@ -802,7 +804,7 @@ static void do_import(struct replay *rp, const struct fpulab_trace_event *e,
 	}
 	if (!loaded)
 		regs_load(rp->scratch);
-	if (rp->cur[c] == e->task)
+	if (rp->cur[c] == e->task && !rp->returns)
 		TIMED(rp, r->ticks, fpu_return_to_user(f));
 }
 
@@ -818,6 +820,8 @@ static void play_events(struct replay *rp, struct replay_result *r)
 	for (uint64_t i = 0; i < t->hdr.nevents; i++) {
 		const struct fpulab_trace_event *e = &t->ev[i];
 		on_cpu(rp, e->cpu);
+		if ((e->flags & FPULAB_EVF_RETURNED) && rp->returns && rp->cur[e->cpu])
+			TIMED(rp, r->ticks, fpu_return_to_user(&rp->fpus[rp->cur[e->cpu]]));
 		switch (e->type) {
 		case FPULAB_EV_SWITCH:
 			do_switch(rp, e, r);

@@ -187,7 +187,7 @@ static int cmd_dump(int argc, char **argv)
 		default:
 			printf(" task %u", e->task);
 		}
-		printf("\n");
+		printf("%s\n", e->flags & FPULAB_EVF_RETURNED ? " returned" : "");
 	}
 	trace_free(&t);
 	return 0;

@@ -52,6 +52,9 @@ static int check_header(const struct fpulab_trace_header *h, char *err, size_t e
 		return fail(err, errlen, "ncpus %u is not 1..%d", h->ncpus, FPULAB_TRACE_MAX_CPUS);
 	if (h->ntasks > FPULAB_TRACE_MAX_TASKS)
 		return fail(err, errlen, "ntasks %u is over %d", h->ntasks, FPULAB_TRACE_MAX_TASKS);
+	if (h->version < 2 && (h->flags & FPULAB_TRACE_F_RETURNS))
+		return fail(err, errlen, "flag returns in a version-%u trace: it came in version 2",
+			    h->version);
 	if (!(h->xcr0 & 1))
 		return fail(err, errlen, "xcr0 0x%" PRIx64 " lacks x87", h->xcr0);
 	return 0;
@@ -83,6 +86,12 @@ static int check_event(struct checker *k, const struct fpulab_trace_header *h,
 		return fail(err, errlen, "task %u after its exit", task);
 	if (e->mask & ~h->xcr0)
 		return fail(err, errlen, "mask 0x%x outside xcr0 0x%" PRIx64, e->mask, h->xcr0);
+	if ((e->flags & FPULAB_EVF_RETURNED) && !(h->flags & FPULAB_TRACE_F_RETURNS))
+		return fail(err, errlen, "flag returned in a trace without the returns flag");
+	if ((e->flags & FPULAB_EVF_RETURNED) && e->type == FPULAB_EV_FLUSH_IPI)
+		return fail(err, errlen, "a flush-ipi with the returned flag");
+	if ((e->flags & FPULAB_EVF_RETURNED) && !k->cur[cpu])
+		return fail(err, errlen, "returned to ring 3, but cpu %u runs no user task", cpu);
 	switch (e->type) {
 	case FPULAB_EV_SWITCH:
 		if (e->arg > h->ntasks)

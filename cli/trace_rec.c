@@ -303,7 +303,7 @@ long long trace_collect(const struct trace_record *t, const char *qmp_path, pid_
 	tr.hdr.event_size = sizeof(*tr.ev);
 	tr.hdr.ncpus = (uint16_t)t->cpus;
 	tr.hdr.ntasks = (uint32_t)t->ntasks;
-	tr.hdr.flags = FPULAB_TRACE_F_ALL_USES | FPULAB_TRACE_F_RECORDED |
+	tr.hdr.flags = FPULAB_TRACE_F_ALL_USES | FPULAB_TRACE_F_RECORDED | FPULAB_TRACE_F_RETURNS |
 		       (*truncated ? FPULAB_TRACE_F_TRUNCATED : 0);
 	tr.hdr.xcr0 = t->xcr0;
 	snprintf(tr.hdr.workload, sizeof(tr.hdr.workload), "%s", workload);

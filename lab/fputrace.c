@@ -11,7 +11,8 @@
  * Two facts are known only later, and the record is completed then, while
  * it is still in this CPU's buffer: a use's mask (XINUSE when the slice
  * ends, or its kernel-FPU section starts) and a switch's no-user flag (the
- * task blocked again before fpu_return_to_user()).
+ * task blocked again before fpu_return_to_user()). A return to ring 3 is
+ * no event: the next event on the CPU carries the returned flag.
  *
  * A full buffer stops all recording: the first number that found no room
  * is kept (lost), and the host keeps only the events below it, an unbroken
@@ -36,6 +37,7 @@ struct trace_cpu {
 	int64_t use_at;    /* a USE waiting for its mask; -1 */
 	int64_t switch_at; /* the SWITCH that brought in the running user task; -1 */
 	bool returned;     /* that task has returned to ring 3 since */
+	bool ret_pending;  /* ... since this CPU's last event: the next one says so */
 } __attribute__((aligned(64)));
 
 static struct trace_cpu tcpu[MAX_CPUS];
@@ -119,6 +121,10 @@ static int64_t emit(struct trace_cpu *t, unsigned int type, uint16_t task, uint1
 		.task = task,
 		.arg = arg,
 	};
+	if (t->ret_pending && type != FPULAB_EV_FLUSH_IPI) { /* a flush IPI is the policy's */
+		t->buf[t->n].flags = FPULAB_EVF_RETURNED;
+		t->ret_pending = false;
+	}
 	return t->n++;
 }
 
@@ -179,6 +185,7 @@ void fputrace_use(void)
 void fputrace_return_to_user(void)
 {
 	here()->returned = true;
+	here()->ret_pending = true;
 }
 
 void fputrace_kfpu(bool begin)
@@ -257,7 +264,7 @@ void fputrace_import_end(int64_t at, struct task *t, unsigned int flags, int err
 		return;
 	}
 	e->mask = import_mask(t);
-	e->flags = (uint16_t)flags;
+	e->flags |= (uint16_t)flags;
 }
 
 void fputrace_reset(struct task *t)

@@ -299,10 +299,8 @@ void fpu_switch(struct fpu *prev, struct fpu *next)
 		c->stats.pkru_writes++;
 	}
 	c->cur = next;
-#ifdef FPU_TESTING
-	if (prev)
-		prev->flags &= ~FPU_F_MIGRATING; /* only skip-save-on-migrate reads it */
-#endif
+	if (prev && unlikely(prev->flags & FPU_F_MIGRATING))
+		prev->flags &= ~FPU_F_MIGRATING; /* the policy has seen the move */
 	if (unlikely(tracing)) {
 		c->trace_armed = next != NULL; /* cleared above otherwise */
 		trace_rearm_slow(c);
@@ -337,15 +335,18 @@ void fpu_handle_nm(struct fpu *cur)
  */
 void fpu_return_to_user(struct fpu *cur)
 {
-	if (!(cur->flags & (FPU_F_NEED_LOAD | FPU_F_NEED_TS)))
+	unsigned int flags = cur->flags;
+	if (!(flags & (FPU_F_NEED_LOAD | FPU_F_NEED_TS | FPU_F_NOT_IN_USER)))
+		return;
+	cur->flags = flags & ~(FPU_F_NEED_LOAD | FPU_F_NEED_TS | FPU_F_NOT_IN_USER);
+	if (!(flags & (FPU_F_NEED_LOAD | FPU_F_NEED_TS)))
 		return;
 	unsigned int cpu;
 	struct fpu_cpu *c = this_fpu_cpu(&cpu);
-	if (cur->flags & FPU_F_NEED_LOAD)
+	if (flags & FPU_F_NEED_LOAD)
 		fpu_activate(c, cpu, cur);
 	else
 		fpu_ts_set(c);
-	cur->flags &= ~(FPU_F_NEED_LOAD | FPU_F_NEED_TS);
 	trace_rearm(c);
 }
 
@@ -403,12 +404,10 @@ void fpu_task_exit(struct fpu *fpu)
 	trace_rearm(c);
 }
 
-/* No policy needs to know: last_cpu already tells a CPU whether it holds the state. */
+/* Until its switch-out: adaptive saves a moving task's state then rather than hold it. */
 void fpu_task_migrated(struct fpu *fpu)
 {
-#ifdef FPU_TESTING
 	fpu->flags |= FPU_F_MIGRATING;
-#endif
 }
 
 void fpu_cpu_quiesce(void)

@@ -14,10 +14,10 @@
  * - Saves as in smp-lazy (the fpu_held_* mechanism): the outgoing task's
  *   live registers stay in this CPU, unsaved, until another task needs them
  *   (a load saves them first) or the task runs on another CPU (a flush IPI
- *   from there). A task that moved between CPUs lately is saved at
- *   switch-out instead, as owner does, until it has stayed on one CPU for
- *   ipi_ns / save_ns switch-ins (at most 255): holding it would risk an IPI
- *   to save a save.
+ *   from there). A task that is moving (fpu_task_migrated() before its
+ *   switch-out) is saved at switch-out instead; so is one that moved
+ *   unannounced lately, until it has stayed on one CPU for ipi_ns / save_ns
+ *   switch-ins (at most 255): holding it would risk an IPI to save a save.
  * - A slice is observed when the task ran with TS set: its #NM says it used
  *   the FPU, no #NM that it did not. The last 8 observations and how many
  *   there are are kept (struct fpu_adaptive); an #NM is counted as a use
@@ -29,9 +29,8 @@
  *   clearing it (a CR0 write) is weighed against a trap like any "now".
  * - A task given its registers is not observed; so that its prediction can
  *   change, now and then a "now" that costs something (a restore, or
- *   clearing TS for held registers) leaves TS set instead: a sample. One
- *   restore in 8 << level is sampled, one TS clear in 2 << level (its
- *   sample risks a trap, not a restore), at most one in 256; a sample that
+ *   clearing TS for held registers) leaves TS set instead: a sample, one
+ *   such decision in 8 << level, at most one in 1024. A sample that
  *   confirms the prediction (an #NM) raises the level, one that refutes it
  *   starts again at 0 (exponential backoff). Giving back registers that
  *   cost nothing to give back is never sampled.
@@ -49,11 +48,10 @@
  */
 #include "internal.h"
 
-#define ADAPT_OBSERVING 1u   /* this slice runs with TS set to observe */
-#define ADAPT_USED 2u        /* it took an #NM in this slice */
-#define ADAPT_SAMPLED 4u     /* the observation is a sample of a "now" prediction */
-#define ADAPT_MAX_LEVEL 7u   /* 2 << 7: the backoff's last step */
-#define ADAPT_MAX_EVERY 256u /* a sample every 256 decisions at most */
+#define ADAPT_OBSERVING 1u /* this slice runs with TS set to observe */
+#define ADAPT_USED 2u      /* it took an #NM in this slice */
+#define ADAPT_SAMPLED 4u   /* the observation is a sample of a "now" prediction */
+#define ADAPT_MAX_LEVEL 7u /* 8 << 7: a sample every 1024 decisions at most */
 
 static struct fpu_costs costs = {
 	.trap_ns = 150,
@@ -107,7 +105,9 @@ static bool now_is_cheaper(const struct fpu_cpu *c, const struct fpu_adaptive *a
 {
 	uint64_t n = a->nobs;
 	if (!n)
-		return false;               /* nothing known yet: watch it */
+		return false; /* nothing known yet: watch it */
+	if (!a->hist)         /* no use seen: only registers held live with TS clear are worth it */
+		return holds && live && !c->ts;
 	uint64_t used = popcount8(a->hist); /* bits above nobs are still 0 */
 	uint64_t restore = holds ? 0 : costs.restore_ns, save = live ? 0 : costs.save_ns;
 	uint64_t now = n * (restore + (c->ts ? costs.cr0_ns : 0)) + (n - used) * save;
@@ -116,11 +116,10 @@ static bool now_is_cheaper(const struct fpu_cpu *c, const struct fpu_adaptive *a
 	return now < trap;
 }
 
-/* Count a "now" decision that costs something; whether it is to be a sample (one in base << level). */
-static bool sample_now(struct fpu_adaptive *a, unsigned int base)
+/* Count a "now" decision that costs something; whether it is to be a sample (one in 8 << level). */
+static bool sample_now(struct fpu_adaptive *a)
 {
-	unsigned int every = base << a->level;
-	if (++a->since < (every < ADAPT_MAX_EVERY ? every : ADAPT_MAX_EVERY))
+	if (++a->since < 8u << a->level)
 		return false;
 	a->since = 0;
 	return true;
@@ -141,32 +140,41 @@ static void note_cpu(struct fpu_adaptive *a, unsigned int cpu)
 	a->cpu = (uint8_t)(cpu + 1);
 }
 
+#define ADAPT_NEED (FPU_F_NEED_LOAD | FPU_F_NEED_TS | FPU_F_NOT_IN_USER)
+
 /* Leave the task a trap: TS set on its way to ring 3 (none if it blocks first). */
-static void observe(struct fpu *f, unsigned int how)
+static void observe(const struct fpu_cpu *c, struct fpu *f, unsigned int how)
 {
-	f->flags = (f->flags & ~FPU_F_NEED_LOAD) | FPU_F_NEED_TS;
+	f->flags = (f->flags & ~ADAPT_NEED) | (c->ts ? FPU_F_NOT_IN_USER : FPU_F_NEED_TS);
 	f->adaptive.slice |= how;
 }
 
 /* Give the task its registers on its way to ring 3 (nothing if it blocks first). */
 static void give(struct fpu *f)
 {
-	f->flags = (f->flags & ~FPU_F_NEED_TS) | FPU_F_NEED_LOAD;
+	f->flags = (f->flags & ~ADAPT_NEED) | FPU_F_NEED_LOAD;
 }
 
 static void adaptive_switch(struct fpu_cpu *c, unsigned int cpu, struct fpu *prev, struct fpu *next)
 {
 	if (prev) {
-		if (prev->flags & FPU_F_NEED_TS)
-			prev->adaptive.slice = 0; /* it never reached ring 3: nothing observed */
-		prev->flags &= ~(FPU_F_NEED_LOAD | FPU_F_NEED_TS);
+		unsigned int flags = prev->flags;
+		if (flags & ADAPT_NEED) {
+			if (flags & (FPU_F_NEED_TS | FPU_F_NOT_IN_USER))
+				prev->adaptive.slice =
+					0; /* it never reached ring 3: nothing observed */
+			prev->flags = flags & ~ADAPT_NEED;
+		}
 		end_slice(&prev->adaptive);
+		bool moving = flags & FPU_F_MIGRATING; /* fpu_task_migrated(): it moves now */
 		if (c->live && c->owner == prev) {
-			if (prev->adaptive.stay) /* it moves: do not make its next CPU wait */
+			if (moving || prev->adaptive.stay) /* do not make its next CPU wait */
 				fpu_save_regs(c, cpu, prev);
 			else /* held here, unsaved */
 				__atomic_store_n(&prev->holder, (int)cpu, __ATOMIC_RELEASE);
 		}
+		if (moving)
+			prev->adaptive.cpu = 0; /* an announced move: no need to wait after it */
 	}
 	if (!next)
 		return;
@@ -180,9 +188,9 @@ static void adaptive_switch(struct fpu_cpu *c, unsigned int cpu, struct fpu *pre
 			fpu_activate(c, cpu, next); /* nothing to do: a skipped restore */
 		/* With TS set, a trap may be the cheaper: TS stays, an #NM gives them back. */
 		else if (!now_is_cheaper(c, a, true, true))
-			observe(next, ADAPT_OBSERVING);
-		else if (sample_now(a, 2))
-			observe(next, ADAPT_OBSERVING | ADAPT_SAMPLED);
+			observe(c, next, ADAPT_OBSERVING);
+		else if (sample_now(a))
+			observe(c, next, ADAPT_OBSERVING | ADAPT_SAMPLED);
 		else
 			give(next); /* TS cleared on the way to ring 3, a skipped restore */
 		return;
@@ -190,14 +198,14 @@ static void adaptive_switch(struct fpu_cpu *c, unsigned int cpu, struct fpu *pre
 	if (holder >= 0) {
 		c->stats.flush_ipis++; /* load at its first use, after the flush */
 		fpu_ops->send_flush_ipi((unsigned int)holder);
-		observe(next, ADAPT_OBSERVING);
+		observe(c, next, ADAPT_OBSERVING);
 		return;
 	}
 	bool holds = fpregs_hold(c, cpu, next);
 	if (!now_is_cheaper(c, a, holds, false))
-		observe(next, ADAPT_OBSERVING);
-	else if (!holds && sample_now(a, 8))
-		observe(next, ADAPT_OBSERVING | ADAPT_SAMPLED);
+		observe(c, next, ADAPT_OBSERVING);
+	else if (!holds && sample_now(a))
+		observe(c, next, ADAPT_OBSERVING | ADAPT_SAMPLED);
 	else
 		give(next);
 }
@@ -216,7 +224,7 @@ static void adaptive_reload(struct fpu_cpu *c, unsigned int cpu, struct fpu *cur
 	if (now_is_cheaper(c, &cur->adaptive, false, false)) {
 		give(cur);
 	} else {
-		cur->flags &= ~(FPU_F_NEED_LOAD | FPU_F_NEED_TS);
+		cur->flags &= ~(FPU_F_NEED_LOAD | FPU_F_NEED_TS); /* NOT_IN_USER stays */
 		fpu_ts_set(c);
 	}
 }

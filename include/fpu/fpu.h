@@ -62,16 +62,17 @@
 #define FPU_MAX_CPUS 64
 
 /* struct fpu.flags */
-#define FPU_F_USED (1u << 0)      /* task has used the FPU (Linux's used_math) */
-#define FPU_F_NEED_LOAD (1u << 1) /* load registers on the way to ring 3 (fpu_return_to_user) */
-#define FPU_F_NEED_TS (1u << 3)   /* set CR0.TS on the way to ring 3 (fpu_return_to_user) */
+#define FPU_F_USED (1u << 0)        /* task has used the FPU (Linux's used_math) */
+#define FPU_F_NEED_LOAD (1u << 1)   /* load registers on the way to ring 3 (fpu_return_to_user) */
+#define FPU_F_NEED_TS (1u << 3)     /* set CR0.TS on the way to ring 3 (fpu_return_to_user) */
+#define FPU_F_NOT_IN_USER (1u << 4) /* switched in, not back in ring 3 yet (cleared there) */
 
 /* What the adaptive policy knows of a task (lib/policy_adaptive.c). */
 struct fpu_adaptive {
 	uint8_t hist;   /* the last observed slices, bit 0 the latest; 1 = it used the FPU */
 	uint8_t nobs;   /* how many bits of hist are observations, 0..8 */
 	uint8_t slice;  /* this slice: observed, used, sampled (ADAPT_* in the policy) */
-	uint8_t level;  /* sampling backoff: one "now" in (2 or 8) << level is a sample, 0..7 */
+	uint8_t level;  /* sampling backoff: one "now" in 8 << level is a sample, 0..7 */
 	uint16_t since; /* "now" decisions since the last sample */
 	uint8_t cpu;    /* the CPU of its last switch-in, plus 1; 0: none yet */
 	uint8_t stay;   /* switch-ins to wait after a move before its state is held */

@@ -30,6 +30,9 @@
 #define FPULAB_TRACE_F_ALL_USES (1u << 1)  /* every first use in a slice is recorded */
 #define FPULAB_TRACE_F_RECORDED (1u << 2)  /* recorded by the lab (fpulab run --trace) */
 #define FPULAB_TRACE_F_TRUNCATED (1u << 3) /* the lab's buffers filled up: the run went on */
+#define FPULAB_TRACE_F_RETURNS \
+	(1u << 4) /* version 2: returns to ring 3 are recorded
+					    * (FPULAB_EVF_RETURNED) */
 
 struct fpulab_trace_header {
 	char magic[8];        /* FPULAB_TRACE_MAGIC */
@@ -80,6 +83,12 @@ enum fpulab_trace_type {
 #define FPULAB_EVF_NO_USER (1u << 0) /* next blocks again before returning to ring 3 */
 /* IMPORT flags */
 #define FPULAB_EVF_SIGFRAME (1u << 0) /* sigreturn: the image is a signal frame's */
+/*
+ * Any type but FLUSH_IPI, with FPULAB_TRACE_F_RETURNS: the task running on
+ * this CPU returned to ring 3 (fpu_return_to_user()) since the previous
+ * event here, once or more.
+ */
+#define FPULAB_EVF_RETURNED (1u << 15)
 
 struct fpulab_trace_event {
 	uint32_t seq;   /* global sequence number, strictly increasing */

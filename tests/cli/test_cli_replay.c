@@ -214,6 +214,57 @@ static void test_import_reset(void **state)
 	trace_free(&b);
 }
 
+/*
+ * A trace that places the returns to ring 3 (FPULAB_TRACE_F_RETURNS, as
+ * the lab records): deferred loads where the task really returns. Here it
+ * is switched in, reset before it returns (a signal delivered after a
+ * preemption), and returns at its use: one load, no save. Without the
+ * returns, replay assumes a return right after the switch and after the
+ * reset: a load, the reset's save of it, a second load.
+ */
+static void test_returns(void **state)
+{
+	struct fpulab_trace_event e[] = {
+		tev(FPULAB_EV_SWITCH, 0, 1, 0, 0),
+		tev(FPULAB_EV_RESET, 1, 0, 0, 0),
+		tev(FPULAB_EV_USE, 1, 0, FPULAB_EVF_RETURNED, 0x3),
+	};
+	struct trace t = { .ev = e };
+	struct replay_result r;
+	char err[256];
+
+	memcpy(t.hdr.magic, FPULAB_TRACE_MAGIC, 8);
+	t.hdr.version = FPULAB_TRACE_VERSION;
+	t.hdr.header_size = 64;
+	t.hdr.event_size = 16;
+	t.hdr.ncpus = 1;
+	t.hdr.ntasks = 1;
+	t.hdr.nevents = 3;
+	t.hdr.xcr0 = 7;
+	t.hdr.flags = FPULAB_TRACE_F_RETURNS;
+	for (unsigned int i = 0; i < 3; i++)
+		e[i].seq = i + 1;
+	if (trace_check(&t, err, sizeof(err)))
+		fail_msg("%s", err);
+	struct replay *rp = replay_new(&t, FPU_INSN_AUTO);
+	assert_non_null(rp);
+	r = run(rp, "deferred", 1);
+	assert_int_equal(r.n.restores, 1);
+	assert_int_equal(r.n.saves, 0);
+	assert_int_equal(r.n.integrity_errors, 0);
+	replay_free(rp);
+
+	t.hdr.flags = 0;
+	e[2].flags = 0;
+	rp = replay_new(&t, FPU_INSN_AUTO);
+	assert_non_null(rp);
+	r = run(rp, "deferred", 1);
+	assert_int_equal(r.n.restores, 2);
+	assert_int_equal(r.n.saves, 1);
+	assert_int_equal(r.n.integrity_errors, 0);
+	replay_free(rp);
+}
+
 /* Every workload, every policy: no integrity error, the same counts twice,
  * never less work than the oracle. */
 static void test_oracle_bound(void **state)
@@ -317,6 +368,7 @@ int main(void)
 		cmocka_unit_test(test_exact_pingpong_one),
 		cmocka_unit_test(test_adaptive_costs),
 		cmocka_unit_test(test_import_reset),
+		cmocka_unit_test(test_returns),
 		cmocka_unit_test(test_oracle_bound),
 		cmocka_unit_test(test_floor_log),
 		cmocka_unit_test(test_floor_log_grows),

@@ -220,6 +220,38 @@ static void test_check_import_reset(void **state)
 	assert_string_equal(err, "event 2 (seq 3, reset): task 1 after its exit");
 }
 
+/* The returned flag (a return to ring 3 before the event): only with the header's
+ * returns flag, only while a user task runs there, never on a flush IPI. */
+static void test_check_returned(void **state)
+{
+	struct fpulab_trace_event e[2] = { ev(1, 1, 0, 0, 1), ev(2, FPULAB_EV_USE, 0, 1, 0) };
+	struct trace t = { .ev = e };
+	char err[256];
+
+	header(&t, FPULAB_TRACE_VERSION, 2);
+	t.hdr.flags = FPULAB_TRACE_F_RETURNS;
+	e[1].flags = FPULAB_EVF_RETURNED;
+	assert_int_equal(trace_check(&t, err, sizeof(err)), 0);
+	t.hdr.flags = 0;
+	assert_int_equal(trace_check(&t, err, sizeof(err)), -1);
+	assert_string_equal(err, "event 1 (seq 2, use): flag returned in a trace without the "
+				 "returns flag");
+	t.hdr.flags = FPULAB_TRACE_F_RETURNS;
+	e[1] = ev(2, FPULAB_EV_FLUSH_IPI, 0, 0, 0);
+	e[1].flags = FPULAB_EVF_RETURNED;
+	assert_int_equal(trace_check(&t, err, sizeof(err)), -1);
+	assert_string_equal(err, "event 1 (seq 2, flush-ipi): a flush-ipi with the returned flag");
+	e[1] = ev(2, FPULAB_EV_SWITCH, 1, 0, 2);
+	e[1].flags = FPULAB_EVF_RETURNED;
+	assert_int_equal(trace_check(&t, err, sizeof(err)), -1);
+	assert_string_equal(err, "event 1 (seq 2, switch): returned to ring 3, but cpu 1 runs no "
+				 "user task");
+	header(&t, 1, 2);
+	t.hdr.flags = FPULAB_TRACE_F_RETURNS;
+	assert_int_equal(trace_check(&t, err, sizeof(err)), -1);
+	assert_string_equal(err, "flag returns in a version-1 trace: it came in version 2");
+}
+
 /* A version-1 file still reads (it has no import or reset), but not with a version-2 type. */
 static void test_version_1(void **state)
 {
@@ -318,8 +350,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_round_trip),    cmocka_unit_test(test_synth_shapes),
 		cmocka_unit_test(test_check_rejects), cmocka_unit_test(test_check_import_reset),
-		cmocka_unit_test(test_version_1),     cmocka_unit_test(test_round_trip_v2),
-		cmocka_unit_test(test_read_rejects),
+		cmocka_unit_test(test_version_1),     cmocka_unit_test(test_check_returned),
+		cmocka_unit_test(test_round_trip_v2), cmocka_unit_test(test_read_rejects),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
