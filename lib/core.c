@@ -299,10 +299,8 @@ void fpu_switch(struct fpu *prev, struct fpu *next)
 		c->stats.pkru_writes++;
 	}
 	c->cur = next;
-#ifdef FPU_TESTING
-	if (prev)
-		prev->flags &= ~FPU_F_MIGRATING; /* only skip-save-on-migrate reads it */
-#endif
+	if (prev && unlikely(prev->flags & FPU_F_MIGRATING))
+		prev->flags &= ~FPU_F_MIGRATING; /* the policy has seen the move */
 	if (unlikely(tracing)) {
 		c->trace_armed = next != NULL; /* cleared above otherwise */
 		trace_rearm_slow(c);
@@ -406,12 +404,10 @@ void fpu_task_exit(struct fpu *fpu)
 	trace_rearm(c);
 }
 
-/* No policy needs to know: last_cpu already tells a CPU whether it holds the state. */
+/* Until its switch-out: adaptive saves a moving task's state then rather than hold it. */
 void fpu_task_migrated(struct fpu *fpu)
 {
-#ifdef FPU_TESTING
 	fpu->flags |= FPU_F_MIGRATING;
-#endif
 }
 
 void fpu_cpu_quiesce(void)

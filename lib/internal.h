@@ -6,7 +6,7 @@
 #include <fpu/fpu.h>
 
 /* struct fpu.flags private to libfpu (public ones in fpu.h). */
-#define FPU_F_MIGRATING (1u << 2) /* test builds: fpu_task_migrated() until switched out */
+#define FPU_F_MIGRATING (1u << 2) /* fpu_task_migrated() was called; cleared when switched out */
 
 /*
  * Per-CPU state, owned by libfpu.

@@ -14,10 +14,10 @@
  * - Saves as in smp-lazy (the fpu_held_* mechanism): the outgoing task's
  *   live registers stay in this CPU, unsaved, until another task needs them
  *   (a load saves them first) or the task runs on another CPU (a flush IPI
- *   from there). A task that moved between CPUs lately is saved at
- *   switch-out instead, as owner does, until it has stayed on one CPU for
- *   ipi_ns / save_ns switch-ins (at most 255): holding it would risk an IPI
- *   to save a save.
+ *   from there). A task that is moving (fpu_task_migrated() before its
+ *   switch-out) is saved at switch-out instead; so is one that moved
+ *   unannounced lately, until it has stayed on one CPU for ipi_ns / save_ns
+ *   switch-ins (at most 255): holding it would risk an IPI to save a save.
  * - A slice is observed when the task ran with TS set: its #NM says it used
  *   the FPU, no #NM that it did not. The last 8 observations and how many
  *   there are are kept (struct fpu_adaptive); an #NM is counted as a use
@@ -166,12 +166,15 @@ static void adaptive_switch(struct fpu_cpu *c, unsigned int cpu, struct fpu *pre
 			prev->flags = flags & ~ADAPT_NEED;
 		}
 		end_slice(&prev->adaptive);
+		bool moving = flags & FPU_F_MIGRATING; /* fpu_task_migrated(): it moves now */
 		if (c->live && c->owner == prev) {
-			if (prev->adaptive.stay) /* it moves: do not make its next CPU wait */
+			if (moving || prev->adaptive.stay) /* do not make its next CPU wait */
 				fpu_save_regs(c, cpu, prev);
 			else /* held here, unsaved */
 				__atomic_store_n(&prev->holder, (int)cpu, __ATOMIC_RELEASE);
 		}
+		if (moving)
+			prev->adaptive.cpu = 0; /* an announced move: no need to wait after it */
 	}
 	if (!next)
 		return;
