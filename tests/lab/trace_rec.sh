@@ -196,6 +196,15 @@ integrity() {
 exp_traces stress1 1 --experiment stress --switches 20000 --seed 7 \
 	--policy eager,lazy,lazy-counter,owner,deferred,smp-lazy && compare stress1 exact && integrity stress1
 exp_traces stress2 2 --experiment stress --switches 20000 --seed 7 --policy lazy && integrity stress2
+st=$(ls "$work"/stress2/*.trace 2> /dev/null | head -n 1)
+"$fpulab" trace info "$st" > "$work/info" 2>&1
+"$fpulab" trace dump "$st" > "$work/dump" 2>&1
+imports=$(awk '$1 == "import" { print $2 }' "$work/info")
+resets=$(awk '$1 == "reset" { print $2 }' "$work/info")
+if [ "${imports:-0}" -gt 0 ] && [ "${resets:-0}" -gt 0 ] && grep -q "^[0-9]* [0-9] import task [0-9]* mask 0x[0-9a-f]* sigframe" "$work/dump" &&
+	grep -q "^[0-9]* [0-9] import task [0-9]* mask 0x[0-9a-f]*\( returned\)\?$" "$work/dump" && grep -q " returned$" "$work/dump"; then
+	ok "stress trace: $imports imports (sigreturns and ptrace writes), $resets resets, returns to ring 3 flagged"
+else not_ok "stress trace: imports, resets and returns recorded" "imports '$imports' resets '$resets'" "$(grep -m 2 import "$work/dump")"; fi
 # costs: its #NM probe is the experiment's own handler, outside libfpu (the row
 # adds its probes to nm_traps); its traces are valid, not compared.
 exp_traces costs 2 --experiment costs --round-trips 50

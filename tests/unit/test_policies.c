@@ -403,8 +403,9 @@ static void test_import_invalidates(void **state)
 
 /*
  * Tracing (fpu_set_tracing): three tasks, one using the FPU only now and then,
- * kernel-thread slices and kernel-FPU sections between. Returns the first uses
- * (in a slice, or after a section) it made; *out: the counters.
+ * kernel-thread slices, kernel-FPU sections and resets (signal delivery)
+ * between. Returns the first uses (in a slice, after a section or a reset)
+ * it made; *out: the counters.
  */
 static unsigned int tracing_scenario(const char *policy, struct fpu_stats *out)
 {
@@ -433,6 +434,12 @@ static unsigned int tracing_scenario(const char *policy, struct fpu_stats *out)
 				task_uses_fpu(next, true);
 				first++;
 			}
+		}
+		if (i % 7 == 3 && next->seq > 0) { /* a signal: the handler starts in init */
+			fpu_task_reset(&next->fpu);
+			fpu_return_to_user(&next->fpu);
+			task_uses_fpu(next, false); /* a first use again, even if it used before */
+			first++;
 		}
 		prev = next;
 	}
