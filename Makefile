@@ -81,6 +81,11 @@ $(BUILD)/host/cli/version.c.o: HCFLAGS += -DFPULAB_GIT_DESCRIBE='"$(GIT_DESCRIBE
 .PHONY: FORCE
 FORCE:
 
+# libfpu as the host links it: no SSE in its own code either, as in the lab
+# (the replay engine calls it between the simulated tasks' uses of the
+# vector registers).
+$(HOSTLIB_OBJS): HCFLAGS += -mgeneral-regs-only
+
 # The replay engine runs between the simulated tasks' uses of the vector
 # registers: the compiler must leave them alone (cli/replay_engine.c).
 $(BUILD)/host/cli/replay_engine.c.o: HCFLAGS += -mgeneral-regs-only

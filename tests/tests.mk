@@ -18,6 +18,7 @@ HOSTLIB_TEST_OBJS := $(patsubst %,$(BUILD)/host-test/%.o,$(LIB_SRCS))
 $(BUILD)/host-test/%.c.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(HCFLAGS) -DFPU_TESTING -MMD -c $< -o $@
+$(HOSTLIB_TEST_OBJS): HCFLAGS += -mgeneral-regs-only
 $(BUILD)/libfpu-test.a: $(HOSTLIB_TEST_OBJS)
 	rm -f $@ && ar rcs $@ $^
 $(BUILD)/tests/test_guarantees: tests/unit/test_guarantees.c $(BUILD)/libfpu-test.a
