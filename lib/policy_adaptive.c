@@ -195,6 +195,14 @@ static void adaptive_switch(struct fpu_cpu *c, unsigned int cpu, struct fpu *pre
 			give(next); /* TS cleared on the way to ring 3, a skipped restore */
 		return;
 	}
+	/*
+	 * Watched, never seen to use the FPU, and TS is set already: nothing to
+	 * do, as under lazy. Another slice without a use would teach nothing
+	 * (p stays 0, so no "now" is ever chosen); an #NM is still recorded
+	 * (handle_nm marks the slice).
+	 */
+	if (holder < 0 && c->ts && !a->hist && a->nobs)
+		return;
 	if (holder >= 0) {
 		c->stats.flush_ipis++; /* load at its first use, after the flush */
 		fpu_ops->send_flush_ipi((unsigned int)holder);
