@@ -184,6 +184,8 @@ struct prow {
 	/* ns per switch, medians: its log replayed bare, and its empty timed regions */
 	double bare_med, empty_med, floor_med; /* floor = bare - empty */
 	double overhead;                       /* native - bare: libfpu's own */
+	double hook_overhead[REPLAY_HOOK_NR];  /* the same, by entry point */
+	uint64_t hook_calls[REPLAY_HOOK_NR];   /* calls timed in run 1 */
 	double skip_med;                       /* ticks; < 0: no skipped-restore switches */
 	uint64_t nskip;                        /* skipped-restore switches timed (the first run) */
 	double skip_lib; /* ticks of libfpu per such switch: native mean - bare mean */
@@ -841,6 +843,14 @@ static int replay_trace(const char *path, const struct opts *o, const char **pol
 		w->empty_med = samples[o->repeat / 2];
 		w->floor_med = w->bare_med - w->empty_med;
 		w->overhead = w->native_med - w->bare_med;
+		for (int h = 0; h < REPLAY_HOOK_NR; h++) {
+			for (unsigned long k = 0; k < o->repeat; k++)
+				samples[k] = (double)(r[k].hook_ticks[h] - b[k].hook_ticks[h]) /
+					     tpn / (double)(r[k].n.switches ? r[k].n.switches : 1);
+			qsort(samples, o->repeat, sizeof(*samples), cmp_double);
+			w->hook_overhead[h] = samples[o->repeat / 2];
+			w->hook_calls[h] = r[0].hook_calls[h];
+		}
 		/* libfpu's own ticks per skipped-restore switch: native mean minus bare mean */
 		for (unsigned long k = 0; k < o->repeat; k++)
 			samples[k] = r[k].nskip && b[k].nskip
@@ -974,7 +984,13 @@ static int replay_trace(const char *path, const struct opts *o, const char **pol
 	for (int p = 0; p < np; p++) {
 		const struct prow *w = &rows[p];
 		double fl = w->floor_med;
-		char skip[256] = "";
+		char skip[256] = "", hooks[256] = "";
+		size_t hl = 0;
+		for (int h = 0; h < REPLAY_HOOK_NR; h++)
+			if (w->hook_calls[h] && hl < sizeof(hooks))
+				hl += (size_t)snprintf(hooks + hl, sizeof(hooks) - hl, "%s %s %.1f",
+						       hl ? "," : "; by entry point:",
+						       replay_hook_names[h], w->hook_overhead[h]);
 		if (w->skip_med >= 0)
 			snprintf(
 				skip, sizeof(skip),
@@ -985,10 +1001,10 @@ static int replay_trace(const char *path, const struct opts *o, const char **pol
 		output_comment(
 			out,
 			"libfpu %-13s native %.1f ns/switch, floor %.1f (batch estimate %.1f), timing "
-			"residue %.1f, overhead %.1f ns/switch (%s%.0f%% of the floor)%s",
+			"residue %.1f, overhead %.1f ns/switch (%s%.0f%% of the floor%s)%s",
 			w->policy, w->native_med, fl, batch_floor_ns(&ti, &w->n), w->empty_med,
 			w->overhead, fl > 0 ? "" : "n/a ", fl > 0 ? 100 * w->overhead / fl : 0,
-			skip);
+			hooks, skip);
 	}
 out:
 	for (int p = 0; p < np; p++)

@@ -53,7 +53,6 @@ enum log_kind {
 	OP_GOTO_CPU, /* IPI delivery: the engine moves to @cpu (untimed, as host_send_flush_ipi) */
 	OP_TS_SET,
 	OP_TS_CLEAR,
-	OP_NONE,
 };
 
 struct log_op {
@@ -102,9 +101,10 @@ struct replay {
 	const struct replay_log *bare;
 	size_t bare_call, bare_op;
 	bool bare_skip;       /* the call just played was a skipped-restore switch */
-	bool bare_empty;      /* play only the harness's part: no save or restore */
+	bool bare_empty;      /* time empty regions, play each call just after its region */
 	uint64_t bare_desync; /* the events asked for a call the log does not have */
 	uint64_t bare_saves, bare_restores;
+	struct replay_result *res; /* the run's result, for TIMED()'s figures by hook */
 };
 
 static struct replay *rp_cur; /* libfpu's callbacks have no context argument */
@@ -468,18 +468,68 @@ oom:
  */
 #define CLIP_TICKS 20000
 
-#define TIMED_REGION(rp, acc, call)                                           \
+#define TIMED_REGION(rp, acc, call, hook)                                     \
 	do {                                                                  \
 		uint64_t x0_ = (rp)->excluded, t0_ = tsc0();                  \
 		call;                                                         \
 		uint64_t t1_ = tsc1();                                        \
 		int64_t d_ = (int64_t)(t1_ - t0_) - (int64_t)(rp)->overhead - \
 			     (int64_t)((rp)->excluded - x0_);                 \
-		if (d_ > CLIP_TICKS)                                          \
+		if (d_ > CLIP_TICKS) {                                        \
 			(rp)->clipped++;                                      \
-		else                                                          \
+		} else {                                                      \
 			(acc) += d_;                                          \
+			(rp)->res->hook_ticks[hook] += d_;                    \
+			(rp)->res->hook_calls[hook]++;                        \
+		}                                                             \
 	} while (0)
+
+const char *const replay_hook_names[REPLAY_HOOK_NR] = {
+	[REPLAY_HOOK_SWITCH] = "switch",
+	[REPLAY_HOOK_RETURN] = "return_to_user",
+	[REPLAY_HOOK_NM] = "handle_nm",
+	[REPLAY_HOOK_KFPU_BEGIN] = "kernel_fpu_begin",
+	[REPLAY_HOOK_KFPU_END] = "kernel_fpu_end",
+	[REPLAY_HOOK_EXIT] = "task_exit",
+	[REPLAY_HOOK_IMPORT] = "import",
+	[REPLAY_HOOK_OTHER] = "other",
+};
+
+/* Whether @s contains @w (no libc: its string functions may use vector registers). */
+static bool has_word(const char *s, const char *w)
+{
+	for (; *s; s++) {
+		size_t i = 0;
+		while (w[i] && s[i] == w[i])
+			i++;
+		if (!w[i])
+			return true;
+	}
+	return false;
+}
+
+/* The entry point a TIMED() call site times, from its text (once per site). */
+static int hook_of(const char *call)
+{
+	static const struct {
+		const char *word;
+		int hook;
+	} map[] = {
+		{ "fpu_switch(", REPLAY_HOOK_SWITCH },
+		{ "fpu_return_to_user(", REPLAY_HOOK_RETURN },
+		{ "fpu_handle_nm(", REPLAY_HOOK_NM },
+		{ "kernel_fpu_begin(", REPLAY_HOOK_KFPU_BEGIN },
+		{ "kernel_fpu_end(", REPLAY_HOOK_KFPU_END },
+		{ "fpu_task_exit(", REPLAY_HOOK_EXIT },
+		{ "fpu_import", REPLAY_HOOK_IMPORT },
+		{ "fpu_sigframe_restore(", REPLAY_HOOK_IMPORT },
+		{ "fpu_task_reset(", REPLAY_HOOK_IMPORT },
+	};
+	for (size_t i = 0; i < sizeof(map) / sizeof(map[0]); i++)
+		if (has_word(call, map[i].word))
+			return map[i].hook;
+	return REPLAY_HOOK_OTHER;
+}
 
 static void log_call(bool timed)
 {
@@ -490,19 +540,11 @@ static void log_call(bool timed)
 	rec->call[rec->ncall++] = (struct log_call){ (uint32_t)rec->nop, timed, 0 };
 }
 
-/*
- * The logged effects of one libfpu call, executed without libfpu
- * (replay_bare); with @harness_only, the same loop skips the saves and
- * restores.
- */
-static void bare_play(struct replay *rp, const struct log_op *op, const struct log_op *end,
-		      bool harness_only)
+/* The logged effects of one libfpu call, executed without libfpu (replay_bare). */
+static inline void bare_play(struct replay *rp, const struct log_op *op, const struct log_op *end)
 {
 	for (; op < end; op++) {
-		uint32_t kind = op->kind;
-		if (harness_only && kind < OP_GOTO_CPU)
-			kind = OP_NONE;
-		switch (kind) {
+		switch (op->kind) {
 		case OP_XSAVE:
 			__asm__ volatile("xsave64 %0"
 					 : "+m"(*(struct xregs_state *)op->area)
@@ -583,19 +625,26 @@ static void bare_next(struct replay *rp, bool timed, const struct log_op **b,
  * A timed libfpu call; in a bare run, the call's logged instructions in its
  * place, timed the same way.
  */
-#define TIMED(rp, acc, call)                                                              \
-	do {                                                                              \
-		if ((rp)->bare) {                                                         \
-			const struct log_op *b_, *e_;                                     \
-			bare_next(rp, true, &b_, &e_);                                    \
-			TIMED_REGION(rp, acc, bare_play(rp, b_, e_, (rp)->bare_empty));   \
-			if ((rp)->bare_empty) /* the same state after it: again, whole */ \
-				bare_play(rp, b_, e_, false);                             \
-		} else {                                                                  \
-			TIMED_REGION(rp, acc, call);                                      \
-			if (rec)                                                          \
-				log_call(true);                                           \
-		}                                                                         \
+#define TIMED(rp, acc, call)                                                                  \
+	do {                                                                                  \
+		static int hook_ = -1;                                                        \
+		if (hook_ < 0)                                                                \
+			hook_ = hook_of(#call);                                               \
+		if ((rp)->bare) {                                                             \
+			const struct log_op *b_, *e_;                                         \
+			bare_next(rp, true, &b_, &e_);                                        \
+			if ((rp)->bare_empty || b_ == e_) {                                   \
+				/* nothing in the region; the call's effects just after it */ \
+				TIMED_REGION(rp, acc, (void)0, hook_);                        \
+				bare_play(rp, b_, e_);                                        \
+			} else {                                                              \
+				TIMED_REGION(rp, acc, bare_play(rp, b_, e_), hook_);          \
+			}                                                                     \
+		} else {                                                                      \
+			TIMED_REGION(rp, acc, call, hook_);                                   \
+			if (rec)                                                              \
+				log_call(true);                                               \
+		}                                                                             \
 	} while (0)
 
 /* An untimed libfpu call that may save, restore or write TS. */
@@ -604,7 +653,7 @@ static void bare_next(struct replay *rp, bool timed, const struct log_op **b,
 		if ((rp)->bare) {                       \
 			const struct log_op *b_, *e_;   \
 			bare_next(rp, false, &b_, &e_); \
-			bare_play(rp, b_, e_, false);   \
+			bare_play(rp, b_, e_);          \
 		} else {                                \
 			call;                           \
 			if (rec)                        \
@@ -812,10 +861,13 @@ static void play_events(struct replay *rp, struct replay_result *r)
 {
 	const struct trace *t = rp->t;
 
+	memset(r->hook_ticks, 0, sizeof(r->hook_ticks)); /* before start() loads the registers */
+	memset(r->hook_calls, 0, sizeof(r->hook_calls));
 	start(rp);
 	r->ticks = 0;
 	r->nskip = 0;
 	r->skip_sum = 0;
+	rp->res = r;
 	rec = r->log;
 	for (uint64_t i = 0; i < t->hdr.nevents; i++) {
 		const struct fpulab_trace_event *e = &t->ev[i];

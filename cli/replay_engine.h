@@ -21,6 +21,20 @@ struct replay_counts {
 
 struct replay_log;
 
+/* The libfpu calls the engine times, by entry point (replay_hook_names). */
+enum replay_hook {
+	REPLAY_HOOK_SWITCH,
+	REPLAY_HOOK_RETURN,
+	REPLAY_HOOK_NM,
+	REPLAY_HOOK_KFPU_BEGIN,
+	REPLAY_HOOK_KFPU_END,
+	REPLAY_HOOK_EXIT,
+	REPLAY_HOOK_IMPORT, /* fpu_import_std, fpu_sigframe_restore, fpu_task_reset */
+	REPLAY_HOOK_OTHER,
+	REPLAY_HOOK_NR,
+};
+extern const char *const replay_hook_names[REPLAY_HOOK_NR];
+
 struct replay_result {
 	struct replay_counts n;
 	int64_t ticks;          /* TSC ticks inside libfpu's hooks, timer overhead subtracted */
@@ -30,6 +44,8 @@ struct replay_result {
 	uint64_t clipped;       /* hook calls over 20000 ticks (interrupted), left out of ticks */
 	uint64_t desync;        /* replay_bare: libfpu calls the log did not match (0 when sound) */
 	struct replay_log *log; /* replay_record's; NULL otherwise */
+	int64_t hook_ticks[REPLAY_HOOK_NR]; /* ticks, as @ticks, by the entry point timed */
+	uint64_t hook_calls[REPLAY_HOOK_NR];
 };
 
 struct replay;

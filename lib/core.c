@@ -250,16 +250,10 @@ void fpu_load_regs(struct fpu_cpu *c, unsigned int cpu, struct fpu *f)
 	f->flags |= FPU_F_USED;
 }
 
-void fpu_activate(struct fpu_cpu *c, unsigned int cpu, struct fpu *f)
+void fpu_save_load(struct fpu_cpu *c, unsigned int cpu, struct fpu *f)
 {
-	if (fpregs_hold(c, cpu, f)) {
-		fpu_ts_clear(c);
-		c->live = true;
-		c->stats.restores_skipped++;
-	} else {
-		fpu_save_live(c, cpu);
-		fpu_load_regs(c, cpu, f);
-	}
+	fpu_save_live(c, cpu);
+	fpu_load_regs(c, cpu, f);
 }
 
 void fpu_reload_trap(struct fpu_cpu *c, unsigned int cpu, struct fpu *cur)
@@ -331,13 +325,12 @@ void fpu_handle_nm(struct fpu *cur)
  * Loads and TS writes a policy deferred to here are skipped for a task that
  * blocks again in the kernel. Until then the registers may belong to
  * another task with TS clear: harmless, as nothing in the kernel touches
- * them but libfpu, which goes by ownership, not by TS.
+ * them but libfpu, which goes by ownership, not by TS. The flag test is
+ * fpu_return_to_user()'s, inline (fpu.h).
  */
-void fpu_return_to_user(struct fpu *cur)
+void fpu_return_to_user_load(struct fpu *cur)
 {
 	unsigned int flags = cur->flags;
-	if (!(flags & (FPU_F_NEED_LOAD | FPU_F_NEED_TS | FPU_F_NOT_IN_USER)))
-		return;
 	cur->flags = flags & ~(FPU_F_NEED_LOAD | FPU_F_NEED_TS | FPU_F_NOT_IN_USER);
 	if (!(flags & (FPU_F_NEED_LOAD | FPU_F_NEED_TS)))
 		return;

@@ -130,8 +130,23 @@ static inline void fpu_save_live(struct fpu_cpu *c, unsigned int cpu)
 /* Load @f's area into the registers; @f becomes the owner, live, TS clear. */
 void fpu_load_regs(struct fpu_cpu *c, unsigned int cpu, struct fpu *f);
 
-/* Give the running task @f its registers: load them unless they already hold it. */
-void fpu_activate(struct fpu_cpu *c, unsigned int cpu, struct fpu *f);
+/* Save the live owner's state, then load @f's area (eager's switch: no ownership test). */
+void fpu_save_load(struct fpu_cpu *c, unsigned int cpu, struct fpu *f);
+
+/*
+ * Give the running task @f its registers: load them unless they already
+ * hold it. Inline: the skipped restore makes no call.
+ */
+static inline void fpu_activate(struct fpu_cpu *c, unsigned int cpu, struct fpu *f)
+{
+	if (fpregs_hold(c, cpu, f)) {
+		fpu_ts_clear(c);
+		c->live = true;
+		c->stats.restores_skipped++;
+	} else {
+		fpu_save_load(c, cpu, f);
+	}
+}
 
 /*
  * Lazy save across CPUs (policy_smp_lazy.c, also used by adaptive): a task

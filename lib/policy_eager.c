@@ -8,9 +8,10 @@
 
 static void eager_switch(struct fpu_cpu *c, unsigned int cpu, struct fpu *prev, struct fpu *next)
 {
-	fpu_save_live(c, cpu);
 	if (next)
-		fpu_load_regs(c, cpu, next);
+		fpu_save_load(c, cpu, next);
+	else
+		fpu_save_live(c, cpu);
 }
 
 /* The registers must hold the task's state whenever it runs in ring 3: load it now. */

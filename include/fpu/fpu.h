@@ -230,14 +230,22 @@ void fpu_switch(struct fpu *prev, struct fpu *next);
  */
 void fpu_handle_nm(struct fpu *cur);
 
+/* fpu_return_to_user()'s work when a flag is set, out of line. */
+void fpu_return_to_user_load(struct fpu *cur);
+
 /**
  * fpu_return_to_user - on every return to ring 3: what a policy deferred
  * to this point, because only ring 3 needs it: load the registers
  * (FPU_F_NEED_LOAD, Linux's TIF_NEED_FPU_LOAD; unless this CPU still holds
- * them), or set CR0.TS (FPU_F_NEED_TS). Otherwise one flag test, before
- * anything else.
+ * them), or set CR0.TS (FPU_F_NEED_TS); FPU_F_NOT_IN_USER is cleared here.
+ * Inline: otherwise one flag test of @cur, as Linux's exit to user mode
+ * tests the TIF flag.
  */
-void fpu_return_to_user(struct fpu *cur);
+static inline void fpu_return_to_user(struct fpu *cur)
+{
+	if (__builtin_expect(cur->flags & (FPU_F_NEED_LOAD | FPU_F_NEED_TS | FPU_F_NOT_IN_USER), 0))
+		fpu_return_to_user_load(cur);
+}
 
 /** fpu_flush_ipi - body of the flush IPI handler: give up state held for another CPU. */
 void fpu_flush_ipi(void);
