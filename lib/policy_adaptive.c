@@ -108,6 +108,8 @@ static bool now_is_cheaper(const struct fpu_cpu *c, const struct fpu_adaptive *a
 		return false; /* nothing known yet: watch it */
 	if (!a->hist)         /* no use seen: only registers held live with TS clear are worth it */
 		return holds && live && !c->ts;
+	if (a->hist == 0xffu >> (8 - n)) /* a use in every watched slice: the formula's answer */
+		return costs.trap_ns + (c->ts ? 0 : costs.cr0_ns) > 0;
 	uint64_t used = popcount8(a->hist); /* bits above nobs are still 0 */
 	uint64_t restore = holds ? 0 : costs.restore_ns, save = live ? 0 : costs.save_ns;
 	uint64_t now = n * (restore + (c->ts ? costs.cr0_ns : 0)) + (n - used) * save;
@@ -195,6 +197,14 @@ static void adaptive_switch(struct fpu_cpu *c, unsigned int cpu, struct fpu *pre
 			give(next); /* TS cleared on the way to ring 3, a skipped restore */
 		return;
 	}
+	/*
+	 * Watched, never seen to use the FPU, and TS is set already: nothing to
+	 * do, as under lazy. Another slice without a use would teach nothing
+	 * (p stays 0, so no "now" is ever chosen); an #NM is still recorded
+	 * (handle_nm marks the slice).
+	 */
+	if (holder < 0 && c->ts && !a->hist && a->nobs)
+		return;
 	if (holder >= 0) {
 		c->stats.flush_ipis++; /* load at its first use, after the flush */
 		fpu_ops->send_flush_ipi((unsigned int)holder);
