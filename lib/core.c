@@ -413,6 +413,7 @@ void fpu_cpu_quiesce(void)
 	fpu_ts_clear(c);
 	trace_ts_drop(c);
 	c->trace_armed = false;
+	c->newcomers = (struct fpu_adaptive){ 0 };
 }
 
 /* ---- user-visible state ---- */

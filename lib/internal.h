@@ -36,6 +36,8 @@ struct fpu_cpu {
 	bool trace_armed;
 	bool trace_ts;
 	uint32_t pkru; /* the PKRU register, as libfpu last read or wrote it */
+	/* adaptive: the first watched slices of the tasks new here (its prior), like fpu_adaptive */
+	struct fpu_adaptive newcomers;
 	struct fpu_stats stats;
 } __attribute__((aligned(64)));
 

@@ -22,8 +22,10 @@
  *   the FPU, no #NM that it did not. The last 8 observations and how many
  *   there are are kept (struct fpu_adaptive); an #NM is counted as a use
  *   even in a slice not meant as an observation.
- * - A task with no observation yet is observed: what it does is learnt by
- *   watching it, at the price of at most one trap, not guessed.
+ * - A task with no observation yet is judged by the first watched slices
+ *   of the tasks new on its CPU before it (struct fpu_cpu.newcomers; seed
+ *   002: at boot most new tasks use the FPU at once); one in 8 such
+ *   decisions watches it anyway, so that this prior follows the population.
  * - A task whose unsaved state this CPU still holds (f->holder == cpu) gets
  *   it back at once, as under smp-lazy, when TS is clear; when TS is set,
  *   clearing it (a CR0 write) is weighed against a trap like any "now".
@@ -78,16 +80,24 @@ static unsigned int popcount8(unsigned int x)
 	return (x & 0x0f) + (x >> 4);
 }
 
-/* The slice of @f that just ended: record what it showed. */
-static void end_slice(struct fpu_adaptive *a)
+/* An observation into a history: bit 0 the latest, up to 8. */
+static void record(struct fpu_adaptive *a, unsigned int used)
+{
+	a->hist = (uint8_t)(a->hist << 1 | used);
+	if (a->nobs < 8)
+		a->nobs++;
+}
+
+/* The slice of @a's task that just ended on @c: record what it showed. */
+static void end_slice(struct fpu_cpu *c, struct fpu_adaptive *a)
 {
 	if (!a->slice)
 		return;
 	if (a->slice & (ADAPT_OBSERVING | ADAPT_USED)) {
 		unsigned int used = (a->slice & ADAPT_USED) ? 1u : 0u;
-		a->hist = (uint8_t)(a->hist << 1 | used);
-		if (a->nobs < 8)
-			a->nobs++;
+		if (!a->nobs)
+			record(&c->newcomers, used); /* its first: for the next newcomers' prior */
+		record(a, used);
 		if (a->slice & ADAPT_SAMPLED)
 			a->level = used ? (a->level < ADAPT_MAX_LEVEL ? a->level + 1 : a->level)
 					: 0;
@@ -125,6 +135,22 @@ static bool sample_now(struct fpu_adaptive *a)
 		return false;
 	a->since = 0;
 	return true;
+}
+
+/*
+ * A task with no watched slice yet is judged by the first watched slices of
+ * the tasks new on this CPU before it (seed 002: at boot most new tasks use
+ * the FPU at once), and one in 8 such decisions watches it anyway, so that
+ * this prior follows the population. With no newcomer seen yet: watch.
+ */
+static bool newcomer_now(struct fpu_cpu *c, bool holds)
+{
+	struct fpu_adaptive *nc = &c->newcomers;
+	if (++nc->since >= 8) {
+		nc->since = 0;
+		return false;
+	}
+	return now_is_cheaper(c, nc, holds, false);
 }
 
 /* Note where @a's task runs now; after a move, it waits ipi/save switch-ins before being held. */
@@ -167,7 +193,7 @@ static void adaptive_switch(struct fpu_cpu *c, unsigned int cpu, struct fpu *pre
 					0; /* it never reached ring 3: nothing observed */
 			prev->flags = flags & ~ADAPT_NEED;
 		}
-		end_slice(&prev->adaptive);
+		end_slice(c, &prev->adaptive);
 		bool moving = flags & FPU_F_MIGRATING; /* fpu_task_migrated(): it moves now */
 		if (c->live && c->owner == prev) {
 			if (moving || prev->adaptive.stay) /* do not make its next CPU wait */
@@ -212,7 +238,7 @@ static void adaptive_switch(struct fpu_cpu *c, unsigned int cpu, struct fpu *pre
 		return;
 	}
 	bool holds = fpregs_hold(c, cpu, next);
-	if (!now_is_cheaper(c, a, holds, false))
+	if (!(a->nobs ? now_is_cheaper(c, a, holds, false) : newcomer_now(c, holds)))
 		observe(c, next, ADAPT_OBSERVING);
 	else if (!holds && sample_now(a))
 		observe(c, next, ADAPT_OBSERVING | ADAPT_SAMPLED);
