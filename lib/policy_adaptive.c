@@ -181,6 +181,7 @@ static void observe(const struct fpu_cpu *c, struct fpu *f, unsigned int how)
 static void give(struct fpu *f)
 {
 	f->flags = (f->flags & ~ADAPT_NEED) | FPU_F_NEED_LOAD;
+	f->adaptive.slice &= ~(ADAPT_OBSERVING | ADAPT_SAMPLED); /* it runs with its registers */
 }
 
 static void adaptive_switch(struct fpu_cpu *c, unsigned int cpu, struct fpu *prev, struct fpu *next)
@@ -188,9 +189,9 @@ static void adaptive_switch(struct fpu_cpu *c, unsigned int cpu, struct fpu *pre
 	if (prev) {
 		unsigned int flags = prev->flags;
 		if (flags & ADAPT_NEED) {
+			/* A slice that never reached ring 3 observed nothing. */
 			if (flags & (FPU_F_NEED_TS | FPU_F_NOT_IN_USER))
-				prev->adaptive.slice =
-					0; /* it never reached ring 3: nothing observed */
+				prev->adaptive.slice = 0;
 			prev->flags = flags & ~ADAPT_NEED;
 		}
 		end_slice(c, &prev->adaptive);
@@ -260,7 +261,10 @@ static void adaptive_reload(struct fpu_cpu *c, unsigned int cpu, struct fpu *cur
 	if (now_is_cheaper(c, &cur->adaptive, false, false)) {
 		give(cur);
 	} else {
-		cur->flags &= ~(FPU_F_NEED_LOAD | FPU_F_NEED_TS); /* NOT_IN_USER stays */
+		/* TS now, not on the way to ring 3; the task is still not there */
+		unsigned int flags = cur->flags;
+		cur->flags = (flags & ~(FPU_F_NEED_LOAD | FPU_F_NEED_TS)) |
+			     ((flags & FPU_F_NEED_TS) ? FPU_F_NOT_IN_USER : 0);
 		fpu_ts_set(c);
 	}
 }
