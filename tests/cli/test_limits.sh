@@ -6,10 +6,7 @@
 # records its arguments when started). Unknown fault and policy names too.
 set -u
 . "$(dirname "$0")/lib.sh"
-cp "$(dirname "$fpulab")/lab.elf" "$work/lab.elf" # a real kernel header: fpulab checks it before boot
-export FPULAB_QEMU="$here/fake-qemu" FAKE_QEMU_ARGS="$work/qemu-args"
-printf 'processor\t: 0\nflags\t\t: fpu sse sse2 avx xsave\n' > "$work/cpuinfo-novirt"
-export FPULAB_CPUINFO="$work/cpuinfo-novirt"
+fake_qemu # $work/lab.elf: a real kernel header, which fpulab checks before boot
 printf '%s\n' '@fpulab hello version=1 cpus=2 apic=xapic xcr0=0x7 insn=xsaveopt policies=eager,lazy kernel_size=1 user_size=1' \
 	'@fpulab done runs=0 skipped=0 checked=1' > "$work/guest"
 export FAKE_GUEST="$work/guest"

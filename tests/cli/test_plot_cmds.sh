@@ -17,9 +17,7 @@ svg_ok() {
 }
 
 # ---- run --plot, against the fake QEMU ----
-cp "$(dirname "$fpulab")/lab.elf" "$work/lab.elf"
-printf 'processor\t: 0\nflags\t\t: fpu sse sse2 avx xsave\n' > "$work/cpuinfo"
-export FPULAB_QEMU="$here/fake-qemu" FAKE_QEMU_ARGS="$work/qemu-args" FPULAB_CPUINFO="$work/cpuinfo"
+fake_qemu
 result() { # POLICY PLACEMENT REPEAT TICKS [SLICES]
 	echo "@fpulab result experiment=context-switch policy=$1 placement=$2 fp_users=one regset=sse" \
 	     "repeat=$3 cpus=2 tasks=2 round_trips=1000 switches=2000 nm_traps=0 saves=2000" \

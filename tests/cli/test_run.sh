@@ -4,14 +4,11 @@
 # canned guest console. TAP output; run by tests/run-tests.sh.
 set -u
 . "$(dirname "$0")/lib.sh"
-# A real kernel file (the fake QEMU never boots it): fpulab checks its ELF header.
-cp "$(dirname "$fpulab")/lab.elf" "$work/lab.elf"
-export FPULAB_QEMU="$here/fake-qemu" FAKE_QEMU_ARGS="$work/qemu-args"
-# A host without hardware virtualization, so auto picks TCG wherever this runs.
-printf 'processor\t: 0\nflags\t\t: fpu sse sse2 avx xsave\n' > "$work/cpuinfo-novirt"
+# A real kernel file (the fake QEMU never boots it: fpulab checks its ELF
+# header), and a host without hardware virtualization, so auto picks TCG
+# wherever this runs; cpuinfo-vmx is one with VT-x.
+fake_qemu
 printf 'processor\t: 0\nflags\t\t: fpu sse vmx avx xsave\n' > "$work/cpuinfo-vmx"
-export FPULAB_CPUINFO="$work/cpuinfo-novirt"
-
 
 # run_fpulab GUEST_FILE ARGS...: runs fpulab, sets rc, out, err.
 run_fpulab() {
@@ -49,7 +46,6 @@ json_has() {
 	ok "$name"
 }
 
-hello='@fpulab hello version=1 cpus=2 apic=xapic xcr0=0x7 insn=xsaveopt policies=eager,lazy kernel_size=1 user_size=1'
 # result POLICY PLACEMENT REPEAT NM_TRAPS TICKS [INTEGRITY_ERRORS]: one run, 1000 round trips.
 result() {
 	echo "@fpulab result experiment=context-switch policy=$1 placement=$2 fp_users=one regset=sse" \

@@ -7,16 +7,7 @@
 # run. TAP output.
 set -u
 . "$(dirname "$0")/lib.sh"
-cp "$(dirname "$fpulab")/lab.elf" "$work/lab.elf"
-export FPULAB_QEMU="$here/fake-qemu" FAKE_QEMU_ARGS="$work/qemu-args"
-printf 'processor\t: 0\nflags\t\t: fpu sse sse2 avx xsave\n' > "$work/cpuinfo"
-export FPULAB_CPUINFO="$work/cpuinfo"
-holds() { # NAME COMMAND...: ok when the command succeeds
-	local name=$1; shift
-	if "$@"; then ok "$name"; else not_ok "$name" "failed: $*" "stderr: $(tail -n 6 "$work/err")"; fi
-}
-
-hello='@fpulab hello version=1 cpus=2 apic=xapic xcr0=0x7 insn=xsaveopt policies=eager,lazy kernel_size=1 user_size=1'
+fake_qemu
 integrity() { # EXPERIMENT POLICY TASK REGSET EXPECTED FOUND WRONG
 	echo "@fpulab integrity experiment=$1 policy=$2 repeat=0 cpu=1 task=$3 regset=$4 reg=0" \
 	     "expected=$5 found=$6 wrong=$7"

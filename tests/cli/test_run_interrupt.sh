@@ -8,16 +8,8 @@ set -u
 . "$(dirname "$0")/lib.sh"
 pid=
 trap '[ -n "$pid" ] && kill "$pid" 2> /dev/null; rm -rf "$work"' EXIT
-cp "$(dirname "$fpulab")/lab.elf" "$work/lab.elf"
-export FPULAB_QEMU="$here/fake-qemu" FAKE_QEMU_ARGS="$work/qemu-args" FAKE_GUEST_HANG=1
-printf 'processor\t: 0\nflags\t\t: fpu sse sse2 avx xsave\n' > "$work/cpuinfo"
-export FPULAB_CPUINFO="$work/cpuinfo"
-check() { # NAME COMMAND...: ok when the command succeeds
-	local name=$1; shift
-	if "$@"; then ok "$name"; else not_ok "$name" "failed: $*" "stderr: $(tail -n 4 "$work/err")"; fi
-}
-
-hello='@fpulab hello version=1 cpus=2 apic=xapic xcr0=0x7 insn=xsaveopt policies=eager,lazy kernel_size=1 user_size=1'
+fake_qemu
+export FAKE_GUEST_HANG=1
 result() { # POLICY PLACEMENT REPEAT TICKS
 	echo "@fpulab result experiment=context-switch policy=$1 placement=$2 fp_users=one regset=sse" \
 	     "repeat=$3 cpus=2 tasks=2 round_trips=1000 switches=2000 nm_traps=0 saves=2000" \
@@ -48,41 +40,41 @@ interrupt() {
 }
 
 interrupt INT json
-check "SIGINT: exit 130" [ "$rc" = 130 ]
-check "SIGINT: --output exists" [ -s "$work/out.json" ]
-check "SIGINT: the finished configuration's two rows are kept" \
+holds "SIGINT: exit 130" [ "$rc" = 130 ]
+holds "SIGINT: --output exists" [ -s "$work/out.json" ]
+holds "SIGINT: the finished configuration's two rows are kept" \
 	[ "$(grep -c '"experiment": "context-switch"' "$work/out.json")" = 2 ]
-check "SIGINT: the unfinished configuration is not among them" \
+holds "SIGINT: the unfinished configuration is not among them" \
 	[ "$(grep -c '"placement": "cross-cpu"' "$work/out.json")" = 0 ]
-check "SIGINT: the last JSON line says partial, why, and how far it got" \
+holds "SIGINT: the last JSON line says partial, why, and how far it got" \
 	grep -qE '^\{"partial": true, "reason": "interrupted \(SIGINT\)", "configurations_done": 1, "configurations_expected": 2, "unfinished_runs": 1' \
 	<(tail -n 1 "$work/out.json")
-check "SIGINT: stderr says the results are partial" grep -qF "PARTIAL results in $work/out.json" "$work/err"
+holds "SIGINT: stderr says the results are partial" grep -qF "PARTIAL results in $work/out.json" "$work/err"
 compare_partial() { "$fpulab" compare "$work/out.json" "$work/out.json" > /dev/null 2>&1; }
-check "SIGINT: fpulab compare still reads the partial file" compare_partial
+holds "SIGINT: fpulab compare still reads the partial file" compare_partial
 
-check "every JSON row names the QEMU and the random seed" \
+holds "every JSON row names the QEMU and the random seed" \
 	[ "$(grep -c '"qemu_version": "0.0.0 (fake-qemu)", "random_seed": "1"' "$work/out.json")" = 3 ]
 
 interrupt TERM table
-check "the table's first line: fpulab, QEMU, host, date, random seed" \
+holds "the table's first line: fpulab, QEMU, host, date, random seed" \
 	grep -qE '^# fpulab .* \(git .*\), QEMU 0\.0\.0 \(fake-qemu\); host .*, Linux .*; 20[0-9-]+T.*Z; random seed 1$' \
 	<(head -n 1 "$work/out.table")
-check "SIGTERM: exit 143" [ "$rc" = 143 ]
-check "SIGTERM: the table keeps the finished rows" [ "$(grep -cE '^(eager|lazy) +same-cpu' "$work/out.table")" = 2 ]
-check "SIGTERM: its last line says partial" \
+holds "SIGTERM: exit 143" [ "$rc" = 143 ]
+holds "SIGTERM: the table keeps the finished rows" [ "$(grep -cE '^(eager|lazy) +same-cpu' "$work/out.table")" = 2 ]
+holds "SIGTERM: its last line says partial" \
 	grep -qE '^# PARTIAL: interrupted \(SIGTERM\); 1 of 2 configurations finished, 1 run of an unfinished one not reported' \
 	<(tail -n 1 "$work/out.table")
 
 interrupt INT csv
-check "SIGINT, CSV: exit 130" [ "$rc" = 130 ]
-check "SIGINT, CSV: the header and the finished configuration's two rows are kept" \
+holds "SIGINT, CSV: exit 130" [ "$rc" = 130 ]
+holds "SIGINT, CSV: the header and the finished configuration's two rows are kept" \
 	[ "$(grep -cE '^(experiment|context-switch),' "$work/out.csv")" = 3 ]
 # The last record: the table's line, its commas made semicolons so that it
 # starts with '#' unquoted, in the first field; every other field empty.
 fields=$(head -n 1 "$work/out.csv" | awk -F, '{ print NF }')
 want="# PARTIAL: interrupted (SIGINT); 1 of 2 configurations finished; 1 run of an unfinished one not reported$(printf "%$((fields - 1))s" | tr ' ' ,)"
-check "SIGINT, CSV: the last record says partial, why and how far it got, in the first of $fields fields" \
+holds "SIGINT, CSV: the last record says partial, why and how far it got, in the first of $fields fields" \
 	[ "$(tail -n 1 "$work/out.csv")" = "$want" ]
 
 finish

@@ -6,16 +6,8 @@
 # so a run longer than --timeout succeeds as long as they keep coming. TAP.
 set -u
 . "$(dirname "$0")/lib.sh"
-cp "$(dirname "$fpulab")/lab.elf" "$work/lab.elf"
-export FPULAB_QEMU="$here/fake-qemu" FAKE_QEMU_ARGS="$work/qemu-args" FAKE_GUEST_PACED=1
-printf 'processor\t: 0\nflags\t\t: fpu sse sse2 avx xsave\n' > "$work/cpuinfo"
-export FPULAB_CPUINFO="$work/cpuinfo"
-holds() { # NAME COMMAND...: ok when the command succeeds
-	local name=$1; shift
-	if "$@"; then ok "$name"; else not_ok "$name" "failed: $*" "stderr: $(tail -n 6 "$work/err")"; fi
-}
-
-hello='@fpulab hello version=1 cpus=2 apic=xapic xcr0=0x7 insn=xsaveopt policies=eager,lazy kernel_size=1 user_size=1'
+fake_qemu
+export FAKE_GUEST_PACED=1
 progress() { # POLICY DONE
 	echo "@fpulab progress experiment=stress policy=$1 repeat=0 done=$2 target=60000 unit=switches"
 }
