@@ -174,30 +174,41 @@ int parse_trace_record(const char *line, struct trace_record *t, char *err, size
 
 /* ---- reading the buffers ---- */
 
-static int qmp_open(struct qmp *q, const char *qmp_path, pid_t qemu, char *err, size_t len)
+/* A QMP session past its capabilities negotiation, or NULL with *rc: -1 when
+ * out of memory, else the QMP code. qmp_end() closes and frees it. */
+static struct qmp *qmp_open(const char *qmp_path, pid_t qemu, int *rc, char *err, size_t len)
 {
+	struct qmp *q = malloc(sizeof(*q));
 	const char *reply;
-	int rc = qmp_connect(q, qmp_path, qemu, err, len);
 
-	if (rc == QMP_OK && (rc = qmp_execute(q, "qmp_capabilities", &reply, err, len)) != QMP_OK)
-		qmp_close(q);
-	return rc;
+	if (!q) {
+		*rc = fail(err, len, "out of memory");
+		return NULL;
+	}
+	*rc = qmp_connect(q, qmp_path, qemu, err, len);
+	if (*rc == QMP_OK && (*rc = qmp_execute(q, "qmp_capabilities", &reply, err, len)) == QMP_OK)
+		return q;
+	qmp_close(q);
+	free(q);
+	return NULL;
+}
+
+static void qmp_end(struct qmp *q)
+{
+	qmp_close(q);
+	free(q);
 }
 
 int trace_resume(const char *qmp_path, pid_t qemu, char *err, size_t len)
 {
-	struct qmp *q = malloc(sizeof(*q));
 	const char *reply;
 	int rc;
+	struct qmp *q = qmp_open(qmp_path, qemu, &rc, err, len);
 
 	if (!q)
-		return fail(err, len, "out of memory");
-	rc = qmp_open(q, qmp_path, qemu, err, len);
-	if (rc == QMP_OK) {
-		rc = qmp_execute(q, "cont", &reply, err, len);
-		qmp_close(q);
-	}
-	free(q);
+		return rc;
+	rc = qmp_execute(q, "cont", &reply, err, len);
+	qmp_end(q);
 	return rc;
 }
 
@@ -205,13 +216,12 @@ int trace_resume(const char *qmp_path, pid_t qemu, char *err, size_t len)
 static int save_buffers(const struct trace_record *t, const char *qmp_path, pid_t qemu,
 			const char *tmpdir, char *err, size_t len)
 {
-	struct qmp *q = malloc(sizeof(*q));
 	const char *reply;
 	int rc;
+	struct qmp *q = qmp_open(qmp_path, qemu, &rc, err, len);
 
 	if (!q)
-		return fail(err, len, "out of memory");
-	rc = qmp_open(q, qmp_path, qemu, err, len);
+		return -1;
 	for (unsigned c = 0; rc == QMP_OK && c < t->cpus; c++) {
 		char args[400];
 		if (!t->used[c])
@@ -224,9 +234,7 @@ static int save_buffers(const struct trace_record *t, const char *qmp_path, pid_
 			 tmpdir, c);
 		rc = qmp_execute_args(q, "pmemsave", args, &reply, err, len);
 	}
-	if (q->fd >= 0)
-		qmp_close(q);
-	free(q);
+	qmp_end(q);
 	return rc == QMP_OK ? 0 : -1;
 }
 
