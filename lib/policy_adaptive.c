@@ -63,9 +63,18 @@ static struct fpu_costs costs = {
 	.restore_ns = 100,
 };
 
+/*
+ * Switch-ins to wait after an unannounced move before a task's state is held:
+ * ipi_ns / save_ns (1000 / 50 by default), at most 255. Set with the costs,
+ * not divided at every move.
+ */
+static uint8_t stay_after_move = 20;
+
 void fpu_set_costs(const struct fpu_costs *c)
 {
+	uint32_t wait = c->save_ns ? c->ipi_ns / c->save_ns : 255;
 	costs = *c;
+	stay_after_move = (uint8_t)(wait < 255 ? wait : 255);
 }
 
 void fpu_get_costs(struct fpu_costs *c)
@@ -161,10 +170,8 @@ static void note_cpu(struct fpu_adaptive *a, unsigned int cpu)
 			a->stay--;
 		return;
 	}
-	if (a->cpu) {
-		uint32_t wait = costs.save_ns ? costs.ipi_ns / costs.save_ns : 255;
-		a->stay = (uint8_t)(wait < 255 ? wait : 255);
-	}
+	if (a->cpu)
+		a->stay = stay_after_move;
 	a->cpu = (uint8_t)(cpu + 1);
 }
 
