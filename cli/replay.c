@@ -182,12 +182,14 @@ struct prow {
 	double assumed;                            /* ns per switch */
 	double total;
 	/* ns per switch, medians: its log replayed bare, and its empty timed regions */
-	double bare_med, empty_med, floor_med; /* floor = bare - empty */
-	double overhead;                       /* native - bare: libfpu's own */
-	double hook_overhead[REPLAY_HOOK_NR];  /* the same, by entry point */
-	uint64_t hook_calls[REPLAY_HOOK_NR];   /* calls timed in run 1 */
-	double skip_med;                       /* ticks; < 0: no skipped-restore switches */
-	uint64_t nskip;                        /* skipped-restore switches timed (the first run) */
+	double bare_med, floor_med; /* floor = bare - residue */
+	double residue;   /* its timed regions x the trace's pooled cost of an empty one */
+	uint64_t regions; /* its timed regions (hook calls timed), every run the same */
+	double overhead;  /* native - bare: libfpu's own */
+	double hook_overhead[REPLAY_HOOK_NR]; /* the same, by entry point */
+	uint64_t hook_calls[REPLAY_HOOK_NR];  /* calls timed in run 1 */
+	double skip_med;                      /* ticks; < 0: no skipped-restore switches */
+	uint64_t nskip;                       /* skipped-restore switches timed (the first run) */
 	double skip_lib; /* ticks of libfpu per such switch: native mean - bare mean */
 	bool counts_differ;
 	uint64_t clipped; /* over all runs */
@@ -517,7 +519,7 @@ static struct break_even break_even(const struct prow *rows, int n, const char *
 	if (!e || !l || !e->n.switches)
 		return b;
 	double sw = (double)e->n.switches;
-	double rest = ((e->native_med - e->empty_med) - (l->native_med - l->empty_med)) +
+	double rest = ((e->native_med - e->residue) - (l->native_med - l->residue)) +
 		      cr0 * ((double)e->n.ts_writes - (double)l->n.ts_writes) / sw +
 		      ipi * ((double)e->n.flush_ipis - (double)l->n.flush_ipis) / sw;
 	b.have = true;
@@ -655,6 +657,7 @@ static json_t *oracle_row(const struct trace_info *ti, const struct opts *o,
 	set(r, "break_even_trap_ns", NULL);
 	set(r, "floor_ns_per_switch", ns1(oracle_ns));
 	set(r, "timing_residue_ns_per_switch", NULL);
+	set(r, "timed_regions", NULL);
 	set(r, "floor_batch_ns_per_switch", ns1(oracle_ns));
 	set(r, "overhead_ns_per_switch", NULL);
 	set(r, "skipped_restore_ticks", NULL);
@@ -684,8 +687,8 @@ static json_t *policy_row(const struct trace_info *ti, const struct opts *o, con
 	set(r, "native_ns_max", ns1(w->native_max));
 	set(r, "params_ns_per_switch", ns1(w->assumed));
 	set(r, "ns_per_switch", ns1(w->total));
-	set(r, "ns_per_switch_min", ns1(w->native_min - w->empty_med + w->assumed));
-	set(r, "ns_per_switch_max", ns1(w->native_max - w->empty_med + w->assumed));
+	set(r, "ns_per_switch_min", ns1(w->native_min - w->residue + w->assumed));
+	set(r, "ns_per_switch_max", ns1(w->native_max - w->residue + w->assumed));
 	if (table) {
 		set(r, "vs_oracle",
 		    json_sprintf("%.2fx", oracle_ns > 0 ? w->total / oracle_ns : 0));
@@ -705,7 +708,8 @@ static json_t *policy_row(const struct trace_info *ti, const struct opts *o, con
 	set(r, "counts_identical", json_boolean(!w->counts_differ));
 	set(r, "break_even_trap_ns", be && be->have && !be->none ? ns1(be->ns) : NULL);
 	set(r, "floor_ns_per_switch", ns1(fl));
-	set(r, "timing_residue_ns_per_switch", ns1(w->empty_med));
+	set(r, "timing_residue_ns_per_switch", ns1(w->residue));
+	set(r, "timed_regions", json_integer((json_int_t)w->regions));
 	set(r, "floor_batch_ns_per_switch", ns1(batch_floor_ns(ti, &w->n)));
 	set(r, "overhead_ns_per_switch", ns1(w->overhead));
 	set(r, "skipped_restore_ticks",
@@ -714,6 +718,33 @@ static json_t *policy_row(const struct trace_info *ti, const struct opts *o, con
 	set(r, "hook_calls_clipped", json_integer((json_int_t)w->clipped));
 	row_machine(r, ti);
 	return r;
+}
+
+/*
+ * The cost of one empty timed region by entry point, in TSC ticks beyond the
+ * subtracted overhead, pooled over every policy's empty runs of the trace:
+ * per run k, all policies' empty-region ticks over their regions; the
+ * median of the K. Policies with the same timed regions get the same
+ * residue. @samples has room for @repeat values.
+ */
+static void empty_region_ticks(const struct replay_result *eres, int np, unsigned long repeat,
+			       double *samples, double *ticks)
+{
+	for (int h = 0; h < REPLAY_HOOK_NR; h++) {
+		unsigned long n = 0;
+		for (unsigned long k = 0; k < repeat; k++) {
+			int64_t sum = 0;
+			uint64_t calls = 0;
+			for (int p = 0; p < np; p++) {
+				sum += eres[(size_t)p * repeat + k].hook_ticks[h];
+				calls += eres[(size_t)p * repeat + k].hook_calls[h];
+			}
+			if (calls)
+				samples[n++] = (double)sum / (double)calls;
+		}
+		qsort(samples, n, sizeof(*samples), cmp_double);
+		ticks[h] = n ? samples[n / 2] : 0;
+	}
 }
 
 static int replay_trace(const char *path, const struct opts *o, const char **pols, int np,
@@ -801,10 +832,11 @@ static int replay_trace(const char *path, const struct opts *o, const char **pol
 			replay_bare(rp, logs[p], false, &bres[(size_t)p * o->repeat + k]);
 			replay_bare(rp, logs[p], true, &eres[(size_t)p * o->repeat + k]);
 		}
+	double empty_region[REPLAY_HOOK_NR];
+	empty_region_ticks(eres, np, o->repeat, samples, empty_region);
 	for (int p = 0; p < np; p++) {
 		struct replay_result *r = &res[(size_t)p * o->repeat];
 		struct replay_result *b = &bres[(size_t)p * o->repeat];
-		struct replay_result *em = &eres[(size_t)p * o->repeat];
 		struct prow *w = &rows[p];
 		w->policy = pols[p];
 		w->n = r[0].n;
@@ -836,12 +868,15 @@ static int replay_trace(const char *path, const struct opts *o, const char **pol
 		}
 		qsort(samples, o->repeat, sizeof(*samples), cmp_double);
 		w->bare_med = samples[o->repeat / 2];
-		for (unsigned long k = 0; k < o->repeat; k++)
-			samples[k] = (double)em[k].ticks / tpn /
-				     (double)(em[k].n.switches ? em[k].n.switches : 1);
-		qsort(samples, o->repeat, sizeof(*samples), cmp_double);
-		w->empty_med = samples[o->repeat / 2];
-		w->floor_med = w->bare_med - w->empty_med;
+		/* its timed regions at the trace's pooled empty-region cost */
+		w->residue = 0;
+		w->regions = 0;
+		for (int h = 0; h < REPLAY_HOOK_NR; h++) {
+			w->residue += (double)r[0].regions[h] * empty_region[h];
+			w->regions += r[0].regions[h];
+		}
+		w->residue /= tpn * (double)(w->n.switches ? w->n.switches : 1);
+		w->floor_med = w->bare_med - w->residue;
 		w->overhead = w->native_med - w->bare_med;
 		for (int h = 0; h < REPLAY_HOOK_NR; h++) {
 			for (unsigned long k = 0; k < o->repeat; k++)
@@ -865,7 +900,7 @@ static int replay_trace(const char *path, const struct opts *o, const char **pol
 			      o->ipi.ns * (double)w->n.flush_ipis) /
 			     sw;
 		/* The timing's residue is the harness's, not libfpu's: left out of the total. */
-		w->total = w->native_med - w->empty_med + w->assumed;
+		w->total = w->native_med - w->residue + w->assumed;
 		if (w->n.integrity_errors || w->counts_differ)
 			rc = 1;
 	}
@@ -912,9 +947,25 @@ static int replay_trace(const char *path, const struct opts *o, const char **pol
 		out,
 		"floor: each policy's own saves and restores (same areas, masks, order and registers), "
 		"replayed without libfpu in the same timed regions, minus those regions timed empty "
-		"(the timing residue); overhead = native - floor - residue: libfpu's own; ns per "
+		"(the timing residue, below); overhead = native - floor - residue: libfpu's own; ns per "
 		"switch, medians of %lu runs interleaved with the policy's",
 		o->repeat);
+	char regions[256] = "";
+	size_t rl = 0;
+	for (int h = 0; h < REPLAY_HOOK_NR; h++)
+		for (int p = 0; p < np; p++)
+			if (res[(size_t)p * o->repeat].regions[h] && rl < sizeof(regions)) {
+				rl += (size_t)snprintf(regions + rl, sizeof(regions) - rl,
+						       "%s%s %.2f", rl ? ", " : "",
+						       replay_hook_names[h], empty_region[h]);
+				break;
+			}
+	output_comment(out,
+		       "timing residue: one empty timed region, TSC ticks beyond the %" PRIu64
+		       "-tick overhead subtracted, by entry point: %s (pooled over the empty runs "
+		       "of all %d policies, median of %lu runs); a policy's residue is its timed "
+		       "regions at these costs",
+		       replay_timer_overhead(rp), regions, np, o->repeat);
 	output_comment(
 		out,
 		"costs per event: #NM trap %.1f ns (%s), CR0 write %.1f ns (%s), IPI %.1f ns (%s)",
@@ -926,7 +977,7 @@ static int replay_trace(const char *path, const struct opts *o, const char **pol
 			o->costs_file, o->trap.runs, o->cr0.runs, o->ipi.runs);
 	output_comment(
 		out,
-		"ns per switch; native: median, min, max of %lu runs (policies interleaved); params: the per-event costs above (#NM x trap + TS writes x CR0 + IPIs x IPI) per switch; residue: what the timing itself adds to native (its timed regions run empty, median); total = native median - residue + params; costs: each cost's source",
+		"ns per switch; native: median, min, max of %lu runs (policies interleaved); params: the per-event costs above (#NM x trap + TS writes x CR0 + IPIs x IPI) per switch; residue: what the timing itself adds to native (its timed regions x the pooled empty-region cost below); total = native median - residue + params; costs: each cost's source",
 		o->repeat);
 	out->table_heading_done = false; /* a heading per trace */
 	bool table = out->format == OUTPUT_TABLE;
@@ -1002,7 +1053,7 @@ static int replay_trace(const char *path, const struct opts *o, const char **pol
 			out,
 			"libfpu %-13s native %.1f ns/switch, floor %.1f (batch estimate %.1f), timing "
 			"residue %.1f, overhead %.1f ns/switch (%s%.0f%% of the floor%s)%s",
-			w->policy, w->native_med, fl, batch_floor_ns(&ti, &w->n), w->empty_med,
+			w->policy, w->native_med, fl, batch_floor_ns(&ti, &w->n), w->residue,
 			w->overhead, fl > 0 ? "" : "n/a ", fl > 0 ? 100 * w->overhead / fl : 0,
 			hooks, skip);
 	}

@@ -475,6 +475,7 @@ oom:
 		uint64_t t1_ = tsc1();                                        \
 		int64_t d_ = (int64_t)(t1_ - t0_) - (int64_t)(rp)->overhead - \
 			     (int64_t)((rp)->excluded - x0_);                 \
+		(rp)->res->regions[hook]++;                                   \
 		if (d_ > CLIP_TICKS) {                                        \
 			(rp)->clipped++;                                      \
 		} else {                                                      \
@@ -863,6 +864,7 @@ static void play_events(struct replay *rp, struct replay_result *r)
 
 	memset(r->hook_ticks, 0, sizeof(r->hook_ticks)); /* before start() loads the registers */
 	memset(r->hook_calls, 0, sizeof(r->hook_calls));
+	memset(r->regions, 0, sizeof(r->regions));
 	start(rp);
 	r->ticks = 0;
 	r->nskip = 0;

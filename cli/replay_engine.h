@@ -46,6 +46,7 @@ struct replay_result {
 	struct replay_log *log; /* replay_record's; NULL otherwise */
 	int64_t hook_ticks[REPLAY_HOOK_NR]; /* ticks, as @ticks, by the entry point timed */
 	uint64_t hook_calls[REPLAY_HOOK_NR];
+	uint64_t regions[REPLAY_HOOK_NR]; /* timed regions, clipped ones too: the same every run */
 };
 
 struct replay;

@@ -22,7 +22,7 @@ rc=$?
 t "replay --output in a missing folder: exit 2 before replaying" [ "$rc" = 2 -a -n "$(grep "cannot create a file in $work/nowhere" "$work/err")" ]
 
 if ! grep -qw xsave /proc/cpuinfo; then
-	for i in $(seq 1 12); do skip "replay output" "no XSAVE"; done
+	for i in $(seq 1 15); do skip "replay output" "no XSAVE"; done
 	finish
 	exit
 fi
@@ -48,6 +48,18 @@ t "json: eager's exact counts (99 saves, 100 restores, no trap)" \
 	jq -e -s '.[] | select(.policy == "eager") | .switches == 100 and .saves == 99 and .restores == 100 and .nm_traps == 0 and .integrity_errors == 0' "$work/a.json"
 t "json: total = native median + params; params = traps x trap_ns + TS writes x cr0_ns, per switch; sources assumed" \
 	jq -e -s 'all(.[] | select(.policy != "oracle"); (.ns_per_switch - .native_ns_per_switch + .timing_residue_ns_per_switch - .params_ns_per_switch | fabs) < 0.16 and (.params_ns_per_switch - (.nm_traps * .trap_ns + .ts_writes * .cr0_ns + .flush_ipis * .ipi_ns) / .switches | fabs) < 0.06 and .trap_source == "assumed" and .cr0_source == "assumed" and .ipi_source == "assumed" and .native_ns_min <= .native_ns_per_switch and .native_ns_per_switch <= .native_ns_max)' "$work/a.json"
+
+# The timing residue: each policy's timed regions at one cost per region pooled over all
+# policies' empty runs, so policies with the same regions get the same residue.
+"$fpulab" trace synth pingpong-one -o "$work/p1.trace" --switches 400 > /dev/null 2>&1
+"$fpulab" replay "$work/p1.trace" --repeat 3 --policy eager,deferred,lazy --format json --output "$work/r.json" 2> "$work/err"
+t "json: eager and deferred time 2 regions per switch (switch, return to ring 3); lazy one more per #NM" \
+	jq -e -s '(.[] | select(.policy == "eager") | .timed_regions == 800) and (.[] | select(.policy == "deferred") | .timed_regions == 800) and (.[] | select(.policy == "lazy") | .nm_traps == 200 and .timed_regions == 1000)' "$work/r.json"
+t "json: the same timed regions, the same timing residue (eager, deferred)" \
+	jq -e -s '[.[] | select(.policy == "eager" or .policy == "deferred") | .timing_residue_ns_per_switch] | length == 2 and .[0] == .[1]' "$work/r.json"
+"$fpulab" replay "$work/p1.trace" --repeat 3 --policy eager,deferred,lazy > "$work/r.out" 2> "$work/err"
+t "table: the pooled cost of an empty region by entry point, with its run count" \
+	grep -q '^# timing residue: one empty timed region, TSC ticks beyond the [0-9]*-tick overhead subtracted, by entry point: switch -\?[0-9.]*, return_to_user -\?[0-9.]*, handle_nm -\?[0-9.]* (pooled over the empty runs of all 3 policies, median of 3 runs)' "$work/r.out"
 
 run b.out --format csv --output "$work/b.csv" --costs "$work/costs.json"
 t "replay --format csv: exit 0" [ "$rc" = 0 ]
