@@ -107,9 +107,12 @@ run:
 		echo "./$(BUILD)/fpulab run --experiment $$e --format json --output $(BUILD)/results/$$e.json"; \
 		./$(BUILD)/fpulab run --experiment $$e --format json --output $(BUILD)/results/$$e.json || exit 1; \
 	done
+	@echo "./tools/replay-bench -o $(BUILD)/results/traces --repeat 5 --format json --output $(BUILD)/results/replay.json"
+	@FPULAB=./$(BUILD)/fpulab ./tools/replay-bench -o $(BUILD)/results/traces --repeat 5 \
+		--format json --output $(BUILD)/results/replay.json
 	@./$(BUILD)/fpulab summary --plot $(BUILD)/results/plots $(BUILD)/results/run.json \
 		$(BUILD)/results/fp-vs-spinner.json $(BUILD)/results/short-tasks.json \
-		$(BUILD)/results/kernel-checksum.json
+		$(BUILD)/results/kernel-checksum.json $(BUILD)/results/replay.json
 
 clean:
 	rm -rf $(BUILD)

@@ -48,7 +48,9 @@ struct opts {
 	const char *policies; /* comma list, or "all" */
 	unsigned long repeat;
 	struct param trap, cr0, ipi;
-	const char *costs_file; /* --costs FILE of the lab's costs experiment */
+	const char *costs_file;   /* --costs FILE of the lab's costs experiment */
+	bool adaptive_builtin;    /* --adaptive-costs default: libfpu's, as the lab */
+	struct fpu_costs builtin; /* libfpu's built-in costs, read before any is set */
 	int insn;
 	enum output_format format;
 	const char *output_path; /* --output; NULL: stdout */
@@ -228,6 +230,7 @@ static void usage(FILE *f)
 	fprintf(f,
 		"usage: fpulab replay TRACE... [--policy LIST|all] [--repeat K] [--trap-ns NS]\n"
 		"                     [--cr0-ns NS] [--ipi-ns NS] [--costs FILE] [--insn auto|xsave|...]\n"
+		"                     [--adaptive-costs measured|default]\n"
 		"                     [--format table|json|csv] [--output FILE] [--plot DIR]\n"
 		"Replays each trace natively on this CPU under each policy, through libfpu with\n"
 		"real saves and restores (one thread plays every traced CPU; docs/model.md).\n"
@@ -240,6 +243,10 @@ static void usage(FILE *f)
 		"--costs FILE: the JSON of `fpulab run --experiment costs --format json` (its\n"
 		"medians, labelled lab costs, emulated (TCG) or hardware (KVM)), or a JSON\n"
 		"object with trap_ns, cr0_ns and ipi_ns (any of them).\n"
+		"--adaptive-costs: what adaptive decides by (fpu_set_costs): measured (default):\n"
+		"the per-event costs above and this CPU's batch save and restore; default:\n"
+		"libfpu's built-in costs, as the lab kernel uses them (to replay a lab row of\n"
+		"adaptive exactly). The costs charged are the same either way.\n"
 		"--format, --output: the rows (an oracle row and a row per policy and trace)\n"
 		"as a table (default), JSON lines or CSV, with provenance; `fpulab compare`\n"
 		"reads two such files (docs/model.md). --plot DIR: an SVG of each policy's\n"
@@ -414,6 +421,12 @@ static int parse_args(int argc, char **argv, struct opts *o, int *first_trace)
 		} else if (!strcmp(a, "--costs")) {
 			if (load_costs(v, o))
 				return 1;
+		} else if (!strcmp(a, "--adaptive-costs")) {
+			if (strcmp(v, "measured") && strcmp(v, "default"))
+				return usage_error(
+					"replay",
+					"--adaptive-costs: '%s' is not measured or default", v);
+			o->adaptive_builtin = !strcmp(v, "default");
 		} else if (!strcmp(a, "--format")) {
 			int f = -1;
 			for (int k = 0; output_format_names[k]; k++)
@@ -614,6 +627,7 @@ static void row_costs(json_t *r, const struct opts *o, bool table)
 	set(r, "cr0_source", json_string(o->cr0.source));
 	set(r, "ipi_ns", json_real(o->ipi.ns));
 	set(r, "ipi_source", json_string(o->ipi.source));
+	set(r, "adaptive_costs", json_string(o->adaptive_builtin ? "default" : "measured"));
 	if (table)
 		set(r, "costs",
 		    json_sprintf("trap %s; cr0 %s; ipi %s", o->trap.source, o->cr0.source,
@@ -776,10 +790,13 @@ static int replay_trace(const char *path, const struct opts *o, const char **pol
 	uint64_t save_t, rest_t;
 	replay_floor(rp, umask ? umask : 3, 201, &save_t, &rest_t);
 	double save_ns = (double)save_t / tpn, rest_ns = (double)rest_t / tpn;
-	/* adaptive decides by the costs this replay charges (fpu_set_costs) */
+	/* adaptive decides by the costs this replay charges (fpu_set_costs), or by
+	 * libfpu's built-in ones as in the lab (--adaptive-costs default) */
 	struct fpu_costs fc = { (uint32_t)lround(o->trap.ns), (uint32_t)lround(o->cr0.ns),
 				(uint32_t)lround(o->ipi.ns), (uint32_t)lround(save_ns),
 				(uint32_t)lround(rest_ns) };
+	if (o->adaptive_builtin)
+		fc = o->builtin;
 	fpu_set_costs(&fc);
 
 	struct prow rows[MAX_POLICIES];
@@ -941,8 +958,8 @@ static int replay_trace(const char *path, const struct opts *o, const char **pol
 	output_comment(
 		out,
 		"batch: native save %.1f ns, restore %.1f ns (mask 0x%x dirty, one buffer, median of 201 "
-		"batches of 16): the oracle's costs and adaptive's",
-		save_ns, rest_ns, umask);
+		"batches of 16): the oracle's costs%s",
+		save_ns, rest_ns, umask, o->adaptive_builtin ? "" : " and adaptive's");
 	output_comment(
 		out,
 		"floor: each policy's own saves and restores (same areas, masks, order and registers), "
@@ -970,6 +987,18 @@ static int replay_trace(const char *path, const struct opts *o, const char **pol
 		out,
 		"costs per event: #NM trap %.1f ns (%s), CR0 write %.1f ns (%s), IPI %.1f ns (%s)",
 		o->trap.ns, o->trap.source, o->cr0.ns, o->cr0.source, o->ipi.ns, o->ipi.source);
+	for (int p = 0; p < np; p++)
+		if (!strcmp(rows[p].policy, "adaptive"))
+			output_comment(
+				out,
+				"adaptive decides by: #NM trap %u ns, CR0 write %u ns, IPI %u ns, "
+				"save %u ns, restore %u ns (%s)",
+				fc.trap_ns, fc.cr0_ns, fc.ipi_ns, fc.save_ns, fc.restore_ns,
+				o->adaptive_builtin
+					? "--adaptive-costs default: libfpu's built-in costs, as "
+					  "the lab kernel uses them"
+					: "--adaptive-costs measured: the per-event costs above "
+					  "and the batch save and restore, rounded");
 	if (o->costs_file)
 		output_comment(
 			out,
@@ -1083,6 +1112,7 @@ int cmd_replay(int argc, char **argv)
 
 	if (rc >= 0)
 		return rc;
+	fpu_get_costs(&o.builtin); /* before any trace sets them */
 	int np = policy_list(o.policies, pols);
 	if (np < 0)
 		return 2;

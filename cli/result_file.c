@@ -179,13 +179,18 @@ const char *result_source_description(const char *source)
 /* Keys that describe the machine, the build or the measurement, never the
  * configuration measured. */
 static const char *const not_identity[] = {
-	"accel",        "clock",          "machine",         "qemu_accel", "qemu_cpu",
-	"qemu_version", "pinned",         "save_insn",       "apic",       "xcr0",
-	"ticks_per",    "fpulab_version", "fpulab_git",      "host_cpu",   "host_kernel",
-	"date",         "command",        "source",          "unit",       "figure",
-	"better",       "partial",        "status",          "experiment", "policy",
-	"seed",         "trace",          "trap_source",     "cr0_source", "ipi_source",
-	"xinuse_a",     "xinuse_b",       "xinuse_expected", "floor_pair", "clocksource",
+	"accel",       "clock",       "machine",
+	"qemu_accel",  "qemu_cpu",    "qemu_version",
+	"pinned",      "save_insn",   "apic",
+	"xcr0",        "ticks_per",   "fpulab_version",
+	"fpulab_git",  "host_cpu",    "host_kernel",
+	"date",        "command",     "source",
+	"unit",        "figure",      "better",
+	"partial",     "status",      "experiment",
+	"policy",      "seed",        "trace",
+	"trap_source", "cr0_source",  "ipi_source",
+	"xinuse_a",    "xinuse_b",    "xinuse_expected",
+	"floor_pair",  "clocksource", "adaptive_costs",
 	NULL,
 };
 /* Integers that name the configuration (a sweep's x axis, the CPUs used). */

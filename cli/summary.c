@@ -5,7 +5,8 @@
  * its last varying key, e.g. the register set), which policy wins, by how
  * much against eager and against the runner-up, in which unit, and whether
  * the win is beyond the min-max ranges of the runs. A correctness experiment
- * (its abi.h figure is a count, e.g. integrity errors) gets its totals.
+ * (its abi.h figure is a count, e.g. integrity errors) gets its totals. Rows
+ * of `fpulab replay` get one line per workload (summarise_replay).
  */
 #include <getopt.h>
 #include <math.h>
@@ -175,12 +176,191 @@ static void summarise_class(FILE *out, json_t *crows, const char *class, const c
 	(void)configs;
 }
 
+/* Replay rows of fewer switches say nothing per switch (the targets line of replay leaves them out too). */
+#define REPLAY_MIN_SWITCHES 200
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return (x > y) - (x < y);
+}
+
+/* The row of @policy replayed from the same trace as @like. */
+static const json_t *replay_twin(json_t *rows, const json_t *like, const char *policy)
+{
+	const char *trace = result_str(like, "trace", "");
+	size_t i;
+	json_t *row;
+
+	json_array_foreach(rows, i, row)
+	{
+		if (!strcmp(result_str(row, "trace", "-"), trace) &&
+		    !strcmp(result_str(row, "policy", ""), policy))
+			return row;
+	}
+	return NULL;
+}
+
+static double row_number(const json_t *row, const char *key)
+{
+	const json_t *v = json_object_get(row, key);
+	return json_is_number(v) ? json_number_value(v) : NAN;
+}
+
+/*
+ * One workload of `fpulab replay` rows (docs/model.md): its traces of at
+ * least REPLAY_MIN_SWITCHES switches; the static policy with the lowest
+ * geometric mean over them of its projected ns per switch / eager's, the
+ * runner-up, adaptive against the winner, whether the winner's max is below
+ * the runner-up's min on every trace, and the median over the traces of
+ * the break-even trap cost of eager against lazy.
+ */
+static void summarise_replay_workload(FILE *out, json_t *rows, const char *workload)
+{
+	struct policy_score sc[16] = { 0 };
+	size_t ns = 0, i, traces = 0, nbe = 0;
+	double be[512];
+	json_t *row;
+
+	json_array_foreach(rows, i, row)
+	{
+		const char *policy = result_str(row, "policy", "-");
+		if (strcmp(result_str(row, "workload", ""), workload) ||
+		    !strcmp(policy, "oracle") || row_number(row, "switches") < REPLAY_MIN_SWITCHES)
+			continue;
+		const json_t *eager = replay_twin(rows, row, "eager");
+		double x = row_number(row, "ns_per_switch");
+		double xe = eager ? row_number(eager, "ns_per_switch") : NAN;
+		if (!(x > 0) || !(xe > 0))
+			continue;
+		if (!strcmp(policy, "eager"))
+			traces++;
+		if (!strcmp(policy, "lazy") && isfinite(row_number(row, "break_even_trap_ns")) &&
+		    nbe < sizeof(be) / sizeof(be[0]))
+			be[nbe++] = row_number(row, "break_even_trap_ns");
+		size_t k;
+		for (k = 0; k < ns && strcmp(sc[k].policy, policy); k++)
+			;
+		if (k == ns) {
+			if (ns == sizeof(sc) / sizeof(sc[0]))
+				continue;
+			sc[ns++] = (struct policy_score){ policy, 0, 0, true };
+		}
+		sc[k].log_ratio_sum += log(x / xe);
+		sc[k].n++;
+	}
+	size_t best = SIZE_MAX, second = SIZE_MAX, adaptive = SIZE_MAX;
+	for (size_t k = 0; k < ns; k++) {
+		double m = sc[k].log_ratio_sum / (double)sc[k].n;
+		if (!strcmp(sc[k].policy, "adaptive"))
+			adaptive = k;
+		else if (best == SIZE_MAX || m < sc[best].log_ratio_sum / (double)sc[best].n) {
+			second = best;
+			best = k;
+		} else if (second == SIZE_MAX ||
+			   m < sc[second].log_ratio_sum / (double)sc[second].n)
+			second = k;
+	}
+	if (best == SIZE_MAX || second == SIZE_MAX) {
+		fprintf(out, "  %-16s %6zu  (no trace of at least %d switches)\n", workload, traces,
+			REPLAY_MIN_SWITCHES);
+		return;
+	}
+	bool beyond = true;
+	json_array_foreach(rows, i, row)
+	{
+		if (strcmp(result_str(row, "workload", ""), workload) ||
+		    strcmp(result_str(row, "policy", ""), sc[best].policy) ||
+		    row_number(row, "switches") < REPLAY_MIN_SWITCHES)
+			continue;
+		const json_t *r2 = replay_twin(rows, row, sc[second].policy);
+		if (!r2 ||
+		    !(row_number(row, "ns_per_switch_max") < row_number(r2, "ns_per_switch_min")))
+			beyond = false;
+	}
+	double mb = sc[best].log_ratio_sum / (double)sc[best].n;
+	char runner[48], vs_adaptive[24] = "-", breakeven[32] = "-";
+	snprintf(runner, sizeof(runner), "%.2fx %s",
+		 exp(mb - sc[second].log_ratio_sum / (double)sc[second].n), sc[second].policy);
+	if (adaptive != SIZE_MAX)
+		snprintf(vs_adaptive, sizeof(vs_adaptive), "%.2fx",
+			 exp(sc[adaptive].log_ratio_sum / (double)sc[adaptive].n - mb));
+	if (nbe) {
+		qsort(be, nbe, sizeof(be[0]), cmp_double);
+		snprintf(breakeven, sizeof(breakeven), "%.0f ns",
+			 nbe % 2 ? be[nbe / 2] : (be[nbe / 2 - 1] + be[nbe / 2]) / 2);
+	}
+	fprintf(out, "  %-16s %6zu  %-12s %5.2fx   %-19s %-9s %-15s %s\n", workload, traces,
+		sc[best].policy, exp(mb), runner, vs_adaptive, breakeven,
+		beyond ? "yes" : "no: the ranges overlap the runner-up's");
+}
+
+/* Rows of `fpulab replay --format json`: one line per workload. */
+static void summarise_replay(FILE *out, json_t *rows)
+{
+	json_t *mine = json_array(), *workloads = json_array(), *row, *w;
+	size_t i, j;
+
+	json_array_foreach(rows, i, row)
+	{
+		if (strcmp(result_str(row, "experiment", ""), "replay"))
+			continue;
+		json_array_append(mine, row);
+		bool seen = false;
+		json_array_foreach(workloads, j, w)
+		{
+			seen |= !strcmp(json_string_value(w), result_str(row, "workload", "-"));
+		}
+		if (!seen)
+			json_array_append_new(workloads,
+					      json_string(result_str(row, "workload", "-")));
+	}
+	const json_t *first = NULL; /* the first policy row: the machine and the costs */
+	json_array_foreach(mine, i, row)
+	{
+		if (strcmp(result_str(row, "policy", "oracle"), "oracle")) {
+			first = row;
+			break;
+		}
+	}
+	if (first) {
+		fprintf(out,
+			"replay: ns per switch on this CPU (%s, %s, XCR0 %s): libfpu's native time "
+			"less the timing's own, plus #NM %.0f ns (%s), CR0 write %.0f ns (%s), IPI "
+			"%.0f ns (%s); medians of %.0f runs; traces of at least %d switches\n",
+			result_str(first, "host_cpu", "-"), result_str(first, "save_insn", "-"),
+			result_str(first, "xcr0", "-"), row_number(first, "trap_ns"),
+			result_str(first, "trap_source", "-"), row_number(first, "cr0_ns"),
+			result_str(first, "cr0_source", "-"), row_number(first, "ipi_ns"),
+			result_str(first, "ipi_source", "-"), row_number(first, "repeats"),
+			REPLAY_MIN_SWITCHES);
+		fprintf(out,
+			"  the static policy with the lowest geometric mean over the traces of its "
+			"ns per switch / eager's (lower is better); adaptive against it; eager beats "
+			"lazy above the break-even trap cost (median over the traces):\n");
+		fprintf(out, "  %-16s %6s  %-12s %-8s %-19s %-9s %-15s %s\n", "workload", "traces",
+			"wins", "vs eager", "vs the runner-up", "adaptive", "break-even",
+			"beyond the min-max ranges of the runs?");
+		json_array_foreach(workloads, j, w)
+		{
+			summarise_replay_workload(out, mine, json_string_value(w));
+		}
+	}
+	json_decref(workloads);
+	json_decref(mine);
+}
+
 static void summarise_experiment(FILE *out, json_t *rows, const char *experiment)
 {
 	json_t *mine = json_array(), *row;
 	size_t i;
 	const struct fpulab_experiment *info = experiment_info(experiment);
 
+	if (!strcmp(experiment, "replay")) {
+		json_decref(mine);
+		summarise_replay(out, rows);
+		return;
+	}
 	json_array_foreach(rows, i, row)
 	{
 		if (!strcmp(result_str(row, "experiment", ""), experiment))
@@ -317,7 +497,9 @@ int cmd_summary(int argc, char **argv)
 		case 'h':
 			printf("usage: fpulab summary [--plot DIR] FILE...\n"
 			       "For each experiment in the result files, which policy wins each class\n"
-			       "of configuration and by how much; then where the results and plots are.\n");
+			       "of configuration and by how much; for the rows of `fpulab replay`, which\n"
+			       "static policy wins each workload on this CPU, adaptive against it and the\n"
+			       "break-even trap cost; then where the results and plots are.\n");
 			return 0;
 		default:
 			return usage_error("summary", "unknown option");

@@ -33,6 +33,42 @@ printf '%s\n' '{"experiment": "stress", "policy": "eager", "repeats": 1, "integr
 expect "a correctness experiment: its abi.h figure per policy, not a timing" "$work/s3" '^  eager 0 owner 1$'
 expect "named with its unit" "$work/s3" '^stress: integrity errors per policy, exact counts over 2 runs \(lower is better\):$'
 
+# Replay rows (fpulab replay --format json): per workload, over its traces of
+# at least 200 switches, owner's geometric mean over eager's is
+# sqrt(40/100 * 50/100) = 0.45x; eager (1.00x) is the runner-up, lazy
+# sqrt(0.5 * 2.5) = 1.12x; adaptive sqrt(44/40 * 50/50) = 1.05x of owner;
+# the break-even is the median of lazy's 80 and 120 ns; t3 (100 switches)
+# would make lazy the winner if it counted.
+row() { # trace switches policy ns min max break_even
+	printf '{"experiment": "replay", "workload": "%s", "trace": "%s", "switches": %s, "policy": "%s", "ns_per_switch": %s, "ns_per_switch_min": %s, "ns_per_switch_max": %s, "break_even_trap_ns": %s, "repeats": 5, "host_cpu": "CPU", "save_insn": "xsavec", "xcr0": "0x7", "trap_ns": 150.0, "trap_source": "assumed", "cr0_ns": 30.0, "cr0_source": "assumed", "ipi_ns": 1000.0, "ipi_source": "assumed", "unit": "ns per switch", "source": "native"}\n' \
+		"${8:-w}" "$1" "$2" "$3" "$4" "$5" "$6" "$7"
+}
+{
+	row t1 1000 oracle 10 null null null
+	row t1 1000 eager 100 99 101 null
+	row t1 1000 lazy 50 49 51 80
+	row t1 1000 owner 40 39 41 null
+	row t1 1000 adaptive 44 43 45 null
+	row t2 1000 eager 100 99 101 null
+	row t2 1000 lazy 250 240 260 120
+	row t2 1000 owner 50 48 52 null
+	row t2 1000 adaptive 50 49 51 null
+	row t3 100 eager 1 1 1 null
+	row t3 100 lazy 0.001 0.001 0.001 5000
+	row t3 100 owner 1000 1000 1000 null
+	row t4 100 eager 1 1 1 null short
+	row t4 100 lazy 2 2 2 null short
+} > "$work/replay.json"
+"$fpulab" summary "$work/replay.json" > "$work/s4" 2> "$work/e4"
+rc=$?
+[ "$rc" = 0 ] && ok "replay rows: exit 0" || not_ok "replay rows: exit 0" "exit $rc" "$(cat "$work/e4")"
+expect "replay: the costs, their sources and the runs are named" "$work/s4" \
+	'^replay: ns per switch on this CPU \(CPU, xsavec, XCR0 0x7\): .*#NM 150 ns \(assumed\), CR0 write 30 ns \(assumed\), IPI 1000 ns \(assumed\); medians of 5 runs; traces of at least 200 switches$'
+expect "replay: owner wins over 2 traces, 0.45x eager, adaptive 1.05x, break-even 100 ns, beyond the ranges" "$work/s4" \
+	'^  w +2  owner +0\.45x +0\.45x eager +1\.05x +100 ns +yes$'
+expect "replay: a workload of short traces only is named, not judged" "$work/s4" \
+	'^  short +0  \(no trace of at least 200 switches\)$'
+
 "$fpulab" summary "$work/nosuch.json" > /dev/null 2>&1
 rc=$?
 [ "$rc" = 2 ] && ok "a missing file: exit 2" || not_ok "a missing file: exit 2" "exit $rc"

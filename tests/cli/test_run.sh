@@ -225,8 +225,17 @@ run_fpulab "$work/good" --cpus 99
 expect "out of range says so" 2 - "--cpus: 99 is out of range (1..16)"
 run_fpulab "$work/good" --experiment stress --tasks 65
 expect "--tasks: the kernel's range 1..64" 2 - "--tasks: 65 is out of range (1..64)"
+# The experiments as `fpulab run --list` names them, so a new one needs no edit here.
+experiments=$("$fpulab" run --list | awk '/^experiments/ { on = 1; next } on && /^  [a-z0-9-]+:/ { sub(/^  /, ""); sub(/:.*/, ""); print; next } on && !/^    / { exit }')
 run_fpulab "$work/good" --experiment no-such-experiment
-expect "--experiment: only what the kernel has" 2 - "--experiment: unknown value 'no-such-experiment' (one of: context-switch,stress,fp-vs-spinner,short-tasks,kernel-checksum,sleeping-lock,costs)"
+named=$(sed -n "s/.*--experiment: unknown value 'no-such-experiment' (one of: \([a-z0-9,-]*\))$/\1/p" "$work/err" | tr , '\n')
+if [ "$rc" = 2 ] && grep -qx context-switch <<< "$experiments" && grep -qx stress <<< "$experiments" &&
+   [ "$(sort <<< "$named")" = "$(sort <<< "$experiments")" ]; then
+	ok "--experiment: only what the kernel has, naming all $(wc -l <<< "$experiments") experiments of --list"
+else
+	not_ok "--experiment: only what the kernel has, naming every experiment of --list" "exit $rc" \
+		"--list: $(tr '\n' ' ' <<< "$experiments")" "stderr: $(cat "$work/err")"
+fi
 run_fpulab "$work/good" --seed 7
 expect "--seed with context-switch is refused" 2 - "--seed only applies to --experiment stress,short-tasks (this is context-switch)"
 run_fpulab "$work/good" --experiment stress --regset avx

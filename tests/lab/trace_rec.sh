@@ -56,10 +56,11 @@ if [ $rc = 1 ] && grep -q "no trace written" "$work/fake.err" && [ ! -e "$work/f
 	ok "buffers that cannot be read out (QEMU gone): no trace written, exit 1"
 else not_ok "buffers that cannot be read out: no trace, exit 1" "exit $rc" "$(tail -n 2 "$work/fake.err")"; fi
 
-# replay_counts TRACE POLICY: "switches nm saves restores skipped ts ipis integrity"
-# from replay's CSV row of POLICY
+# replay_counts TRACE POLICY [COSTS]: "switches nm saves restores skipped ts ipis
+# integrity" from replay's CSV row of POLICY; adaptive decides by libfpu's
+# built-in costs, as in the lab (--adaptive-costs COSTS, default "default")
 replay_counts() {
-	"$fpulab" replay "$1" --policy "$2" --repeat 1 --format csv 2> /dev/null |
+	"$fpulab" replay "$1" --policy "$2" --repeat 1 --adaptive-costs "${3:-default}" --format csv 2> /dev/null |
 		awk -F, -v p="$2" '
 		NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
 		$col["policy"] == p {
@@ -173,9 +174,9 @@ exp_traces slock 1 --experiment sleeping-lock --tasks 2 --state-api task --ops 4
 # stress: signals reset the state for the handler, sigreturn and ptrace
 # writes import one (format version 2's reset and import events). Replay's
 # register check holds under every policy, on one CPU and across two, and on
-# one CPU the replay under the recording policy gives the row's counts
-# (adaptive aside: replay gives it this host's measured save and restore
-# costs, the lab its defaults, so it decides differently; docs/trace.md).
+# one CPU the replay under the recording policy gives the row's counts, for
+# adaptive with --adaptive-costs default (the lab's costs; replay's own
+# default, this host's measured costs, decides differently: docs/trace.md).
 # integrity NAME: every trace in DIR/NAME/ replayed under every policy: 0 integrity errors
 integrity() {
 	local name=$1 bad="" nrep=0 f
@@ -194,7 +195,18 @@ integrity() {
 	else not_ok "$name: replay under every policy: 0 integrity errors" "$bad"; fi
 }
 exp_traces stress1 1 --experiment stress --switches 20000 --seed 7 \
-	--policy eager,lazy,lazy-counter,owner,deferred,smp-lazy && compare stress1 exact && integrity stress1
+	--policy eager,lazy,lazy-counter,owner,deferred,smp-lazy,adaptive && compare stress1 exact && integrity stress1
+# adaptive on its own: the row's counts, with traps and TS writes to decide by
+if [ $have_xsave = 1 ]; then
+	lab=$(lab_counts stress1 adaptive)
+	rep=$(replay_counts "$(ls "$work"/stress1/*-adaptive-r0.trace | head -n 1)" adaptive default)
+	if [ -n "$rep" ] && [ "$rep" = "$lab" ] && [ "$(cut -d' ' -f2 <<< "$lab")" -gt 0 ] &&
+	   [ "$(cut -d' ' -f6 <<< "$lab")" -gt 0 ]; then
+		ok "stress1: adaptive replayed with --adaptive-costs default = the lab row (switches #NM saves restores skipped TS IPIs errors: $lab)"
+	else not_ok "stress1: adaptive replayed with --adaptive-costs default = the lab row" "lab '$lab' replay '$rep'"; fi
+else
+	skip "stress1: adaptive replay = row" "no XSAVE"
+fi
 exp_traces stress2 2 --experiment stress --switches 20000 --seed 7 --policy lazy && integrity stress2
 st=$(ls "$work"/stress2/*.trace 2> /dev/null | head -n 1)
 "$fpulab" trace info "$st" > "$work/info" 2>&1
