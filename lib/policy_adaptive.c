@@ -24,8 +24,9 @@
  *   even in a slice not meant as an observation.
  * - A task with no observation yet is judged by the first watched slices
  *   of the tasks new on its CPU before it (struct fpu_cpu.newcomers; seed
- *   002: at boot most new tasks use the FPU at once); one in 8 such
- *   decisions watches it anyway, so that this prior follows the population.
+ *   002: at boot most new tasks use the FPU at once), once there are 4 of
+ *   them; one in 8 such decisions watches it anyway, so that this prior
+ *   follows the population.
  * - A task whose unsaved state this CPU still holds (f->holder == cpu) gets
  *   it back at once, as under smp-lazy, when TS is clear; when TS is set,
  *   clearing it (a CR0 write) is weighed against a trap like any "now".
@@ -50,10 +51,11 @@
  */
 #include "internal.h"
 
-#define ADAPT_OBSERVING 1u /* this slice runs with TS set to observe */
-#define ADAPT_USED 2u      /* it took an #NM in this slice */
-#define ADAPT_SAMPLED 4u   /* the observation is a sample of a "now" prediction */
-#define ADAPT_MAX_LEVEL 7u /* 8 << 7: a sample every 1024 decisions at most */
+#define ADAPT_OBSERVING 1u     /* this slice runs with TS set to observe */
+#define ADAPT_USED 2u          /* it took an #NM in this slice */
+#define ADAPT_SAMPLED 4u       /* the observation is a sample of a "now" prediction */
+#define ADAPT_MAX_LEVEL 7u     /* 8 << 7: a sample every 1024 decisions at most */
+#define ADAPT_MIN_NEWCOMERS 4u /* newcomers a CPU has watched before they judge the next */
 
 static struct fpu_costs costs = {
 	.trap_ns = 150,
@@ -150,11 +152,14 @@ static bool sample_now(struct fpu_adaptive *a)
  * A task with no watched slice yet is judged by the first watched slices of
  * the tasks new on this CPU before it (seed 002: at boot most new tasks use
  * the FPU at once), and one in 8 such decisions watches it anyway, so that
- * this prior follows the population. With no newcomer seen yet: watch.
+ * this prior follows the population. With fewer than ADAPT_MIN_NEWCOMERS
+ * seen yet: watch (one FP task's first slice says nothing of the next task).
  */
 static bool newcomer_now(struct fpu_cpu *c, bool holds)
 {
 	struct fpu_adaptive *nc = &c->newcomers;
+	if (nc->nobs < ADAPT_MIN_NEWCOMERS)
+		return false; /* too few to go by: watch it */
 	if (++nc->since >= 8) {
 		nc->since = 0;
 		return false;
