@@ -78,6 +78,9 @@ struct targets {
 	const char *worst_best_trace, *worst_priced_trace, *worst_gap_trace, *worst_oracle_trace;
 	/* resolution: the control's paired medians (a policy against its own second copy) */
 	unsigned int controls, control_over_2pc, undecided;
+	/* adaptive's interval of the median against 1.02x: all at or below, all above, across */
+	unsigned int with_interval, interval_below, interval_above;
+	double conf_min;
 	double control_lo, control_hi, *control_dev; /* |median - 1|, one per trace */
 };
 
@@ -85,6 +88,7 @@ struct targets {
 struct paired {
 	double med, min, max;
 	unsigned long n;
+	double lo, hi, conf; /* an interval of the median of confidence @conf; conf 0: none */
 };
 
 /* One trace's figures for the targets; ns per switch. */
@@ -119,6 +123,13 @@ static void targets_add(struct targets *tg, const struct target_input *in)
 	double rb = in->vs_best.med;
 	tg->traces++;
 	tg->near_best += rb <= 1.02;
+	if (in->vs_best.conf > 0) {
+		if (!tg->with_interval || in->vs_best.conf < tg->conf_min)
+			tg->conf_min = in->vs_best.conf;
+		tg->with_interval++;
+		tg->interval_below += in->vs_best.hi <= 1.02;
+		tg->interval_above += in->vs_best.lo > 1.02;
+	}
 	if (in->control.n) {
 		double dev = fabs(in->control.med - 1);
 		if (!tg->controls || in->control.med < tg->control_lo)
@@ -161,6 +172,16 @@ static void targets_print(struct output *out, const struct targets *tg, unsigned
 			       "switch: %s)",
 			       tg->traces, repeat, tg->near_best, tg->worst_best,
 			       tg->worst_best_trace, tg->worst_gap, tg->worst_gap_trace);
+		if (tg->with_interval)
+			output_comment(
+				out,
+				"targets: adaptive / best static, the interval of the median of its "
+				"paired runs (k-th least to k-th greatest of %lu, at least %.1f%% "
+				"confidence) at or below 1.02x on %u of %u traces, above 1.02x on "
+				"%u, across 1.02x (not resolved) on %u",
+				repeat, 100 * tg->conf_min, tg->interval_below, tg->with_interval,
+				tg->interval_above,
+				tg->with_interval - tg->interval_below - tg->interval_above);
 		if (tg->controls) {
 			qsort(tg->control_dev, tg->controls, sizeof(*tg->control_dev), cmp_double);
 			output_comment(
@@ -735,6 +756,9 @@ static json_t *oracle_row(const struct trace_info *ti, const struct opts *o,
 	set(r, "vs_best_min", NULL);
 	set(r, "vs_best_max", NULL);
 	set(r, "vs_best_runs", NULL);
+	set(r, "vs_best_median_lo", NULL);
+	set(r, "vs_best_median_hi", NULL);
+	set(r, "vs_best_median_conf", NULL);
 	row_control(r, ti);
 	row_costs(r, o, table);
 	set(r, "counts_identical", NULL); /* the policy rows' keys, for CSV's header */
@@ -788,6 +812,10 @@ static json_t *policy_row(const struct trace_info *ti, const struct opts *o, con
 	set(r, "vs_best_min", paired ? ratio(w->vs_best.min) : NULL);
 	set(r, "vs_best_max", paired ? ratio(w->vs_best.max) : NULL);
 	set(r, "vs_best_runs", json_integer((json_int_t)w->vs_best.n));
+	bool ci = paired && w->vs_best.conf > 0;
+	set(r, "vs_best_median_lo", ci ? ratio(w->vs_best.lo) : NULL);
+	set(r, "vs_best_median_hi", ci ? ratio(w->vs_best.hi) : NULL);
+	set(r, "vs_best_median_conf", ci ? ratio(w->vs_best.conf) : NULL);
 	row_control(r, ti);
 	row_costs(r, o, table);
 	if (table && (w->counts_differ || w->n.integrity_errors))
@@ -810,6 +838,27 @@ static json_t *policy_row(const struct trace_info *ti, const struct opts *o, con
 	return r;
 }
 
+/*
+ * A distribution-free interval of the median of @n sorted @x: the k-th
+ * least to the k-th greatest, which holds the median with probability
+ * 1 - 2 P(Binomial(n, 1/2) < k); the narrowest with at least 90%. None
+ * (conf 0) for fewer than 5 runs.
+ */
+static void median_interval(const double *x, unsigned long n, struct paired *q)
+{
+	double pk = ldexp(1, -(int)fmin((double)n, 1000)), cdf = 0; /* P(Bin = 0) */
+	q->conf = 0;
+	for (unsigned long k = 1; 2 * k <= n && n <= 1000; k++) {
+		cdf += pk; /* P(Bin < k) */
+		if (1 - 2 * cdf < 0.9)
+			break;
+		q->conf = 1 - 2 * cdf;
+		q->lo = x[k - 1];
+		q->hi = x[n - k];
+		pk = pk * (double)(n - k + 1) / (double)k; /* P(Bin = k) */
+	}
+}
+
 /* One run's total, ns per switch: its native figure less @w's residue, plus @w's params. */
 static double run_total(const struct replay_result *r, const struct prow *w, double tpn)
 {
@@ -826,7 +875,7 @@ static struct paired pair_runs(const struct replay_result *a, const struct prow 
 			       const struct replay_result *b, const struct prow *wb,
 			       unsigned long repeat, double tpn, double *samples)
 {
-	struct paired q = { NAN, NAN, NAN, 0 };
+	struct paired q = { NAN, NAN, NAN, 0, NAN, NAN, 0 };
 	for (unsigned long k = 0; k < repeat; k++) {
 		double x = run_total(&a[k], wa, tpn), y = run_total(&b[k], wb, tpn);
 		if (y > 0 && isfinite(x))
@@ -838,6 +887,7 @@ static struct paired pair_runs(const struct replay_result *a, const struct prow 
 	q.med = samples[q.n / 2];
 	q.min = samples[0];
 	q.max = samples[q.n - 1];
+	median_interval(samples, q.n, &q);
 	return q;
 }
 
@@ -1049,11 +1099,11 @@ static int replay_trace(const char *path, const struct opts *o, const char **pol
 		if (rows[p].policy == best_name)
 			best_p = p;
 	for (int p = 0; p < np; p++)
-		rows[p].vs_best = best_p < 0 ? (struct paired){ NAN, NAN, NAN, 0 }
+		rows[p].vs_best = best_p < 0 ? (struct paired){ NAN, NAN, NAN, 0, NAN, NAN, 0 }
 					     : pair_runs(&res[(size_t)p * o->repeat], &rows[p],
 							 &res[(size_t)best_p * o->repeat],
 							 &rows[best_p], o->repeat, tpn, samples);
-	struct paired control = { NAN, NAN, NAN, 0 };
+	struct paired control = { NAN, NAN, NAN, 0, NAN, NAN, 0 };
 	if (ctl >= 0) {
 		for (unsigned long k = 0; k < o->repeat; k++)
 			if (!same_counts(&cres[k].n, &rows[ctl].n)) {
@@ -1177,12 +1227,18 @@ static int replay_trace(const char *path, const struct opts *o, const char **pol
 		clipped, o->repeat, np);
 	output_comment(out, "best static policy: %s (%.1f ns per switch)", best_name, best);
 	for (int p = 0; p < np; p++)
-		if (!strcmp(rows[p].policy, "adaptive") && rows[p].vs_best.n)
+		if (!strcmp(rows[p].policy, "adaptive") && rows[p].vs_best.n) {
+			const struct paired *q = &rows[p].vs_best;
+			char ci[128] = "";
+			if (q->conf > 0)
+				snprintf(ci, sizeof(ci),
+					 " (%.1f%% interval of the median: %.3fx to %.3fx)",
+					 100 * q->conf, q->lo, q->hi);
 			output_comment(out,
 				       "adaptive / best static (%s), total of run k over total of "
-				       "run k: median %.3fx, min %.3fx, max %.3fx of %lu runs",
-				       best_name, rows[p].vs_best.med, rows[p].vs_best.min,
-				       rows[p].vs_best.max, rows[p].vs_best.n);
+				       "run k: median %.3fx%s, min %.3fx, max %.3fx of %lu runs",
+				       best_name, q->med, ci, q->min, q->max, q->n);
+		}
 	if (ctl >= 0 && control.n)
 		output_comment(out,
 			       "resolution: %s (the static policy best by counts) replayed again "

@@ -22,7 +22,7 @@ rc=$?
 t "replay --output in a missing folder: exit 2 before replaying" [ "$rc" = 2 -a -n "$(grep "cannot create a file in $work/nowhere" "$work/err")" ]
 
 if ! grep -qw xsave /proc/cpuinfo; then
-	for i in $(seq 1 18); do skip "replay output" "no XSAVE"; done
+	for i in $(seq 1 20); do skip "replay output" "no XSAVE"; done
 	finish
 	exit
 fi
@@ -59,6 +59,11 @@ t "json: the same timed regions, the same timing residue (eager, deferred)" \
 	jq -e -s '[.[] | select(.policy == "eager" or .policy == "deferred") | .timing_residue_ns_per_switch] | length == 2 and .[0] == .[1]' "$work/r.json"
 t "json: vs_best pairs run k with run k: the best static policy against itself is exactly 1x in all 3 runs" \
 	jq -e -s '[.[] | select(.policy != "oracle")] | . as $rows | (map(select(.vs_best == 1 and .vs_best_min == 1 and .vs_best_max == 1)) | length >= 1 and .[0].ns_per_switch == ($rows | map(.ns_per_switch) | min)) and all(.[]; .vs_best_runs == 3 and .vs_best_min <= .vs_best and .vs_best <= .vs_best_max)' "$work/r.json"
+t "json: no interval of the median from 3 runs (under 90% confidence)" \
+	jq -e -s 'all(.[] | select(.policy != "oracle"); .vs_best_median_conf == null and .vs_best_median_lo == null)' "$work/r.json"
+"$fpulab" replay "$work/p1.trace" --repeat 5 --policy eager,lazy --format json --output "$work/r5.json" 2> "$work/err"
+t "json: from 5 runs the interval of the median is min to max, 93.75% confidence" \
+	jq -e -s 'all(.[] | select(.policy != "oracle"); .vs_best_median_conf == 0.938 and .vs_best_median_lo == .vs_best_min and .vs_best_median_hi == .vs_best_max and .vs_best_runs == 5)' "$work/r5.json"
 t "json: the control is one of the static policies replayed, the same in every row, its ratio within its range" \
 	jq -e -s '(map(.control_policy) | unique | length == 1) and (.[0].control_policy | IN("eager", "deferred", "lazy")) and all(.[]; .control_ratio_min <= .control_ratio and .control_ratio <= .control_ratio_max)' "$work/r.json"
 "$fpulab" replay "$work/p1.trace" --repeat 3 --policy eager,deferred,lazy > "$work/r.out" 2> "$work/err"
