@@ -76,16 +76,28 @@ struct targets {
 		with_oracle, short_traces;
 	double worst_best, worst_best_priced, worst_gap, worst_oracle, worst_oracle_work;
 	const char *worst_best_trace, *worst_priced_trace, *worst_gap_trace, *worst_oracle_trace;
+	/* resolution: the control's paired medians (a policy against its own second copy) */
+	unsigned int controls, control_over_2pc, undecided;
+	double control_lo, control_hi, *control_dev; /* |median - 1|, one per trace */
+};
+
+/* Ratios of run k of one policy's total to run k of another's: median, min, max of n runs. */
+struct paired {
+	double med, min, max;
+	unsigned long n;
 };
 
 /* One trace's figures for the targets; ns per switch. */
 struct target_input {
 	const char *trace;
 	uint64_t switches;
+	struct paired vs_best, control;      /* adaptive / best static; the control / itself */
 	double adaptive, best;               /* totals */
 	double adaptive_priced, best_priced; /* by counts alone */
 	double oracle, work, oracle_work;    /* the oracle's ns; saves + restores */
 };
+
+static int cmp_double(const void *a, const void *b);
 
 static void worst(double x, const char *trace, double *w, const char **wt)
 {
@@ -102,11 +114,25 @@ static void targets_add(struct targets *tg, const struct target_input *in)
 		tg->short_traces++;
 		return;
 	}
-	if (!isfinite(in->best) || in->best <= 0 || !isfinite(in->best_priced))
+	if (!isfinite(in->best) || in->best <= 0 || !isfinite(in->best_priced) || !in->vs_best.n)
 		return;
-	double rb = in->adaptive / in->best;
+	double rb = in->vs_best.med;
 	tg->traces++;
 	tg->near_best += rb <= 1.02;
+	if (in->control.n) {
+		double dev = fabs(in->control.med - 1);
+		if (!tg->controls || in->control.med < tg->control_lo)
+			tg->control_lo = in->control.med;
+		if (!tg->controls || in->control.med > tg->control_hi)
+			tg->control_hi = in->control.med;
+		double *d = realloc(tg->control_dev, (tg->controls + 1) * sizeof(*d));
+		if (d) {
+			tg->control_dev = d;
+			d[tg->controls++] = dev;
+		}
+		tg->control_over_2pc += dev > 0.02;
+		tg->undecided += fabs(rb - 1.02) <= dev;
+	}
 	worst(rb, in->trace, &tg->worst_best, &tg->worst_best_trace);
 	worst(in->adaptive - in->best, in->trace, &tg->worst_gap, &tg->worst_gap_trace);
 	double rp = in->best_priced > 0 ? in->adaptive_priced / in->best_priced
@@ -127,12 +153,29 @@ static void targets_print(struct output *out, const struct targets *tg, unsigned
 {
 	if (tg->traces) {
 		output_comment(out,
-			       "targets over %u traces (totals in ns per switch: native medians of "
-			       "%lu runs less the timing residue, plus the per-event costs): "
-			       "adaptive within 1.02x of the best static policy on %u (worst "
-			       "%.3fx: %s; largest gap %.1f ns per switch: %s)",
+			       "targets over %u traces (totals in ns per switch: native less the "
+			       "timing residue, plus the per-event costs; adaptive's total over "
+			       "the best static policy's, run k against run k, median of %lu "
+			       "paired runs): adaptive within 1.02x of the best static policy on "
+			       "%u (worst %.3fx: %s; largest gap of the median totals %.1f ns per "
+			       "switch: %s)",
 			       tg->traces, repeat, tg->near_best, tg->worst_best,
 			       tg->worst_best_trace, tg->worst_gap, tg->worst_gap_trace);
+		if (tg->controls) {
+			qsort(tg->control_dev, tg->controls, sizeof(*tg->control_dev), cmp_double);
+			output_comment(
+				out,
+				"targets: resolution: on each trace the static policy best by "
+				"counts replayed again after every round, against itself paired by "
+				"run (median of %lu runs): from %.3fx to %.3fx over %u traces "
+				"(median deviation from 1x %.1f%%, largest %.1f%%; over 2%% on %u); "
+				"adaptive's median is nearer 1.02x than that trace's deviation, "
+				"so its verdict is not resolved, on %u",
+				repeat, tg->control_lo, tg->control_hi, tg->controls,
+				100 * tg->control_dev[tg->controls / 2],
+				100 * tg->control_dev[tg->controls - 1], tg->control_over_2pc,
+				tg->undecided);
+		}
 		output_comment(out,
 			       "targets: by counts alone (saves and restores at the batch costs "
 			       "plus the per-event costs: its decisions without its bookkeeping), "
@@ -185,9 +228,10 @@ struct prow {
 	double total;
 	/* ns per switch, medians: its log replayed bare, and its empty timed regions */
 	double bare_med, floor_med; /* floor = bare - residue */
-	double residue;   /* its timed regions x the trace's pooled cost of an empty one */
-	uint64_t regions; /* its timed regions (hook calls timed), every run the same */
-	double overhead;  /* native - bare: libfpu's own */
+	double residue;        /* its timed regions x the trace's pooled cost of an empty one */
+	uint64_t regions;      /* its timed regions (hook calls timed), every run the same */
+	struct paired vs_best; /* its total over the best static policy's, run by run */
+	double overhead;       /* native - bare: libfpu's own */
 	double hook_overhead[REPLAY_HOOK_NR]; /* the same, by entry point */
 	uint64_t hook_calls[REPLAY_HOOK_NR];  /* calls timed in run 1 */
 	double skip_med;                      /* ticks; < 0: no skipped-restore switches */
@@ -496,11 +540,21 @@ static bool same_counts(const struct replay_counts *a, const struct replay_count
 	return !memcmp(a, b, sizeof(*a));
 }
 
-/* A policy's cost by its counts alone: saves and restores at the batch costs, plus params. */
-static double priced(const struct prow *w, double save_ns, double rest_ns)
+/* The per-event costs of @n, ns per switch: #NM x trap + TS writes x CR0 + IPIs x IPI. */
+static double assumed_ns(const struct opts *o, const struct replay_counts *n)
 {
-	double sw = (double)(w->n.switches ? w->n.switches : 1);
-	return (save_ns * (double)w->n.saves + rest_ns * (double)w->n.restores) / sw + w->assumed;
+	double sw = (double)(n->switches ? n->switches : 1);
+	return (o->trap.ns * (double)n->nm_traps + o->cr0.ns * (double)n->ts_writes +
+		o->ipi.ns * (double)n->flush_ipis) /
+	       sw;
+}
+
+/* A policy's cost by its counts alone: saves and restores at the batch costs, plus params. */
+static double priced(const struct opts *o, const struct replay_counts *n, double save_ns,
+		     double rest_ns)
+{
+	double sw = (double)(n->switches ? n->switches : 1);
+	return (save_ns * (double)n->saves + rest_ns * (double)n->restores) / sw + assumed_ns(o, n);
 }
 
 static bool is_static(const char *policy)
@@ -564,6 +618,8 @@ struct trace_info {
 	unsigned cpus, tasks;
 	const char *source; /* result_file.h's: native, native-emulated-costs, ... */
 	double save_ns, rest_ns, tpn;
+	const char *control;   /* the static policy best by counts, replayed twice; NULL: none */
+	struct paired resolve; /* its second copy against it, run by run */
 };
 
 /* ns per switch of @n's saves and restores at the batch save and restore costs. */
@@ -634,6 +690,16 @@ static void row_costs(json_t *r, const struct opts *o, bool table)
 				 o->ipi.source));
 }
 
+/* The trace's resolution: the control policy against its own second copy, run by run. */
+static void row_control(json_t *r, const struct trace_info *ti)
+{
+	bool have = ti->control && ti->resolve.n;
+	set(r, "control_policy", ti->control ? json_string(ti->control) : NULL);
+	set(r, "control_ratio", have ? ratio(ti->resolve.med) : NULL);
+	set(r, "control_ratio_min", have ? ratio(ti->resolve.min) : NULL);
+	set(r, "control_ratio_max", have ? ratio(ti->resolve.max) : NULL);
+}
+
 /* Machine facts, last. */
 static void row_machine(json_t *r, const struct trace_info *ti)
 {
@@ -666,6 +732,10 @@ static json_t *oracle_row(const struct trace_info *ti, const struct opts *o,
 	set(r, "vs_oracle", ratio(1));
 	set(r, "vs_best", NULL);
 	set(r, "work_vs_oracle", ratio(1));
+	set(r, "vs_best_min", NULL);
+	set(r, "vs_best_max", NULL);
+	set(r, "vs_best_runs", NULL);
+	row_control(r, ti);
 	row_costs(r, o, table);
 	set(r, "counts_identical", NULL); /* the policy rows' keys, for CSV's header */
 	set(r, "break_even_trap_ns", NULL);
@@ -703,16 +773,22 @@ static json_t *policy_row(const struct trace_info *ti, const struct opts *o, con
 	set(r, "ns_per_switch", ns1(w->total));
 	set(r, "ns_per_switch_min", ns1(w->native_min - w->residue + w->assumed));
 	set(r, "ns_per_switch_max", ns1(w->native_max - w->residue + w->assumed));
+	bool paired = w->vs_best.n > 0;
 	if (table) {
 		set(r, "vs_oracle",
 		    json_sprintf("%.2fx", oracle_ns > 0 ? w->total / oracle_ns : 0));
-		set(r, "vs_best", json_sprintf("%.3fx", w->total / best));
+		set(r, "vs_best",
+		    paired ? json_sprintf("%.3fx", w->vs_best.med) : json_string("-"));
 		set(r, "work_vs_oracle", json_sprintf("%.2fx", owork > 0 ? work / owork : 0));
 	} else {
 		set(r, "vs_oracle", oracle_ns > 0 ? ratio(w->total / oracle_ns) : NULL);
-		set(r, "vs_best", isfinite(best) ? ratio(w->total / best) : NULL);
+		set(r, "vs_best", paired ? ratio(w->vs_best.med) : NULL);
 		set(r, "work_vs_oracle", owork > 0 ? ratio(work / owork) : NULL);
 	}
+	set(r, "vs_best_min", paired ? ratio(w->vs_best.min) : NULL);
+	set(r, "vs_best_max", paired ? ratio(w->vs_best.max) : NULL);
+	set(r, "vs_best_runs", json_integer((json_int_t)w->vs_best.n));
+	row_control(r, ti);
 	row_costs(r, o, table);
 	if (table && (w->counts_differ || w->n.integrity_errors))
 		set(r, "costs",
@@ -732,6 +808,37 @@ static json_t *policy_row(const struct trace_info *ti, const struct opts *o, con
 	set(r, "hook_calls_clipped", json_integer((json_int_t)w->clipped));
 	row_machine(r, ti);
 	return r;
+}
+
+/* One run's total, ns per switch: its native figure less @w's residue, plus @w's params. */
+static double run_total(const struct replay_result *r, const struct prow *w, double tpn)
+{
+	return (double)r->ticks / tpn / (double)(r->n.switches ? r->n.switches : 1) - w->residue +
+	       w->assumed;
+}
+
+/*
+ * Run k of @a's totals over run k of @b's (the runs of a round are
+ * interleaved, so run k of each shares the host's conditions): median, min,
+ * max of the @repeat ratios. @samples has room for @repeat values.
+ */
+static struct paired pair_runs(const struct replay_result *a, const struct prow *wa,
+			       const struct replay_result *b, const struct prow *wb,
+			       unsigned long repeat, double tpn, double *samples)
+{
+	struct paired q = { NAN, NAN, NAN, 0 };
+	for (unsigned long k = 0; k < repeat; k++) {
+		double x = run_total(&a[k], wa, tpn), y = run_total(&b[k], wb, tpn);
+		if (y > 0 && isfinite(x))
+			samples[q.n++] = x / y;
+	}
+	if (!q.n)
+		return q;
+	qsort(samples, q.n, sizeof(*samples), cmp_double);
+	q.med = samples[q.n / 2];
+	q.min = samples[0];
+	q.max = samples[q.n - 1];
+	return q;
 }
 
 /*
@@ -804,9 +911,12 @@ static int replay_trace(const char *path, const struct opts *o, const char **pol
 	struct replay_result *res = calloc((size_t)np * o->repeat, sizeof(*res));
 	struct replay_result *bres = calloc((size_t)np * o->repeat, sizeof(*bres));
 	struct replay_result *eres = calloc((size_t)np * o->repeat, sizeof(*eres));
+	struct replay_result *cres = calloc(o->repeat, sizeof(*cres)); /* the control's copy */
+	int ctl = -1; /* the control: the static policy best by counts */
+	double ctl_priced = INFINITY;
 	uint64_t *skips = malloc((oc.switches + 1) * sizeof(*skips));
 	double *samples = malloc(o->repeat * sizeof(*samples));
-	if (!res || !bres || !eres || !skips || !samples) {
+	if (!res || !bres || !eres || !cres || !skips || !samples) {
 		fprintf(stderr, "fpulab replay: out of memory\n");
 		rc = 1;
 		goto out;
@@ -830,6 +940,10 @@ static int replay_trace(const char *path, const struct opts *o, const char **pol
 				replay_log_restores(logs[p]), r.n.saves, r.n.restores);
 			rc = 1;
 		}
+		if (is_static(pols[p]) && priced(o, &r.n, save_ns, rest_ns) < ctl_priced) {
+			ctl_priced = priced(o, &r.n, save_ns, rest_ns);
+			ctl = p;
+		}
 	}
 	/* interleaved: run k of every policy and its bare floor, then run k+1 */
 	for (unsigned long k = 0; k < o->repeat; k++)
@@ -848,6 +962,8 @@ static int replay_trace(const char *path, const struct opts *o, const char **pol
 			r->skip_ticks = NULL;
 			replay_bare(rp, logs[p], false, &bres[(size_t)p * o->repeat + k]);
 			replay_bare(rp, logs[p], true, &eres[(size_t)p * o->repeat + k]);
+			if (p == np - 1 && ctl >= 0) /* the round's last: the control again */
+				replay_run(rp, pols[ctl], &cres[k]);
 		}
 	double empty_region[REPLAY_HOOK_NR];
 	empty_region_ticks(eres, np, o->repeat, samples, empty_region);
@@ -911,11 +1027,7 @@ static int replay_trace(const char *path, const struct opts *o, const char **pol
 					     : 0;
 		qsort(samples, o->repeat, sizeof(*samples), cmp_double);
 		w->skip_lib = samples[o->repeat / 2];
-		double sw = (double)(w->n.switches ? w->n.switches : 1);
-		w->assumed = (o->trap.ns * (double)w->n.nm_traps +
-			      o->cr0.ns * (double)w->n.ts_writes +
-			      o->ipi.ns * (double)w->n.flush_ipis) /
-			     sw;
+		w->assumed = assumed_ns(o, &w->n);
 		/* The timing's residue is the harness's, not libfpu's: left out of the total. */
 		w->total = w->native_med - w->residue + w->assumed;
 		if (w->n.integrity_errors || w->counts_differ)
@@ -931,6 +1043,29 @@ static int replay_trace(const char *path, const struct opts *o, const char **pol
 			best_name = rows[p].policy;
 		}
 
+	/* run k against run k: each policy against the best static, the control against itself */
+	int best_p = -1;
+	for (int p = 0; p < np; p++)
+		if (rows[p].policy == best_name)
+			best_p = p;
+	for (int p = 0; p < np; p++)
+		rows[p].vs_best = best_p < 0 ? (struct paired){ NAN, NAN, NAN, 0 }
+					     : pair_runs(&res[(size_t)p * o->repeat], &rows[p],
+							 &res[(size_t)best_p * o->repeat],
+							 &rows[best_p], o->repeat, tpn, samples);
+	struct paired control = { NAN, NAN, NAN, 0 };
+	if (ctl >= 0) {
+		for (unsigned long k = 0; k < o->repeat; k++)
+			if (!same_counts(&cres[k].n, &rows[ctl].n)) {
+				fprintf(stderr,
+					"fpulab replay: %s: %s: the control's copy counted differently\n",
+					path, pols[ctl]);
+				rc = 1;
+			}
+		control = pair_runs(cres, &rows[ctl], &res[(size_t)ctl * o->repeat], &rows[ctl],
+				    o->repeat, tpn, samples);
+	}
+
 	/* The source of the row's figures: native, plus lab costs measured where. */
 	const char *source = "native";
 	const struct param *const params[] = { &o->trap, &o->cr0, &o->ipi };
@@ -942,8 +1077,16 @@ static int replay_trace(const char *path, const struct opts *o, const char **pol
 			 !strcmp(source, "native"))
 			source = "native-hardware-costs";
 	}
-	struct trace_info ti = { path,   t.hdr.workload, t.hdr.ncpus, t.hdr.ntasks,
-				 source, save_ns,        rest_ns,     tpn };
+	struct trace_info ti = { path,
+				 t.hdr.workload,
+				 t.hdr.ncpus,
+				 t.hdr.ntasks,
+				 source,
+				 save_ns,
+				 rest_ns,
+				 tpn,
+				 ctl >= 0 ? pols[ctl] : NULL,
+				 control };
 	struct output *out = o->out;
 	output_comment(out,
 		       "fpulab replay %s: workload %.24s, %u CPUs, %u tasks, %" PRIu64
@@ -1033,24 +1176,41 @@ static int replay_trace(const char *path, const struct opts *o, const char **pol
 		" over %lu runs of %d policies",
 		clipped, o->repeat, np);
 	output_comment(out, "best static policy: %s (%.1f ns per switch)", best_name, best);
+	for (int p = 0; p < np; p++)
+		if (!strcmp(rows[p].policy, "adaptive") && rows[p].vs_best.n)
+			output_comment(out,
+				       "adaptive / best static (%s), total of run k over total of "
+				       "run k: median %.3fx, min %.3fx, max %.3fx of %lu runs",
+				       best_name, rows[p].vs_best.med, rows[p].vs_best.min,
+				       rows[p].vs_best.max, rows[p].vs_best.n);
+	if (ctl >= 0 && control.n)
+		output_comment(out,
+			       "resolution: %s (the static policy best by counts) replayed again "
+			       "after every round, its total of run k over its own of run k: "
+			       "median %.3fx, min %.3fx, max %.3fx of %lu runs (1x if replay "
+			       "resolved everything)",
+			       pols[ctl], control.med, control.min, control.max, control.n);
 	double best_priced = INFINITY;
 	for (int p = 0; p < np; p++)
 		if (is_static(rows[p].policy))
-			best_priced = fmin(best_priced, priced(&rows[p], save_ns, rest_ns));
+			best_priced = fmin(best_priced, priced(o, &rows[p].n, save_ns, rest_ns));
 	for (int p = 0; p < np; p++)
 		if (!strcmp(rows[p].policy, "adaptive"))
-			targets_add(o->targets,
-				    &(struct target_input){
-					    .trace = path,
-					    .switches = oc.switches,
-					    .adaptive = rows[p].total,
-					    .best = best,
-					    .adaptive_priced = priced(&rows[p], save_ns, rest_ns),
-					    .best_priced = best_priced,
-					    .oracle = oracle_ns,
-					    .work = (double)(rows[p].n.saves + rows[p].n.restores),
-					    .oracle_work = (double)(oc.saves + oc.restores),
-				    });
+			targets_add(
+				o->targets,
+				&(struct target_input){
+					.trace = path,
+					.switches = oc.switches,
+					.vs_best = rows[p].vs_best,
+					.control = control,
+					.adaptive = rows[p].total,
+					.best = best,
+					.adaptive_priced = priced(o, &rows[p].n, save_ns, rest_ns),
+					.best_priced = best_priced,
+					.oracle = oracle_ns,
+					.work = (double)(rows[p].n.saves + rows[p].n.restores),
+					.oracle_work = (double)(oc.saves + oc.restores),
+				});
 	for (int i = 0; i < 2; i++) {
 		if (!be[i].have)
 			continue;
@@ -1092,6 +1252,7 @@ out:
 	free(res);
 	free(bres);
 	free(eres);
+	free(cres);
 	free(skips);
 	free(samples);
 	replay_free(rp);
@@ -1146,6 +1307,7 @@ int cmd_replay(int argc, char **argv)
 		rc |= replay_trace(argv[i], &o, pols, np, tpn);
 	}
 	targets_print(&out, &tg, o.repeat);
+	free(tg.control_dev);
 	size_t rows = out.rows;
 	if (output_close(&out) < 0)
 		return 1;

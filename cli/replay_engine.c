@@ -372,6 +372,12 @@ static int cmp_u64(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
+/*
+ * The least of 501 empty regions, not their median: on a busy host the
+ * median flips between two TSC steps (42 and 63 ticks here) from one trace
+ * to the next, and with it every native figure by a step per region. The
+ * rest of an empty region's cost is the timing residue, measured apart.
+ */
 static uint64_t measure_overhead(void)
 {
 	uint64_t s[501];
@@ -381,7 +387,7 @@ static uint64_t measure_overhead(void)
 		s[i] = t1 - t0;
 	}
 	qsort(s, 501, sizeof(s[0]), cmp_u64);
-	return s[250];
+	return s[0];
 }
 
 void replay_free(struct replay *rp)
@@ -468,8 +474,35 @@ oom:
  */
 #define CLIP_TICKS 20000
 
+#ifndef REPLAY_DITHER_SPINS
+#define REPLAY_DITHER_SPINS 64 /* a power of two; 0: no dither */
+#endif
+
+/*
+ * Before each timed region, untimed, a spin of 0..REPLAY_DITHER_SPINS-1
+ * iterations (xorshift64): the region then starts at a random phase of the
+ * TSC's 21-tick step, so its quantisation averages out over many regions
+ * instead of locking to the step (a deterministic loop can read a whole
+ * run high or low). A count of iterations, not of TSC ticks: waiting for
+ * the TSC to move would lock the phase again.
+ */
+static inline void dither(void)
+{
+#if REPLAY_DITHER_SPINS
+	static uint64_t x = 0x9e3779b97f4a7c15ull;
+	x ^= x << 13;
+	x ^= x >> 7;
+	x ^= x << 17;
+	static const uint8_t buf[REPLAY_DITHER_SPINS] __attribute__((aligned(64)));
+	uint64_t n = (x >> 32) & (REPLAY_DITHER_SPINS - 1), a;
+	const uint8_t *src = buf;
+	__asm__ volatile("rep lodsb" : "+c"(n), "+S"(src), "=a"(a) : "m"(buf) : "memory");
+#endif
+}
+
 #define TIMED_REGION(rp, acc, call, hook)                                     \
 	do {                                                                  \
+		dither();                                                     \
 		uint64_t x0_ = (rp)->excluded, t0_ = tsc0();                  \
 		call;                                                         \
 		uint64_t t1_ = tsc1();                                        \

@@ -93,7 +93,7 @@ int replay_bare(struct replay *rp, const struct replay_log *log, bool empty,
 uint64_t replay_log_saves(const struct replay_log *log);
 uint64_t replay_log_restores(const struct replay_log *log);
 
-/* TSC ticks of one empty timed region (median), subtracted from each hook's figure. */
+/* TSC ticks of one empty timed region (the least of 501), subtracted from each hook's figure. */
 uint64_t replay_timer_overhead(const struct replay *rp);
 
 /*

@@ -22,7 +22,7 @@ rc=$?
 t "replay --output in a missing folder: exit 2 before replaying" [ "$rc" = 2 -a -n "$(grep "cannot create a file in $work/nowhere" "$work/err")" ]
 
 if ! grep -qw xsave /proc/cpuinfo; then
-	for i in $(seq 1 15); do skip "replay output" "no XSAVE"; done
+	for i in $(seq 1 18); do skip "replay output" "no XSAVE"; done
 	finish
 	exit
 fi
@@ -57,7 +57,13 @@ t "json: eager and deferred time 2 regions per switch (switch, return to ring 3)
 	jq -e -s '(.[] | select(.policy == "eager") | .timed_regions == 800) and (.[] | select(.policy == "deferred") | .timed_regions == 800) and (.[] | select(.policy == "lazy") | .nm_traps == 200 and .timed_regions == 1000)' "$work/r.json"
 t "json: the same timed regions, the same timing residue (eager, deferred)" \
 	jq -e -s '[.[] | select(.policy == "eager" or .policy == "deferred") | .timing_residue_ns_per_switch] | length == 2 and .[0] == .[1]' "$work/r.json"
+t "json: vs_best pairs run k with run k: the best static policy against itself is exactly 1x in all 3 runs" \
+	jq -e -s '[.[] | select(.policy != "oracle")] | . as $rows | (map(select(.vs_best == 1 and .vs_best_min == 1 and .vs_best_max == 1)) | length >= 1 and .[0].ns_per_switch == ($rows | map(.ns_per_switch) | min)) and all(.[]; .vs_best_runs == 3 and .vs_best_min <= .vs_best and .vs_best <= .vs_best_max)' "$work/r.json"
+t "json: the control is one of the static policies replayed, the same in every row, its ratio within its range" \
+	jq -e -s '(map(.control_policy) | unique | length == 1) and (.[0].control_policy | IN("eager", "deferred", "lazy")) and all(.[]; .control_ratio_min <= .control_ratio and .control_ratio <= .control_ratio_max)' "$work/r.json"
 "$fpulab" replay "$work/p1.trace" --repeat 3 --policy eager,deferred,lazy > "$work/r.out" 2> "$work/err"
+t "table: the control's resolution line, labelled with its run count" \
+	grep -q '^# resolution: \(eager\|deferred\|lazy\) (the static policy best by counts) replayed again after every round, its total of run k over its own of run k: median [0-9.]*x, min [0-9.]*x, max [0-9.]*x of 3 runs' "$work/r.out"
 t "table: the pooled cost of an empty region by entry point, with its run count" \
 	grep -q '^# timing residue: one empty timed region, TSC ticks beyond the [0-9]*-tick overhead subtracted, by entry point: switch -\?[0-9.]*, return_to_user -\?[0-9.]*, handle_nm -\?[0-9.]* (pooled over the empty runs of all 3 policies, median of 3 runs)' "$work/r.out"
 
