@@ -116,27 +116,36 @@ static void end_slice(struct fpu_cpu *c, struct fpu_adaptive *a)
 	a->slice = 0;
 }
 
+/* now_is_cheaper() for a history with uses in some slices and not in others. */
+static bool now_is_cheaper_mixed(const struct fpu_cpu *c, const struct fpu_adaptive *a, bool holds,
+				 bool live)
+{
+	uint64_t n = a->nobs, used = popcount8(a->hist); /* bits above nobs are still 0 */
+	uint64_t restore = holds ? 0 : costs.restore_ns, save = live ? 0 : costs.save_ns;
+	uint64_t now = n * (restore + (c->ts ? costs.cr0_ns : 0)) + (n - used) * save;
+	uint64_t trap = n * (c->ts ? 0 : costs.cr0_ns) +
+			used * (costs.trap_ns + costs.cr0_ns + restore);
+	return now < trap;
+}
+
 /*
  * Whether giving @f its registers now is expected to cost less than a trap.
  * @holds: this CPU's registers hold @f's state (no restore); @live: they are
- * live already (held unsaved: giving them back adds no save).
+ * live already (held unsaved: giving them back adds no save). Inline: the
+ * common answers (nothing known, never a use, a use every time) need no
+ * arithmetic.
  */
-static bool now_is_cheaper(const struct fpu_cpu *c, const struct fpu_adaptive *a, bool holds,
-			   bool live)
+static inline bool now_is_cheaper(const struct fpu_cpu *c, const struct fpu_adaptive *a, bool holds,
+				  bool live)
 {
-	uint64_t n = a->nobs;
+	unsigned int n = a->nobs;
 	if (!n)
 		return false; /* nothing known yet: watch it */
 	if (!a->hist)         /* no use seen: only registers held live with TS clear are worth it */
 		return holds && live && !c->ts;
 	if (a->hist == 0xffu >> (8 - n)) /* a use in every watched slice: the formula's answer */
 		return costs.trap_ns + (c->ts ? 0 : costs.cr0_ns) > 0;
-	uint64_t used = popcount8(a->hist); /* bits above nobs are still 0 */
-	uint64_t restore = holds ? 0 : costs.restore_ns, save = live ? 0 : costs.save_ns;
-	uint64_t now = n * (restore + (c->ts ? costs.cr0_ns : 0)) + (n - used) * save;
-	uint64_t trap = n * (c->ts ? 0 : costs.cr0_ns) +
-			used * (costs.trap_ns + costs.cr0_ns + restore);
-	return now < trap;
+	return now_is_cheaper_mixed(c, a, holds, live);
 }
 
 /* Count a "now" decision that costs something; whether it is to be a sample (one in 8 << level). */
@@ -237,13 +246,17 @@ static void adaptive_switch(struct fpu_cpu *c, unsigned int cpu, struct fpu *pre
 		return;
 	}
 	/*
-	 * Watched, never seen to use the FPU, and TS is set already: nothing to
-	 * do, as under lazy. Another slice without a use would teach nothing
-	 * (p stays 0, so no "now" is ever chosen); an #NM is still recorded
+	 * Watched, never seen to use the FPU: TS set on its way to ring 3, as
+	 * under lazy (nothing to do if it is set already). Another slice
+	 * without a use would teach nothing (p stays 0, so no "now" is ever
+	 * chosen), so the slice is no observation; an #NM is still recorded
 	 * (handle_nm marks the slice).
 	 */
-	if (holder < 0 && c->ts && !a->hist && a->nobs)
+	if (holder < 0 && !a->hist && a->nobs) {
+		if (!c->ts)
+			next->flags = (next->flags & ~ADAPT_NEED) | FPU_F_NEED_TS;
 		return;
+	}
 	if (holder >= 0) {
 		c->stats.flush_ipis++; /* load at its first use, after the flush */
 		fpu_ops->send_flush_ipi((unsigned int)holder);
