@@ -74,6 +74,19 @@ struct policy_score {
 	bool beyond; /* its range is apart from the runner-up's in every configuration */
 };
 
+/* @policy's slot among the @ns of @sc, added if new; NULL when all @cap are taken. */
+static struct policy_score *score_of(struct policy_score *sc, size_t *ns, size_t cap,
+				     const char *policy)
+{
+	for (size_t k = 0; k < *ns; k++)
+		if (!strcmp(sc[k].policy, policy))
+			return &sc[k];
+	if (*ns == cap)
+		return NULL;
+	sc[*ns] = (struct policy_score){ policy, 0, 0, true };
+	return &sc[(*ns)++];
+}
+
 static json_t *rows_of(json_t *rows, const char *experiment, const char *class, json_t *keys)
 {
 	json_t *out = json_array(), *row;
@@ -127,17 +140,12 @@ static void summarise_class(FILE *out, json_t *crows, const char *class, const c
 		if (!eager || !result_figure(row, &f) || !result_figure(eager, &fe) ||
 		    fe.median <= 0)
 			continue;
-		const char *policy = result_str(row, "policy", "-");
-		size_t k;
-		for (k = 0; k < ns && strcmp(sc[k].policy, policy); k++)
-			;
-		if (k == ns) {
-			if (ns == sizeof(sc) / sizeof(sc[0]))
-				continue;
-			sc[ns++] = (struct policy_score){ policy, 0, 0, true };
-		}
-		sc[k].log_ratio_sum += log(f.median / fe.median);
-		sc[k].n++;
+		struct policy_score *k = score_of(sc, &ns, sizeof(sc) / sizeof(sc[0]),
+						  result_str(row, "policy", "-"));
+		if (!k)
+			continue;
+		k->log_ratio_sum += log(f.median / fe.median);
+		k->n++;
 	}
 	if (ns < 2)
 		return;
@@ -238,16 +246,11 @@ static void summarise_replay_workload(FILE *out, json_t *rows, const char *workl
 		if (!strcmp(policy, "lazy") && isfinite(row_number(row, "break_even_trap_ns")) &&
 		    nbe < sizeof(be) / sizeof(be[0]))
 			be[nbe++] = row_number(row, "break_even_trap_ns");
-		size_t k;
-		for (k = 0; k < ns && strcmp(sc[k].policy, policy); k++)
-			;
-		if (k == ns) {
-			if (ns == sizeof(sc) / sizeof(sc[0]))
-				continue;
-			sc[ns++] = (struct policy_score){ policy, 0, 0, true };
-		}
-		sc[k].log_ratio_sum += log(x / xe);
-		sc[k].n++;
+		struct policy_score *k = score_of(sc, &ns, sizeof(sc) / sizeof(sc[0]), policy);
+		if (!k)
+			continue;
+		k->log_ratio_sum += log(x / xe);
+		k->n++;
 	}
 	size_t best = SIZE_MAX, second = SIZE_MAX, adaptive = SIZE_MAX;
 	for (size_t k = 0; k < ns; k++) {
