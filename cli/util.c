@@ -110,3 +110,8 @@ char *xasprintf(const char *fmt, ...)
 	va_end(ap);
 	return s;
 }
+
+const char *plural(unsigned long long n)
+{
+	return n == 1 ? "" : "s";
+}
