@@ -191,8 +191,10 @@ static const char *const not_identity[] = {
 	"trap_source", "cr0_source",  "ipi_source",
 	"xinuse_a",    "xinuse_b",    "xinuse_expected",
 	"floor_pair",  "clocksource", "adaptive_costs",
-	NULL,
+	"costs",       NULL,
 };
+/* Prefixes of per-run keys: replay's control policy and its ratios to the best. */
+static const char *const not_identity_prefixes[] = { "control_", "vs_", "work_vs_", NULL };
 /* Integers that name the configuration (a sweep's x axis, the CPUs used). */
 static const char *const identity_numbers[] = {
 	"cpus", "tasks", "threads", "fp_slices", "slices", "fpu_counter", "bytes", "kb", NULL,
@@ -223,9 +225,17 @@ static bool lab_count(const json_t *row, const char *key)
 	return true;
 }
 
+static bool prefixed(const char *const *list, const char *key)
+{
+	for (; *list; list++)
+		if (!strncmp(*list, key, strlen(*list)))
+			return true;
+	return false;
+}
+
 static bool identity_key(const json_t *row, const char *key, const json_t *v)
 {
-	if (in(not_identity, key))
+	if (in(not_identity, key) || prefixed(not_identity_prefixes, key))
 		return false;
 	return json_is_string(v) ||
 	       (json_is_integer(v) && in(identity_numbers, key) && !lab_count(row, key));

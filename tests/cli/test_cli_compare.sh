@@ -60,4 +60,19 @@ rc=$?
 rc=$?
 [ "$rc" = 2 ] && ok "--threshold x: usage error, exit 2" || not_ok "--threshold x: usage error, exit 2" "exit $rc"
 
+# replay rows: the control policy (the trace's resolution) is no part of a row's identity
+"$fpulab" trace synth pingpong-one -o "$work/pp" --switches 300 > /dev/null 2> "$work/err"
+"$fpulab" replay "$work/pp" --policy eager,lazy --repeat 1 --format json --output "$work/r2.json" 2> "$work/err"
+"$fpulab" replay "$work/pp" --policy eager,lazy,owner --repeat 1 --format json --output "$work/r3.json" 2> "$work/err"
+grep -q '"control_policy": "lazy"' "$work/r2.json" && grep -q '"control_policy": "owner"' "$work/r3.json" &&
+	ok "the two replays have different control policies" ||
+	not_ok "the two replays have different control policies" "$(grep -o '"control_policy": [^,]*' "$work/r2.json" "$work/r3.json")"
+"$fpulab" compare "$work/r2.json" "$work/r3.json" > "$work/rc" 2> "$work/e"
+rc=$?
+[ "$rc" != 2 ] && ok "replay eager,lazy against eager,lazy,owner: compared (exit $rc)" ||
+	not_ok "replay eager,lazy against eager,lazy,owner: compared" "exit $rc" "$(cat "$work/e")"
+expect "eager's row matches, without the control policy in its configuration" "$work/rc" \
+	'^replay eager pingpong-one cpus=1 tasks=2 +[0-9.]+ +1 +[0-9.]+ +1 '
+expect "the footer: 3 in both, owner only in B" "$work/rc" '^# 3 configurations in both: .*only in A: 0, only in B: 1$'
+
 finish
