@@ -6,6 +6,7 @@
 set -u
 . "$(dirname "$0")/lib.sh"
 bench=$root/tools/replay-bench
+fpulab=$(cd "$(dirname "$fpulab")" && pwd)/$(basename "$fpulab") # the test changes folder
 
 # The fake: `run` logs its arguments to $work/runs and writes
 # DIR/EXPERIMENT-lazy-r0.trace and the --output CSV.
