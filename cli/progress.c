@@ -62,7 +62,7 @@ void progress_step(struct progress *p, size_t done, size_t total, const char *wh
 		snprintf(tail, sizeof(tail), "; %.0f s elapsed, ~%.0f s left", elapsed, eta);
 	else
 		snprintf(tail, sizeof(tail), "; %.0f s elapsed", elapsed);
-	if (total)
+	if (total && done <= total) /* more than expected: the total was wrong, leave it out */
 		snprintf(of, sizeof(of), "/%zu", total);
 	put_line(p, "fpulab: config %zu%s done: %s%s", done, of, what, tail);
 }

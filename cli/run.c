@@ -173,9 +173,9 @@ static int configuration_done(void *ctx, const struct result_row *rows, size_t n
 			 rows[0].median.variant);
 	if (rows[0].present & (UINT64_C(1) << RESULT_cost))
 		snprintf(lock, sizeof(lock), " cost=%s", rows[0].median.cost);
-	snprintf(what, sizeof(what), "%s %s fp=%s %s%s, %zu policies, %zu runs",
+	snprintf(what, sizeof(what), "%s %s fp=%s %s%s, %zu polic%s, %zu run%s",
 		 rows[0].median.experiment, rows[0].median.placement, rows[0].median.fp_users,
-		 rows[0].median.regset, lock, n, runs);
+		 rows[0].median.regset, lock, n, n == 1 ? "y" : "ies", runs, runs == 1 ? "" : "s");
 	progress_step(&s->progress, s->collector.configs_done + 1, s->expected_configs, what);
 	return report_rows(&s->report, rows, n);
 }

@@ -526,8 +526,12 @@ static int finish_options(struct run_options *o)
 		o->guest_value[FPULAB_OPT_placement] = strdup("same-cpu");
 	for (int i = 0; i < FPULAB_OPT_NR; i++) {
 		const struct fpulab_option *g = &guest_options[i];
-		if (g->type == FPULAB_LIST && g->choices && !o->guest_value[i] &&
-		    (g->experiments & (1u << exp)))
+		if (g->type != FPULAB_LIST || !g->choices || o->guest_value[i] ||
+		    !(g->experiments & (1u << exp)))
+			continue;
+		if (i == FPULAB_OPT_fp_users && exp == FPULAB_EXP_kernel_checksum)
+			o->guest_value[i] = strdup("none,one"); /* one task: 'both' is skipped */
+		else
 			o->guest_value[i] = join_choices(g->choices);
 	}
 	count_runs(o, exp);
@@ -669,5 +673,10 @@ unsigned run_options_config_count(const struct run_options *o)
 		n *= count;
 	FPULAB_DEFAULT_SWEEPS(SWEEP)
 #undef SWEEP
+#define FIXED(e, count)            \
+	if (exp == FPULAB_EXP_##e) \
+		n *= count;
+	FPULAB_FIXED_CONFIGS(FIXED)
+#undef FIXED
 	return exp >= 0 ? n : 0;
 }

@@ -109,6 +109,12 @@
  * configurations with it. sleeping-lock: 1, 2 and 4 tasks per CPU.
  */
 #define FPULAB_DEFAULT_SWEEPS(X) X(sleeping_lock, tasks, 3)
+/*
+ * Configurations an experiment runs for each combination of its lists, no
+ * option choosing them: X(experiment id, how many). The host counts
+ * configurations with it. kernel-checksum: the SIMD and the scalar checksum.
+ */
+#define FPULAB_FIXED_CONFIGS(X) X(kernel_checksum, 2)
 /* costs: what each configuration measures (lab/exp_costs.c). */
 #define FPULAB_COSTS(X) X(nm_trap, "nm-trap") X(cr0_write, "cr0-write") X(ipi, "ipi")
 #define FPULAB_SAVE_INSNS(X)                                                  \

@@ -60,4 +60,23 @@ else
 		"$(tail -n 3 "$work/kc.err")"
 fi
 
+# kernel-checksum's configurations: SIMD and scalar x fp users none, one (one
+# task: 'both' only when asked, and the guest skips it); the progress counter
+# "config N/M" counts them, M the number still expected, N never above it.
+# config_counts ERR: "N/M" of each progress line, space-separated
+config_counts() { grep -oE '^fpulab: config [0-9]+/[0-9]+ done' "$1" | grep -oE '[0-9]+/[0-9]+' | tr '\n' ' '; }
+"$fpulab" run --kernel "$kernel" --accel tcg --icount --experiment kernel-checksum --calls 5 \
+	--repeat 1 --policy eager --format json --timeout 30 > "$work/kc4.json" 2> "$work/kc4.err"
+got=$(config_counts "$work/kc4.err")
+holds "kernel-checksum by default: 4 configurations, counted 1/4 to 4/4 (got: $got)" \
+	[ "$got" = "1/4 2/4 3/4 4/4 " ]
+holds "... none skipped, 4 rows" [ "$(grep -c '"experiment": "kernel-checksum"' "$work/kc4.json")" = 4 ]
+"$fpulab" run --kernel "$kernel" --accel tcg --icount --experiment kernel-checksum --calls 5 \
+	--repeat 1 --policy eager --fp-users all --format json --timeout 30 > "$work/kc6.json" 2> "$work/kc6.err"
+got=$(config_counts "$work/kc6.err")
+holds "--fp-users all: 6 expected, 2 skipped (needs-2-tasks), so 1/6 2/5 3/5 4/4 (got: $got)" \
+	[ "$got" = "1/6 2/5 3/5 4/4 " ]
+holds "... the guest said why it skipped both" grep -q 'skipped kernel-checksum same-cpu fp=both .*: needs-2-tasks' "$work/kc6.err"
+holds "one policy, one run: singular" grep -qE 'config 1/4 done: .*, 1 policy, 1 run;' "$work/kc4.err"
+
 finish
