@@ -9,6 +9,7 @@
  * of `fpulab replay` get one line per workload (summarise_replay).
  */
 #include <getopt.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -439,13 +440,13 @@ static void summarise_experiment(FILE *out, json_t *rows, const char *experiment
 					     n));
 		}
 		/* each policy's total is over its own runs: say how many those are */
-		json_int_t lo = -1, hi = -1;
+		json_int_t lo = LLONG_MAX, hi = 0;
 		const char *p;
 		json_t *n;
 		json_object_foreach(runs, p, n)
 		{
 			json_int_t k = json_integer_value(n);
-			lo = lo < 0 || k < lo ? k : lo;
+			lo = k < lo ? k : lo;
 			hi = k > hi ? k : hi;
 		}
 		char over[64];
