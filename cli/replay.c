@@ -319,12 +319,27 @@ static void usage(FILE *f)
 		REPEAT_DEFAULT, TRAP_NS_DEFAULT, CR0_NS_DEFAULT, IPI_NS_DEFAULT);
 }
 
+/* A per-event cost in ns: 0..COST_NS_MAX, as --trap-ns, --cr0-ns and --ipi-ns take. */
+#define COST_NS_MAX 1e9
+static bool cost_ns_ok(double x)
+{
+	return x >= 0 && x <= COST_NS_MAX;
+}
+
+/* --costs FILE's value @x of @what out of range: the options' message. */
+static int cost_file_error(const char *path, const char *what, double x)
+{
+	fprintf(stderr, "fpulab replay: --costs %s: %s %g is not a cost in ns (0..1e9)\n", path,
+		what, x);
+	return 1;
+}
+
 static int parse_ns(const char *opt, const char *v, struct param *p)
 {
 	char *end;
 	errno = 0;
 	double x = strtod(v, &end);
-	if (!*v || *end || errno || !(x >= 0) || x > 1e9)
+	if (!*v || *end || errno || !cost_ns_ok(x))
 		return usage_error("replay", "--%s: '%s' is not a cost in ns (0..1e9)", opt, v);
 	p->ns = x;
 	p->source = opt;
@@ -373,10 +388,15 @@ static int load_lab_costs(const char *path, json_t *rows, struct opts *o)
 				path, cost);
 			return 1;
 		}
-		if (!json_is_number(ns) || json_number_value(ns) < 0) {
+		if (!json_is_number(ns)) {
 			fprintf(stderr, "fpulab replay: --costs %s: %s has no ns_per_op\n", path,
 				cost);
 			return 1;
+		}
+		if (!cost_ns_ok(json_number_value(ns))) {
+			char what[64];
+			snprintf(what, sizeof(what), "%s's ns_per_op", cost);
+			return cost_file_error(path, what, json_number_value(ns));
 		}
 		ps[k]->ns = json_number_value(ns);
 		ps[k]->source = !strcmp(clock, "hardware-tsc")   ? "lab costs, hardware (KVM)"
@@ -427,10 +447,15 @@ static int load_costs(const char *path, struct opts *o)
 		json_t *v = json_object_get(j, keys[i]);
 		if (!v)
 			continue;
-		if (!json_is_number(v) || json_number_value(v) < 0) {
+		if (!json_is_number(v)) {
 			fprintf(stderr,
 				"fpulab replay: --costs %s: %s is not a non-negative number\n",
 				path, keys[i]);
+			json_decref(j);
+			return 1;
+		}
+		if (!cost_ns_ok(json_number_value(v))) {
+			cost_file_error(path, keys[i], json_number_value(v));
 			json_decref(j);
 			return 1;
 		}
@@ -918,6 +943,9 @@ static void empty_region_ticks(const struct replay_result *eres, int np, unsigne
 	}
 }
 
+/* The overhead is a share of the floor only where the floor is at least this (ns per switch). */
+#define FLOOR_RATIO_MIN_NS 1.0
+
 static int replay_trace(const char *path, const struct opts *o, const char **pols, int np,
 			double tpn)
 {
@@ -1284,22 +1312,26 @@ static int replay_trace(const char *path, const struct opts *o, const char **pol
 		size_t hl = 0;
 		for (int h = 0; h < REPLAY_HOOK_NR; h++)
 			if (w->hook_calls[h] && hl < sizeof(hooks))
-				hl += (size_t)snprintf(hooks + hl, sizeof(hooks) - hl, "%s %s %.1f",
-						       hl ? "," : "; by entry point:",
-						       replay_hook_names[h], w->hook_overhead[h]);
+				hl += (size_t)snprintf(
+					hooks + hl, sizeof(hooks) - hl, "%s %s %.1f",
+					hl ? "," : "; by entry point:", replay_hook_names[h],
+					unsigned_zero(w->hook_overhead[h], 0.05));
 		if (w->skip_med >= 0)
 			snprintf(
 				skip, sizeof(skip),
 				"; skipped-restore switch: libfpu %.1f TSC ticks (mean over %" PRIu64
 				" switches, native minus floor, median of %lu runs; per-call median "
 				"%.0f native ticks)",
-				w->skip_lib, w->nskip, o->repeat, w->skip_med);
+				unsigned_zero(w->skip_lib, 0.05), w->nskip, o->repeat, w->skip_med);
+		char share[48];
+		share_of(share, sizeof(share), w->overhead, fl, FLOOR_RATIO_MIN_NS, "floor");
 		output_comment(
 			out,
 			"libfpu %-13s native %.1f ns/switch, floor %.1f (batch estimate %.1f), timing "
-			"residue %.1f, overhead %.1f ns/switch (%s%.0f%% of the floor%s)%s",
-			w->policy, w->native_med, fl, batch_floor_ns(&ti, &w->n), w->residue,
-			w->overhead, fl > 0 ? "" : "n/a ", fl > 0 ? 100 * w->overhead / fl : 0,
+			"residue %.1f, overhead %.1f ns/switch (%s%s)%s",
+			w->policy, unsigned_zero(w->native_med, 0.05), unsigned_zero(fl, 0.05),
+			unsigned_zero(batch_floor_ns(&ti, &w->n), 0.05),
+			unsigned_zero(w->residue, 0.05), unsigned_zero(w->overhead, 0.05), share,
 			hooks, skip);
 	}
 out:
@@ -1333,6 +1365,22 @@ int cmd_replay(int argc, char **argv)
 	int np = policy_list(o.policies, pols);
 	if (np < 0)
 		return 2;
+	/* every trace read and checked before anything is printed or written */
+	for (int i = first; i < argc; i++) {
+		struct trace t;
+		char err[512];
+		if (argv[i][0] == '-') {
+			i++;
+			continue;
+		}
+		if (trace_read(argv[i], &t, err, sizeof(err))) {
+			fprintf(stderr, "fpulab replay: %s\n", err);
+			rc = 1;
+		}
+		trace_free(&t);
+	}
+	if (rc > 0)
+		return rc;
 	struct output out;
 	if (output_open(&out, o.format, o.output_path, "replay") < 0 ||
 	    (o.plot_dir && output_plot(&out, o.plot_dir) < 0)) {
@@ -1367,7 +1415,9 @@ int cmd_replay(int argc, char **argv)
 	size_t rows = out.rows;
 	if (output_close(&out) < 0)
 		return 1;
-	if (o.output_path)
+	if (o.output_path && rows)
 		fprintf(stderr, "fpulab replay: %zu rows written to %s\n", rows, o.output_path);
+	else if (o.output_path)
+		fprintf(stderr, "fpulab replay: no rows: %s not written\n", o.output_path);
 	return rc;
 }

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* fpulab trace synth|dump|info: make and read traces (docs/trace.md). */
+#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,8 +24,9 @@ static void usage(FILE *f)
 		"       fpulab trace info FILE\n"
 		"synth makes a synthetic trace of about N context switches (default %d,\n"
 		"1..%llu) from seed S (default 1); with 'all', one FILE per workload in DIR\n"
-		"(DIR/WORKLOAD.trace). Use masks are drawn from MASK (default: this host's\n"
-		"XCR0). dump prints one event per line; info counts them. Workloads:\n",
+		"(DIR/WORKLOAD.trace; DIR is created if missing, one level, like mkdir). Use\n"
+		"masks are drawn from MASK (default: this host's XCR0). dump prints one event\n"
+		"per line; info counts them. Workloads:\n",
 		SWITCHES_DEFAULT, SWITCHES_MAX);
 	const char *const *names = trace_workloads();
 	for (int i = 0; names[i]; i++)
@@ -107,6 +109,11 @@ static int cmd_synth(int argc, char **argv)
 	if (strcmp(name, "all"))
 		return synth_one(name, out, switches, seed, xcr0);
 	struct stat st;
+	if (stat(out, &st) && errno == ENOENT && mkdir(out, 0777) && errno != EEXIST) {
+		fprintf(stderr, "fpulab trace synth: all: cannot create -o %s: %s\n", out,
+			strerror(errno));
+		return 1;
+	}
 	if (stat(out, &st) || !S_ISDIR(st.st_mode)) {
 		fprintf(stderr, "fpulab trace synth: all: -o %s is not a directory\n", out);
 		return 1;

@@ -12,6 +12,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <fpu/xstate.h>
+
 static const char *const type_names[FPULAB_EV_NR] = {
 	[FPULAB_EV_SWITCH] = "switch",         [FPULAB_EV_USE] = "use",
 	[FPULAB_EV_KFPU_BEGIN] = "kfpu-begin", [FPULAB_EV_KFPU_END] = "kfpu-end",
@@ -37,6 +39,31 @@ static int fail(char *err, size_t errlen, const char *fmt, ...)
 	return -1;
 }
 
+/*
+ * The XCR0 bits an x86 CPU defines for user state and libfpu knows (SDM Vol. 1
+ * §13.1): x87, SSE, AVX, MPX (BNDREGS, BNDCSR), AVX-512 (opmask, ZMM_Hi256,
+ * Hi16_ZMM), PKRU, AMX (XTILECFG, XTILEDATA). The others are reserved, or
+ * supervisor components that live in IA32_XSS, never in XCR0.
+ */
+#define TRACE_XCR0_KNOWN                                                                       \
+	(XFEATURE_MASK_FPSSE | XFEATURE_MASK(XFEATURE_YMM) | XFEATURE_MASK(XFEATURE_BNDREGS) | \
+	 XFEATURE_MASK(XFEATURE_BNDCSR) | XFEATURE_MASK_AVX512 | XFEATURE_MASK_PKRU |          \
+	 XFEATURE_MASK(XFEATURE_XTILE_CFG) | XFEATURE_MASK(XFEATURE_XTILE_DATA))
+
+/* The workload name: printable ASCII, NUL-terminated within its 24 bytes. */
+static int check_workload(const char *w, size_t len, char *err, size_t errlen)
+{
+	for (size_t i = 0; i < len; i++) {
+		unsigned char c = (unsigned char)w[i];
+		if (!c)
+			return 0;
+		if (c < 0x20 || c > 0x7e)
+			return fail(err, errlen,
+				    "workload name: byte %zu is 0x%02x, not printable ASCII", i, c);
+	}
+	return fail(err, errlen, "workload name: no NUL in its %zu bytes", len);
+}
+
 static int check_header(const struct fpulab_trace_header *h, char *err, size_t errlen)
 {
 	if (memcmp(h->magic, FPULAB_TRACE_MAGIC, 8))
@@ -57,7 +84,12 @@ static int check_header(const struct fpulab_trace_header *h, char *err, size_t e
 			    h->version);
 	if (!(h->xcr0 & 1))
 		return fail(err, errlen, "xcr0 0x%" PRIx64 " lacks x87", h->xcr0);
-	return 0;
+	if (h->xcr0 & ~(uint64_t)TRACE_XCR0_KNOWN)
+		return fail(err, errlen,
+			    "xcr0 0x%" PRIx64 " has bits 0x%" PRIx64
+			    " that no x86 CPU defines for XCR0 (known: 0x%llx)",
+			    h->xcr0, h->xcr0 & ~(uint64_t)TRACE_XCR0_KNOWN, TRACE_XCR0_KNOWN);
+	return check_workload(h->workload, sizeof(h->workload), err, errlen);
 }
 
 /* Per-task and per-CPU facts while checking the event order. */
@@ -236,15 +268,26 @@ int trace_read(const char *path, struct trace *t, char *err, size_t errlen)
 		fclose(f);
 		return fail(err, errlen, "%s: %s", path, msg);
 	}
-	uint64_t want = sizeof(t->hdr) + t->hdr.nevents * sizeof(*t->ev);
-	if (t->hdr.nevents > ((uint64_t)1 << 32) || (uint64_t)st.st_size != want) {
-		uint64_t n = t->hdr.nevents;
+	uint64_t n = t->hdr.nevents;
+	if (n > ((uint64_t)1 << 32) ||
+	    (uint64_t)st.st_size != sizeof(t->hdr) + n * sizeof(*t->ev)) {
 		fclose(f);
 		memset(t, 0, sizeof(*t));
+		if (n > (UINT64_MAX - sizeof(t->hdr)) / sizeof(*t->ev)) /* no exact size */
+			return fail(
+				err, errlen,
+				"%s: %lld bytes, but the header says %" PRIu64
+				" events, which would need %.3g bytes (a trace holds at most 2^32 "
+				"events)",
+				path, (long long)st.st_size, n,
+				(double)sizeof(t->hdr) + (double)n * (double)sizeof(*t->ev));
 		return fail(err, errlen,
-			    "%s: %lld bytes, but the header says %" PRIu64 " events (%" PRIu64
-			    " bytes)",
-			    path, (long long)st.st_size, n, want);
+			    "%s: %lld bytes, but the header says %" PRIu64
+			    " events, which need %" PRIu64
+			    " bytes (%zu of header, %zu per event%s)",
+			    path, (long long)st.st_size, n, sizeof(t->hdr) + n * sizeof(*t->ev),
+			    sizeof(t->hdr), sizeof(*t->ev),
+			    n > ((uint64_t)1 << 32) ? "; a trace holds at most 2^32 events" : "");
 	}
 	t->ev = malloc(t->hdr.nevents ? t->hdr.nevents * sizeof(*t->ev) : 1);
 	if (!t->ev || fread(t->ev, sizeof(*t->ev), t->hdr.nevents, f) != t->hdr.nevents) {

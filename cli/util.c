@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -114,4 +115,19 @@ char *xasprintf(const char *fmt, ...)
 const char *plural(unsigned long long n)
 {
 	return n == 1 ? "" : "s";
+}
+
+double unsigned_zero(double x, double half)
+{
+	return fabs(x) < half ? 0.0 : x;
+}
+
+char *share_of(char *buf, size_t len, double part, double whole, double min, const char *name)
+{
+	if (whole >= min)
+		snprintf(buf, len, "%.0f%% of the %s", unsigned_zero(100 * part / whole, 0.5),
+			 name);
+	else
+		snprintf(buf, len, "%s under %g ns: no ratio", name, min);
+	return buf;
 }

@@ -48,4 +48,18 @@ const char *plural(unsigned long long n);
 char *xstrdup(const char *s);
 char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/*
+ * unsigned_zero - @x, or 0 where it is under @half in magnitude: what
+ * printf("%.Nf") rounds to zero, with @half = 0.5e-N, prints as "0", never
+ * as "-0".
+ */
+double unsigned_zero(double x, double half);
+
+/*
+ * share_of - "@part as N% of the @name" into @buf (@len bytes), or "@name
+ * under @min ns: no ratio" where @whole (ns) is under @min (a whole at or
+ * near zero, or negative, gives no meaningful share). Returns @buf.
+ */
+char *share_of(char *buf, size_t len, double part, double whole, double min, const char *name);
+
 #endif

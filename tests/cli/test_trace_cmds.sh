@@ -10,7 +10,10 @@ check "help trace prints trace's help" 0 "usage: fpulab trace synth" - -- "$fpul
 check "trace synth: an unknown workload lists the known ones" 2 - "no workload 'frob' (one of: boot, build," -- "$fpulab" trace synth frob -o "$work/x"
 check "trace synth: no -o says why" 2 - "synth needs a WORKLOAD and -o FILE|DIR" -- "$fpulab" trace synth boot
 check "trace synth --switches 0: out of range" 2 - "--switches: 0 is out of range" -- "$fpulab" trace synth boot -o "$work/x" --switches 0
-check "trace synth all into a file: not a directory" 1 - "is not a directory" -- "$fpulab" trace synth all -o "$work/nodir/x"
+echo precious > "$work/afile"
+check "trace synth all into a file: not a directory" 1 - "-o $work/afile is not a directory" -- "$fpulab" trace synth all -o "$work/afile"
+check "trace synth all: a missing DIR is made (one level)" 0 "$work/fresh/boot.trace: boot" - -- "$fpulab" trace synth all -o "$work/fresh" --switches 50
+check "trace synth all: a DIR two levels down is not (mkdir, not mkdir -p)" 1 - "cannot create -o $work/nodir/x: No such file or directory" -- "$fpulab" trace synth all -o "$work/nodir/x"
 check "trace synth pingpong-both" 0 "pingpong-both, 200 events, 1 CPUs, 2 tasks, 3264 bytes" - -- "$fpulab" trace synth pingpong-both -o "$work/pp.trace" --switches 100 --xcr0 0x7
 check "trace info counts switches and uses" 0 "FPU uses per switch 1.000" - -- "$fpulab" trace info "$work/pp.trace"
 check "trace dump prints events" 0 "2 0 use task 2 mask 0x7" - -- "$fpulab" trace dump "$work/pp.trace" --limit 3
@@ -21,6 +24,29 @@ check "trace info counts resets" 0 "  reset      4" - -- "$fpulab" trace info "$
 head -c 100 "$work/pp.trace" > "$work/short.trace"
 check "trace dump: a truncated trace is refused" 1 - "but the header says 200 events" -- "$fpulab" trace dump "$work/short.trace"
 check "trace info: a missing file" 1 - "No such file or directory" -- "$fpulab" trace info "$work/none"
+check "trace dump: a truncated trace: the size its count needs" 1 - "100 bytes, but the header says 200 events, which need 3264 bytes (64 of header, 16 per event)" -- "$fpulab" trace dump "$work/short.trace"
+
+# patch FILE OFFSET BYTES...: a copy of pp.trace as FILE with BYTES (printf escapes) at OFFSET
+patch() {
+	local f=$1 off=$2
+	shift 2
+	cp "$work/pp.trace" "$f"
+	printf "$@" | dd of="$f" bs=1 seek="$off" conv=notrunc status=none
+}
+patch "$work/huge.trace" 24 '\356\13\0\0\0\0\0\20' # nevents 1152921504606850030
+check "trace info: an absurd event count: what it would need, no wrapped size" 1 - "3264 bytes, but the header says 1152921504606850030 events, which would need 1.84e+19 bytes (a trace holds at most 2^32 events)" -- "$fpulab" trace info "$work/huge.trace"
+patch "$work/x1.trace" 32 '\377\377\377\377\377\377\377\377'
+check "trace info: xcr0 0xffffffffffffffff is refused" 1 - "xcr0 0xffffffffffffffff has bits 0xfffffffffff9fd00 that no x86 CPU defines for XCR0 (known: 0x602ff)" -- "$fpulab" trace info "$work/x1.trace"
+patch "$work/x2.trace" 32 '\7\1' # bit 8: PT, a supervisor component (IA32_XSS)
+check "trace info: a supervisor bit in xcr0 is refused" 1 - "xcr0 0x107 has bits 0x100 that no x86 CPU defines" -- "$fpulab" trace info "$work/x2.trace"
+patch "$work/x3.trace" 32 '\347\2\6' # x87..Hi16_ZMM, PKRU, AMX
+check "trace info: xcr0 0x602e7 (AVX-512, PKRU, AMX) is accepted" 0 "pingpong-both" - -- "$fpulab" trace info "$work/x3.trace"
+patch "$work/w1.trace" 42 '\1'
+check "trace info: a workload name with a control byte is refused" 1 - "workload name: byte 2 is 0x01, not printable ASCII" -- "$fpulab" trace info "$work/w1.trace"
+patch "$work/w2.trace" 40 'abcdefghijklmnopqrstuvwx'
+check "trace info: a workload name without a NUL is refused" 1 - "workload name: no NUL in its 24 bytes" -- "$fpulab" trace info "$work/w2.trace"
+patch "$work/w3.trace" 40 'caf\303\251\0'
+check "trace dump: a workload name that is not ASCII is refused" 1 - "workload name: byte 3 is 0xc3" -- "$fpulab" trace dump "$work/w3.trace"
 check "trace synth all writes every workload" 0 "cross-cpu.trace: cross-cpu" - -- "$fpulab" trace synth all -o "$work" --switches 200
 
 # ---- replay ----
@@ -32,6 +58,20 @@ check "replay --adaptive-costs frob is refused" 2 - "--adaptive-costs: 'frob' is
 echo '{"trap_ns": "x"}' > "$work/bad.json"
 check "replay --costs: a non-number is refused" 1 - "trap_ns is not a non-negative number" -- "$fpulab" replay "$work/pp.trace" --costs "$work/bad.json"
 check "replay: a truncated trace is refused" 1 - "but the header says 200 events" -- "$fpulab" replay "$work/short.trace"
+check "replay --output: a bad trace, nothing written and not said to be" 1 - "but the header says 200 events" -- "$fpulab" replay "$work/short.trace" --output "$work/o.json"
+if [ ! -e "$work/o.json" ] && ! grep -q "written" "$work/err" && [ ! -s "$work/out" ]; then
+	ok "replay --output: no file, no 'rows written', nothing on stdout"
+else
+	not_ok "replay --output: no file, no 'rows written', nothing on stdout" "$(cat "$work/err" "$work/out")"
+fi
+check "replay: a bad trace among good ones: refused before any provenance" 1 - "short.trace: 100 bytes" -- "$fpulab" replay "$work/pp.trace" "$work/short.trace" --repeat 1
+if [ ! -s "$work/out" ]; then ok "replay: a bad trace: nothing on stdout"; else not_ok "replay: a bad trace: nothing on stdout" "$(head -n 3 "$work/out")"; fi
+echo '{"trap_ns": 1e300}' > "$work/big.json"
+check "replay --costs: trap_ns 1e300 is refused as --trap-ns would be" 1 - "--costs $work/big.json: trap_ns 1e+300 is not a cost in ns (0..1e9)" -- "$fpulab" replay "$work/pp.trace" --costs "$work/big.json"
+echo '{"cr0_ns": -1}' > "$work/neg.json"
+check "replay --costs: a negative cr0_ns is refused" 1 - "cr0_ns -1 is not a cost in ns (0..1e9)" -- "$fpulab" replay "$work/pp.trace" --costs "$work/neg.json"
+echo '{"experiment": "costs", "policy": "eager", "cost": "ipi", "clock": "emulated-tsc", "repeats": 5, "ns_per_op": 2e9}' > "$work/labbig.json"
+check "replay --costs: a lab row's ns_per_op over 1e9 is refused" 1 - "ipi's ns_per_op 2e+09 is not a cost in ns (0..1e9)" -- "$fpulab" replay "$work/pp.trace" --costs "$work/labbig.json"
 if grep -qw xsave /proc/cpuinfo; then
 	echo '{"trap_ns": 400, "ipi_ns": 2000}' > "$work/costs.json"
 	check "replay --costs names the file as the source" 0 "#NM trap 400.0 ns ($work/costs.json)" - -- "$fpulab" replay "$work/pp.trace" --repeat 1 --costs "$work/costs.json"
@@ -49,6 +89,16 @@ if grep -qw xsave /proc/cpuinfo; then
 	check "replay: adaptive decides by the costs charged (measured, the default)" 0 \
 		"# adaptive decides by: #NM trap 400 ns, CR0 write 30 ns, IPI 1000 ns, save " - \
 		-- "$fpulab" replay "$work/pp.trace" --repeat 1 --policy adaptive --trap-ns 400
+	# each policy's overhead line: a share of the floor where the floor is 1 ns or more,
+	# else none (cli/util.c's share_of, tested in test_cli_util); never -0.0
+	"$fpulab" replay "$work/p1.trace" --repeat 3 --policy eager,smp-lazy > "$work/fl.out" 2> "$work/err"
+	bad=$(awk '/^# libfpu / { f = $0; sub(/.* floor /, "", f); f += 0
+		if (f < 1 ? !/\(floor under 1 ns: no ratio/ : !/\([0-9]+% of the floor/) print }' "$work/fl.out")
+	if [ "$(grep -c '^# libfpu' "$work/fl.out")" = 2 ] && [ -z "$bad" ] && ! grep -q -- '-0\.0\b\|-0%' "$work/fl.out"; then
+		ok "replay: overhead as a share of the floor only where the floor is 1 ns or more; no -0.0"
+	else
+		not_ok "replay: overhead as a share of the floor only where the floor is 1 ns or more; no -0.0" "$(grep '^# libfpu' "$work/fl.out")"
+	fi
 	if "$fpulab" replay "$work/pp.trace" --repeat 1 --policy eager,lazy > "$work/na.out" 2>&1 &&
 	   ! grep -q "targets over" "$work/na.out"; then
 		ok "replay: no targets line without adaptive"
@@ -56,7 +106,7 @@ if grep -qw xsave /proc/cpuinfo; then
 		not_ok "replay: no targets line without adaptive" "$(tail -n 3 "$work/na.out")"
 	fi
 else
-	for i in $(seq 1 10); do skip "replay" "no XSAVE"; done
+	for i in $(seq 1 11); do skip "replay" "no XSAVE"; done
 fi
 
 finish
