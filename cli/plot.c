@@ -2,6 +2,7 @@
 #include "plot.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -170,13 +171,25 @@ static void gp_string(FILE *f, const char *s)
 	fputc('"', f);
 }
 
-static int run_gnuplot(const char *script, const char *cmd)
+/* The last part of @path: a script names its data and output beside it. */
+static const char *base_name(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	return slash ? slash + 1 : path;
+}
+
+/* gnuplot DIR/NAME.gp, run in DIR: the script's paths are relative to its own directory. */
+static int run_gnuplot(const char *dir, const char *script, const char *cmd)
 {
 	int status;
 	pid_t pid = fork();
 
 	if (pid == 0) {
-		execlp("gnuplot", "gnuplot", script, (char *)NULL);
+		if (chdir(dir) < 0) {
+			fprintf(stderr, "fpulab %s: %s: %s\n", cmd, dir, strerror(errno));
+			_exit(126);
+		}
+		execlp("gnuplot", "gnuplot", base_name(script), (char *)NULL);
 		_exit(127);
 	}
 	if (pid < 0 || waitpid(pid, &status, 0) < 0) {
@@ -359,12 +372,13 @@ static int plot_experiment(json_t *rows, const char *experiment, const char *dir
 		width = 7 * (unsigned)line2 + 120;
 	if (width < 900)
 		width = 900;
-	fprintf(f, "# fpulab: %s; redraw with: gnuplot %s\n", experiment, gp);
+	fprintf(f, "# fpulab: %s; redraw in this directory with: gnuplot %s\n", experiment,
+		base_name(gp));
 	fprintf(f,
 		"set terminal svg size %u,560 dynamic enhanced font 'sans,11' background '#ffffff'\n",
 		width > 6000 ? 6000 : width);
 	fprintf(f, "set output ");
-	gp_string(f, svg);
+	gp_string(f, base_name(svg));
 	fprintf(f, "\nset datafile missing 'NaN'\nset title ");
 	char *title = xasprintf(
 		"%s: %s%s by %s", experiment, projected ? "projected " : "", fig.unit,
@@ -386,7 +400,7 @@ static int plot_experiment(json_t *rows, const char *experiment, const char *dir
 		fprintf(f, " noenhanced\nplot ");
 		for (size_t s = 0; s < ns; s++) {
 			fprintf(f, "%s", s ? ", \\\n     " : "");
-			gp_string(f, dat);
+			gp_string(f, base_name(dat));
 			fprintf(f, " using 1:%zu:%zu:%zu with yerrorlines title ", 2 + 3 * s,
 				3 + 3 * s, 4 + 3 * s);
 			gp_string(f, json_string_value(json_array_get(series, s)));
@@ -398,7 +412,7 @@ static int plot_experiment(json_t *rows, const char *experiment, const char *dir
 			   "set bmargin 9\nplot ");
 		for (size_t s = 0; s < ns; s++) {
 			fprintf(f, "%s", s ? ", \\\n     " : "");
-			gp_string(f, dat);
+			gp_string(f, base_name(dat));
 			fprintf(f, " using %zu:%zu:%zu%s title ", 2 + 3 * s, 3 + 3 * s, 4 + 3 * s,
 				s ? "" : ":xtic(1)");
 			gp_string(f, json_string_value(json_array_get(series, s)));
@@ -406,10 +420,10 @@ static int plot_experiment(json_t *rows, const char *experiment, const char *dir
 	}
 	fprintf(f, "\n");
 	fclose(f);
-	if (run_gnuplot(gp, cmd) < 0)
+	if (run_gnuplot(dir, gp, cmd) < 0)
 		goto out;
-	fprintf(stderr, "fpulab %s: plot %s (%zu %s, %zu series)\n", cmd, svg, nx,
-		sweep ? sweep : "configurations", ns);
+	fprintf(stderr, "fpulab %s: plot %s (%zu %s%s, %zu series)\n", cmd, svg, nx,
+		sweep ? sweep : "configuration", sweep ? "" : plural(nx), ns);
 	rc = 1;
 out:
 	free(projected);
@@ -424,7 +438,187 @@ out:
 	return rc;
 }
 
-int plot_rows(json_t *rows, const char *dir, const char *cmd)
+/* A replay row the summary ranks: a policy's, of a trace of at least REPLAY_MIN_SWITCHES. */
+static bool replay_ranked(const json_t *row)
+{
+	const json_t *sw = json_object_get(row, "switches"),
+		     *ns = json_object_get(row, "ns_per_switch");
+
+	return !strcmp(result_str(row, "experiment", ""), "replay") &&
+	       strcmp(result_str(row, "policy", "oracle"), "oracle") &&
+	       result_str(row, "workload", NULL) && result_str(row, "trace", NULL) &&
+	       json_is_number(sw) && json_number_value(sw) >= REPLAY_MIN_SWITCHES &&
+	       json_is_number(ns) && json_number_value(ns) > 0;
+}
+
+/* Each workload's label, "WORKLOAD (N traces)", in first-seen order. */
+static json_t *workload_labels(json_t *rows, json_t *workloads)
+{
+	json_t *labels = json_array(), *w, *row;
+	size_t i, j;
+
+	json_array_foreach(workloads, i, w)
+	{
+		json_t *traces = json_array();
+		json_array_foreach(rows, j, row)
+		{
+			if (replay_ranked(row) &&
+			    !strcmp(result_str(row, "workload", ""), json_string_value(w)))
+				intern(traces, result_str(row, "trace", ""));
+		}
+		size_t n = json_array_size(traces);
+		json_array_append_new(labels, json_sprintf("%s (%zu trace%s)", json_string_value(w),
+							   n, plural(n)));
+		json_decref(traces);
+	}
+	return labels;
+}
+
+/*
+ * The summary's plot of replay rows (docs/report.md): a bar group per
+ * workload, a bar per policy at the geometric mean over the workload's
+ * traces of at least REPLAY_MIN_SWITCHES switches of its projected ns per
+ * switch (each a median of the trace's runs), the figure the summary's
+ * replay section ranks by. A mean of medians has no min-max range.
+ */
+static int plot_replay_summary(json_t *rows, const char *dir, const char *cmd)
+{
+	json_t *workloads = json_array(), *policies = json_array(), *labels = NULL, *row;
+	const json_t *first = NULL;
+	long long runs_lo = LLONG_MAX, runs_hi = 0;
+	double *logsum = NULL;
+	size_t *n = NULL, i, nw, np;
+	char *dat = NULL, *gp = NULL, *svg = NULL, *projected = NULL;
+	int rc = -1;
+
+	json_array_foreach(rows, i, row)
+	{
+		if (!replay_ranked(row))
+			continue;
+		intern(workloads, result_str(row, "workload", ""));
+		intern(policies, result_str(row, "policy", ""));
+		json_t *r = json_object_get(row, "repeats");
+		long long k = json_is_integer(r) ? json_integer_value(r) : 1;
+		runs_lo = k < runs_lo ? k : runs_lo;
+		runs_hi = k > runs_hi ? k : runs_hi;
+		if (!first)
+			first = row;
+	}
+	nw = json_array_size(workloads);
+	np = json_array_size(policies);
+	if (!nw) {
+		rc = 0;
+		goto out;
+	}
+	logsum = calloc(nw * np, sizeof(*logsum));
+	n = calloc(nw * np, sizeof(*n));
+	if (!logsum || !n)
+		abort();
+	json_array_foreach(rows, i, row)
+	{
+		if (!replay_ranked(row))
+			continue;
+		size_t c = intern(workloads, result_str(row, "workload", "")) * np +
+			   intern(policies, result_str(row, "policy", ""));
+		logsum[c] += log(json_number_value(json_object_get(row, "ns_per_switch")));
+		n[c]++;
+	}
+	labels = workload_labels(rows, workloads);
+	dat = xasprintf("%s/replay.dat", dir);
+	gp = xasprintf("%s/replay.gp", dir);
+	svg = xasprintf("%s/replay.svg", dir);
+	FILE *f = fopen(dat, "w");
+	if (!f) {
+		fprintf(stderr, "fpulab %s: cannot write %s: %s\n", cmd, dat, strerror(errno));
+		goto out;
+	}
+	fprintf(f,
+		"# replay: projected ns per switch, per policy the geometric mean over the "
+		"workload's traces of at least %d switches\n",
+		REPLAY_MIN_SWITCHES);
+	for (size_t w = 0; w < nw; w++) {
+		fputc('"', f);
+		fputs(json_string_value(json_array_get(labels, w)), f);
+		fputc('"', f);
+		for (size_t p = 0; p < np; p++) {
+			if (n[w * np + p])
+				fprintf(f, " %.6g",
+					exp(logsum[w * np + p] / (double)n[w * np + p]));
+			else
+				fputs(" NaN", f);
+		}
+		fputc('\n', f);
+	}
+	fclose(f);
+
+	projected = projection(first);
+	f = fopen(gp, "w");
+	if (!f) {
+		fprintf(stderr, "fpulab %s: cannot write %s: %s\n", cmd, gp, strerror(errno));
+		goto out;
+	}
+	unsigned width = 300 + (unsigned)(nw * (np * 14 + 20));
+	size_t line2 = strlen(projected ? projected : "");
+	if (width < 7 * line2 + 120)
+		width = 7 * (unsigned)line2 + 120;
+	if (width < 900)
+		width = 900;
+	fprintf(f, "# fpulab summary: replay; redraw in this directory with: gnuplot %s\n",
+		base_name(gp));
+	fprintf(f,
+		"set terminal svg size %u,560 dynamic enhanced font 'sans,11' background '#ffffff'\n",
+		width > 6000 ? 6000 : width);
+	fprintf(f, "set output ");
+	gp_string(f, base_name(svg));
+	fprintf(f, "\nset datafile missing 'NaN'\nset title ");
+	gp_string(f, "replay: projected ns per switch by workload and policy");
+	char runs[64];
+	if (runs_lo == runs_hi)
+		snprintf(runs, sizeof(runs), "%lld run%s", runs_lo,
+			 plural((unsigned long long)runs_lo));
+	else
+		snprintf(runs, sizeof(runs), "%lld to %lld runs", runs_lo, runs_hi);
+	char *how = xasprintf("a bar: the geometric mean over the workload's traces of at least %d "
+			      "switches of each trace's median of %s",
+			      REPLAY_MIN_SWITCHES, runs);
+	fprintf(f, ".\"\\n\".");
+	gp_string(f, how);
+	free(how);
+	fprintf(f, ".\"\\n\".");
+	gp_string(f, projected ? projected : "native replay on this CPU");
+	fprintf(f, " noenhanced\nset ylabel \"ns per switch (lower is better)\"");
+	fprintf(f, " noenhanced\nset yrange [0:*]\nset grid ytics\nset key outside right top "
+		   "noenhanced\nset border 3\nset tics nomirror\n"
+		   "set style data histograms\nset style histogram clustered gap 2\n"
+		   "set style fill solid 0.8 border -1\nset boxwidth 0.9\n"
+		   "set xtics rotate by -35 noenhanced font ',9'\nset bmargin 9\nplot ");
+	for (size_t p = 0; p < np; p++) {
+		fprintf(f, "%s", p ? ", \\\n     " : "");
+		gp_string(f, base_name(dat));
+		fprintf(f, " using %zu%s title ", 2 + p, p ? "" : ":xtic(1)");
+		gp_string(f, json_string_value(json_array_get(policies, p)));
+	}
+	fprintf(f, "\n");
+	fclose(f);
+	if (run_gnuplot(dir, gp, cmd) < 0)
+		goto out;
+	fprintf(stderr, "fpulab %s: plot %s (%zu workload%s, %zu series)\n", cmd, svg, nw,
+		plural(nw), np);
+	rc = 1;
+out:
+	free(projected);
+	free(logsum);
+	free(n);
+	free(dat);
+	free(gp);
+	free(svg);
+	json_decref(labels);
+	json_decref(workloads);
+	json_decref(policies);
+	return rc;
+}
+
+static int plot_all(json_t *rows, const char *dir, const char *cmd, bool summary)
 {
 	json_t *experiments = json_array(), *row;
 	size_t i;
@@ -441,7 +635,9 @@ int plot_rows(json_t *rows, const char *dir, const char *cmd)
 	}
 	json_array_foreach(experiments, i, row)
 	{
-		int rc = plot_experiment(rows, json_string_value(row), dir, cmd);
+		int rc = summary && !strcmp(json_string_value(row), "replay")
+				 ? plot_replay_summary(rows, dir, cmd)
+				 : plot_experiment(rows, json_string_value(row), dir, cmd);
 		if (rc < 0) {
 			plots = -1;
 			break;
@@ -450,6 +646,16 @@ int plot_rows(json_t *rows, const char *dir, const char *cmd)
 	}
 	json_decref(experiments);
 	return plots;
+}
+
+int plot_rows(json_t *rows, const char *dir, const char *cmd)
+{
+	return plot_all(rows, dir, cmd, false);
+}
+
+int plot_summary(json_t *rows, const char *dir)
+{
+	return plot_all(rows, dir, "summary", true);
 }
 
 int cmd_plot(int argc, char **argv)

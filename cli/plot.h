@@ -7,7 +7,8 @@
  * the unit and whether the time is emulated, hardware or native.
  *
  * Next to each NAME.svg are NAME.dat and NAME.gp, so a plot can be redrawn or
- * restyled with `gnuplot NAME.gp`.
+ * restyled with `gnuplot NAME.gp` in that directory (the script's paths are
+ * relative to it).
  */
 #ifndef FPULAB_CLI_PLOT_H
 #define FPULAB_CLI_PLOT_H
@@ -23,6 +24,14 @@
  * Rows without a main figure (correctness runs) are not plotted.
  */
 int plot_rows(json_t *rows, const char *dir, const char *cmd);
+
+/*
+ * plot_summary - as plot_rows for `fpulab summary --plot`, except the rows of
+ * `fpulab replay`: one bar group per workload, a bar per policy at the
+ * geometric mean over the workload's traces of at least REPLAY_MIN_SWITCHES
+ * switches of its projected ns per switch (what the summary ranks by).
+ */
+int plot_summary(json_t *rows, const char *dir);
 
 /* fpulab plot DIR FILE...: plot result files. */
 int cmd_plot(int argc, char **argv);

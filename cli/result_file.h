@@ -31,6 +31,9 @@ json_t *result_file_load_partial(const char *path, char *err, size_t len, char *
 /* result_is_row - whether @v is a result row: a JSON object with a string "experiment". */
 bool result_is_row(const json_t *v);
 
+/* Replay rows of fewer switches say nothing per switch (summary and its plot leave them out). */
+#define REPLAY_MIN_SWITCHES 200
+
 /* The main figure of a row: the median and range of its runs. */
 struct result_figure {
 	const char *key;  /* the row's key, e.g. "ticks_per_round_trip" */

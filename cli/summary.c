@@ -203,9 +203,6 @@ static void summarise_class(FILE *out, json_t *crows, const char *class, const c
 	(void)configs;
 }
 
-/* Replay rows of fewer switches say nothing per switch (the targets line of replay leaves them out too). */
-#define REPLAY_MIN_SWITCHES 200
-
 static int cmp_double(const void *a, const void *b)
 {
 	double x = *(const double *)a, y = *(const double *)b;
@@ -637,7 +634,7 @@ int cmd_summary(int argc, char **argv)
 	for (int i = optind; i < argc; i++)
 		printf("%s%s", argv[i], i + 1 < argc ? " " : "\n");
 	if (plot_dir) {
-		int plots = plot_rows(rows, plot_dir, "summary");
+		int plots = plot_summary(rows, plot_dir);
 		if (plots < 0)
 			rc = 1;
 		else

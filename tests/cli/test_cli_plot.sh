@@ -35,6 +35,12 @@ got=$(series "$work/p/short-tasks.svg" | tr '\n' ' ')
 [ "$got" = "eager lazy " ] && ok "sweep: a line per policy" || not_ok "sweep: a line per policy" "got: $got"
 expect "sweep: x is fp_slices, each line's median, min and max" "$work/p/short-tasks.dat" '^8 1800 1790 1810 1100 1090 1110$'
 expect "sweep: the x axis is named" "$work/p/short-tasks.svg" '>fp_slices<'
+expect "a .gp names its data and output relative to its own directory" "$work/p/context-switch.gp" \
+	'^set output "context-switch.svg"$'
+rm -f "$work/p/context-switch.svg"
+(cd "$work/p" && gnuplot context-switch.gp 2> /dev/null)
+xmllint --noout "$work/p/context-switch.svg" 2> /dev/null && ok "cd DIR && gnuplot NAME.gp redraws NAME.svg" ||
+	not_ok "cd DIR && gnuplot NAME.gp redraws NAME.svg"
 
 "$fpulab" report --from "$fx/report-context-switch.json" --plot "$work/r" > /dev/null 2> "$work/e"
 rc=$?

@@ -75,6 +75,26 @@ expect "replay: owner wins over 2 traces, 0.45x eager, adaptive 1.05x, break-eve
 expect "replay: a workload of short traces only is named, not judged" "$work/s4" \
 	'^  short +0  \(no trace of at least 200 switches\)$'
 
+# summary --plot: replay rows as a bar group per workload, a bar per policy at
+# the geometric mean of its ns per switch over the traces summary ranks by
+# (t1, t2: eager 100, lazy sqrt(50*250), owner sqrt(40*50), adaptive sqrt(44*50));
+# not one series per trace and policy; oracle and short traces left out.
+"$fpulab" summary --plot "$work/rp" "$work/replay.json" > /dev/null 2> "$work/e4p"
+expect "summary --plot replay: one line per workload with 2 traces, each policy's geometric mean" \
+	"$work/rp/replay.dat" '^"w \(2 traces\)" 100 111\.803 44\.7214 46\.9042$'
+holds "... the workload of short traces only is not plotted" [ "$(grep -vc '^#' "$work/rp/replay.dat")" = 1 ]
+got=$(grep -o '<title>[^<]*</title>' "$work/rp/replay.svg" | sed 's/<[^>]*>//g' | grep -vx Gnuplot | tr '\n' ' ')
+holds "... a series per policy (got: $got)" [ "$got" = "eager lazy owner adaptive " ]
+expect "... the title says what a bar is, with the runs" "$work/rp/replay.svg" \
+	"a bar: the geometric mean over the workload's traces of at least 200 switches of each trace's median of 5 runs"
+expect "... and the unit" "$work/rp/replay.svg" 'ns per switch \(lower is better\)'
+expect "... stderr: 1 workload, 4 series" "$work/e4p" 'plot .*/replay.svg \(1 workload, 4 series\)'
+# the script's paths are its directory's: it redraws from there
+expect "the .gp names its output beside it" "$work/rp/replay.gp" '^set output "replay.svg"$'
+rm -f "$work/rp/replay.svg"
+(cd "$work/rp" && gnuplot replay.gp 2> /dev/null)
+holds "cd DIR && gnuplot replay.gp redraws replay.svg" [ -s "$work/rp/replay.svg" ]
+
 "$fpulab" summary "$work/nosuch.json" > /dev/null 2>&1
 rc=$?
 [ "$rc" = 2 ] && ok "a missing file: exit 2" || not_ok "a missing file: exit 2" "exit $rc"
