@@ -247,10 +247,11 @@ static int compare_files(const char *pa, const char *pb, double threshold, struc
 	}
 	output_comment(o, "medians in %s, over the runs each file summarised",
 		       unit[0] ? unit : "-");
-	output_comment(o,
-		       "%zu configurations in both: %zu worse, %zu better, %zu no real difference; "
-		       "only in A: %zu, only in B: %zu",
-		       t->common, t->worse, t->better, t->same, t->only_a, t->only_b);
+	output_comment(
+		o,
+		"%zu configuration%s in both: %zu worse, %zu better, %zu no real difference; "
+		"only in A: %zu, only in B: %zu",
+		t->common, plural(t->common), t->worse, t->better, t->same, t->only_a, t->only_b);
 	rc = 0;
 out:
 	json_decref(a);

@@ -14,9 +14,10 @@ void report_partial(struct report *r, const char *reason, size_t done, unsigned 
 		snprintf(of, sizeof(of), " of %u", expected);
 	report_integrity_notes(r);
 	snprintf(line, sizeof(line),
-		 "PARTIAL: %s; %zu%s configurations finished, %zu run%s of an unfinished one not "
+		 "PARTIAL: %s; %zu%s configuration%s finished, %zu run%s of an unfinished one not "
 		 "reported",
-		 reason, done, of, pending_runs, pending_runs == 1 ? "" : "s");
+		 reason, done, of, (expected ? expected : done) == 1 ? "" : "s", pending_runs,
+		 pending_runs == 1 ? "" : "s");
 	if (o->format == OUTPUT_TABLE) {
 		output_comment(o, "%s", line);
 	} else if (o->format == OUTPUT_CSV) {
@@ -38,6 +39,7 @@ void report_partial(struct report *r, const char *reason, size_t done, unsigned 
 		if (row)
 			output_row(o, row);
 	}
-	fprintf(stderr, "fpulab: PARTIAL results in %s: %s; %zu%s configurations finished\n",
-		o->path ? o->path : "stdout", reason, done, of);
+	fprintf(stderr, "fpulab: PARTIAL results in %s: %s; %zu%s configuration%s finished\n",
+		o->path ? o->path : "stdout", reason, done, of,
+		(expected ? expected : done) == 1 ? "" : "s");
 }

@@ -5,20 +5,30 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "catalog.h"
 #include "util.h"
 
-json_t *result_file_load(const char *path, char *err, size_t len)
+json_t *result_file_load_partial(const char *path, char *err, size_t len, char *partial,
+				 size_t plen)
 {
 	FILE *f = fopen(path, "r");
 	json_t *rows, *v;
 	json_error_t je;
 	char *line = NULL;
 	size_t cap = 0, lineno = 0;
+	struct stat st;
 
+	if (partial && plen)
+		*partial = '\0';
 	if (!f) {
 		snprintf(err, len, "cannot open %s: %s", path, strerror(errno));
+		return NULL;
+	}
+	if (fstat(fileno(f), &st) == 0 && S_ISDIR(st.st_mode)) {
+		snprintf(err, len, "%s: is a directory, not a result file", path);
+		fclose(f);
 		return NULL;
 	}
 	rows = json_array();
@@ -52,6 +62,9 @@ json_t *result_file_load(const char *path, char *err, size_t len)
 		    !json_object_get(v, "experiment")) {
 			fprintf(stderr, "fpulab: note: %s holds partial results (%s)\n", path,
 				result_str(v, "reason", "stopped early"));
+			if (partial && plen)
+				snprintf(partial, plen, "%s",
+					 result_str(v, "reason", "stopped early"));
 			json_decref(v);
 			continue;
 		}
@@ -65,6 +78,16 @@ json_t *result_file_load(const char *path, char *err, size_t len)
 		rows = NULL;
 	}
 	return rows;
+}
+
+json_t *result_file_load(const char *path, char *err, size_t len)
+{
+	return result_file_load_partial(path, err, len, NULL, 0);
+}
+
+bool result_is_row(const json_t *v)
+{
+	return json_is_object(v) && json_is_string(json_object_get(v, "experiment"));
 }
 
 const char *result_str(const json_t *row, const char *key, const char *dflt)

@@ -15,10 +15,21 @@
 
 /*
  * result_file_load - every row of the file at @path, as a new JSON array.
- * Returns NULL with a one-line reason in @err (cannot open, line N is not a
- * JSON object, no rows at all).
+ * Returns NULL with a one-line reason in @err (cannot open, a directory,
+ * line N is not a JSON object, no rows at all).
  */
 json_t *result_file_load(const char *path, char *err, size_t len);
+
+/*
+ * result_file_load_partial - as result_file_load; @partial (@plen bytes)
+ * gets the reason of the file's partial marker (a run that stopped early,
+ * report_partial.c), or "" when the file is complete.
+ */
+json_t *result_file_load_partial(const char *path, char *err, size_t len, char *partial,
+				 size_t plen);
+
+/* result_is_row - whether @v is a result row: a JSON object with a string "experiment". */
+bool result_is_row(const json_t *v);
 
 /* The main figure of a row: the median and range of its runs. */
 struct result_figure {

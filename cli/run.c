@@ -27,6 +27,7 @@
 #include "results.h"
 #include "run_options.h"
 #include "trace_rec.h"
+#include "util.h"
 #include "vcpu_pin.h"
 
 #define CMDLINE_MAX 1024
@@ -819,9 +820,9 @@ int cmd_run(int argc, char **argv)
 	};
 	collector_init(&s.collector, configuration_done, &s);
 	fprintf(stderr,
-		"fpulab: booting %s on QEMU %s, accel %s (-accel %s), %u CPUs; "
+		"fpulab: booting %s on QEMU %s, accel %s (-accel %s), %u CPU%s; "
 		"ticks are %s\nfpulab: kernel command line: %s\n",
-		kernel, opt.machine, s.report.accel, cmd.accel, opt.cpus,
+		kernel, opt.machine, s.report.accel, cmd.accel, opt.cpus, plural(opt.cpus),
 		clock_description(s.report.clock), cmdline);
 	if (opt.verbose) {
 		fprintf(stderr, "fpulab: QEMU:");

@@ -9,6 +9,7 @@
  * of `fpulab replay` get one line per workload (summarise_replay).
  */
 #include <getopt.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -47,6 +48,23 @@ static json_t *varying_keys(json_t *rows)
 		}
 	}
 	return keys;
+}
+
+/* The runs a row's figures summarise (its repeats; fpulab host: runs), 0 unknown. */
+static long long row_runs(const json_t *row)
+{
+	const json_t *r = json_object_get(row, "repeats");
+	if (!json_is_integer(r))
+		r = json_object_get(row, "runs");
+	return json_is_integer(r) ? json_integer_value(r) : 0;
+}
+
+/* The beyond-the-ranges answer: one run has no range to be beyond. */
+static const char *beyond_answer(bool one_run, bool beyond)
+{
+	if (one_run)
+		return "one run: no range";
+	return beyond ? "yes" : "no: the ranges overlap the runner-up's";
 }
 
 /* "placement=same-cpu fp_users=one": the class of a row. */
@@ -159,7 +177,7 @@ static void summarise_class(FILE *out, json_t *crows, const char *class, const c
 		     sc[k].log_ratio_sum / sc[k].n < sc[second].log_ratio_sum / sc[second].n))
 			second = k;
 	/* beyond noise: the winner's max below the runner-up's min in every configuration */
-	bool beyond = true;
+	bool beyond = true, one_run = false;
 	size_t configs = 0;
 	json_array_foreach(crows, i, row)
 	{
@@ -172,6 +190,7 @@ static void summarise_class(FILE *out, json_t *crows, const char *class, const c
 		configs++;
 		if (!(fb.max < fr.min))
 			beyond = false;
+		one_run |= row_runs(row) == 1 || row_runs(r2) == 1;
 	}
 	double vs_eager = exp(sc[best].log_ratio_sum / sc[best].n);
 	double vs_second = exp(sc[best].log_ratio_sum / sc[best].n -
@@ -179,7 +198,7 @@ static void summarise_class(FILE *out, json_t *crows, const char *class, const c
 	char runner[48];
 	snprintf(runner, sizeof(runner), "%.2fx %s", vs_second, sc[second].policy);
 	fprintf(out, "  %-34s %-12s %5.2fx   %-19s %s\n", class, sc[best].policy, vs_eager, runner,
-		beyond ? "yes" : "no: the ranges overlap the runner-up's");
+		beyond_answer(one_run, beyond));
 	(void)unit;
 	(void)configs;
 }
@@ -269,7 +288,7 @@ static void summarise_replay_workload(FILE *out, json_t *rows, const char *workl
 			REPLAY_MIN_SWITCHES);
 		return;
 	}
-	bool beyond = true;
+	bool beyond = true, one_run = false;
 	json_array_foreach(rows, i, row)
 	{
 		if (strcmp(result_str(row, "workload", ""), workload) ||
@@ -280,6 +299,7 @@ static void summarise_replay_workload(FILE *out, json_t *rows, const char *workl
 		if (!r2 ||
 		    !(row_number(row, "ns_per_switch_max") < row_number(r2, "ns_per_switch_min")))
 			beyond = false;
+		one_run |= row_runs(row) == 1 || (r2 && row_runs(r2) == 1);
 	}
 	double mb = sc[best].log_ratio_sum / (double)sc[best].n;
 	char runner[48], vs_adaptive[24] = "-", breakeven[32] = "-";
@@ -295,19 +315,39 @@ static void summarise_replay_workload(FILE *out, json_t *rows, const char *workl
 	}
 	fprintf(out, "  %-16s %6zu  %-12s %5.2fx   %-19s %-9s %-15s %s\n", workload, traces,
 		sc[best].policy, exp(mb), runner, vs_adaptive, breakeven,
-		beyond ? "yes" : "no: the ranges overlap the runner-up's");
+		beyond_answer(one_run, beyond));
+}
+
+/* Whether a replay row has what the section reads: its trace, policy, switches, runs and figures. */
+static bool replay_usable(const json_t *row)
+{
+	static const char *const strings[] = { "policy", "workload", "trace" };
+	static const char *const numbers[] = { "switches", "repeats", "ns_per_switch",
+					       "trap_ns",  "cr0_ns",  "ipi_ns" };
+
+	for (size_t k = 0; k < sizeof(strings) / sizeof(strings[0]); k++)
+		if (!json_is_string(json_object_get(row, strings[k])))
+			return false;
+	for (size_t k = 0; k < sizeof(numbers) / sizeof(numbers[0]); k++)
+		if (!isfinite(row_number(row, numbers[k])))
+			return false;
+	return true;
 }
 
 /* Rows of `fpulab replay --format json`: one line per workload. */
 static void summarise_replay(FILE *out, json_t *rows)
 {
 	json_t *mine = json_array(), *workloads = json_array(), *row, *w;
-	size_t i, j;
+	size_t i, j, skipped = 0;
 
 	json_array_foreach(rows, i, row)
 	{
 		if (strcmp(result_str(row, "experiment", ""), "replay"))
 			continue;
+		if (!replay_usable(row)) {
+			skipped++;
+			continue;
+		}
 		json_array_append(mine, row);
 		bool seen = false;
 		json_array_foreach(workloads, j, w)
@@ -330,12 +370,13 @@ static void summarise_replay(FILE *out, json_t *rows)
 		fprintf(out,
 			"replay: ns per switch on this CPU (%s, %s, XCR0 %s): libfpu's native time "
 			"less the timing's own, plus #NM %.0f ns (%s), CR0 write %.0f ns (%s), IPI "
-			"%.0f ns (%s); medians of %.0f runs; traces of at least %d switches\n",
+			"%.0f ns (%s); medians of %.0f run%s; traces of at least %d switches\n",
 			result_str(first, "host_cpu", "-"), result_str(first, "save_insn", "-"),
 			result_str(first, "xcr0", "-"), row_number(first, "trap_ns"),
 			result_str(first, "trap_source", "-"), row_number(first, "cr0_ns"),
 			result_str(first, "cr0_source", "-"), row_number(first, "ipi_ns"),
 			result_str(first, "ipi_source", "-"), row_number(first, "repeats"),
+			plural((unsigned long long)row_number(first, "repeats")),
 			REPLAY_MIN_SWITCHES);
 		fprintf(out,
 			"  the static policy with the lowest geometric mean over the traces of its "
@@ -348,7 +389,14 @@ static void summarise_replay(FILE *out, json_t *rows)
 		{
 			summarise_replay_workload(out, mine, json_string_value(w));
 		}
+	} else {
+		fprintf(out, "replay: no row to summarise\n");
 	}
+	if (skipped)
+		fprintf(out,
+			"  %zu replay row%s left out: without its policy, workload, trace, switches, "
+			"repeats, ns_per_switch or per-event costs\n",
+			skipped, plural(skipped));
 	json_decref(workloads);
 	json_decref(mine);
 }
@@ -372,8 +420,7 @@ static void summarise_experiment(FILE *out, json_t *rows, const char *experiment
 	const char *source = result_source(json_array_get(mine, 0));
 	if (info && strcmp(info->figure, "ticks")) { /* a count: its total per policy */
 		bool integrity = !strcmp(info->figure, "integrity_errors");
-		json_t *totals = json_object();
-		long long runs = 0;
+		json_t *totals = json_object(), *runs = json_object();
 		json_array_foreach(mine, i, row)
 		{
 			json_t *v = integrity ? json_object_get(row, "integrity_errors_all_runs")
@@ -386,11 +433,34 @@ static void summarise_experiment(FILE *out, json_t *rows, const char *experiment
 				totals, policy,
 				json_integer(had +
 					     (json_is_integer(v) ? json_integer_value(v) : 0)));
-			json_t *r = json_object_get(row, "repeats");
-			runs += json_is_integer(r) ? json_integer_value(r) : 1;
+			long long n = row_runs(row) ? row_runs(row) : 1;
+			json_object_set_new(
+				runs, policy,
+				json_integer(json_integer_value(json_object_get(runs, policy)) +
+					     n));
 		}
-		fprintf(out, "%s: %s per policy, exact counts over %lld runs (%s is better):\n ",
-			experiment, info->unit, runs, info->better);
+		/* each policy's total is over its own runs: say how many those are */
+		json_int_t lo = LLONG_MAX, hi = 0;
+		const char *p;
+		json_t *n;
+		json_object_foreach(runs, p, n)
+		{
+			json_int_t k = json_integer_value(n);
+			lo = k < lo ? k : lo;
+			hi = k > hi ? k : hi;
+		}
+		char over[64];
+		if (lo == hi)
+			snprintf(over, sizeof(over), "%" JSON_INTEGER_FORMAT " run%s", lo,
+				 plural((unsigned long long)lo));
+		else
+			snprintf(over, sizeof(over),
+				 "%" JSON_INTEGER_FORMAT " to %" JSON_INTEGER_FORMAT " runs", lo,
+				 hi);
+		fprintf(out,
+			"%s: %s per policy, exact counts, each policy's total over its %s (%s is "
+			"better):\n ",
+			experiment, info->unit, over, info->better);
 		const char *policy;
 		json_t *v;
 		json_object_foreach(totals, policy, v)
@@ -399,6 +469,7 @@ static void summarise_experiment(FILE *out, json_t *rows, const char *experiment
 		}
 		fprintf(out, "\n");
 		json_decref(totals);
+		json_decref(runs);
 		json_decref(mine);
 		return;
 	}
@@ -415,8 +486,8 @@ static void summarise_experiment(FILE *out, json_t *rows, const char *experiment
 	size_t runs = 0;
 	json_t *r = json_object_get(json_array_get(mine, 0), "repeats");
 	runs = json_is_integer(r) ? (size_t)json_integer_value(r) : 1;
-	fprintf(out, "%s: %s, %s; medians of %zu runs\n", experiment, f.unit,
-		result_source_description(source), runs);
+	fprintf(out, "%s: %s, %s; medians of %zu run%s\n", experiment, f.unit,
+		result_source_description(source), runs, plural(runs));
 	fprintf(out,
 		"  the policy with the lowest geometric mean of its median / eager's (%s is "
 		"better):\n",
@@ -480,6 +551,27 @@ static int summary_print(FILE *out, json_t *rows)
 	return 0;
 }
 
+/* Whether every element of @rows (from @path) is a result row; else why not, in @err. */
+static bool rows_only(const char *path, json_t *rows, char *err, size_t len)
+{
+	size_t i;
+	json_t *row;
+
+	json_array_foreach(rows, i, row)
+	{
+		if (result_is_row(row))
+			continue;
+		char *text = json_dumps(row, JSON_COMPACT | JSON_ENCODE_ANY);
+		snprintf(err, len,
+			 "%s: row %zu is not a result row (a JSON object with an \"experiment\"): "
+			 "%.60s%s",
+			 path, i + 1, text ? text : "?", text && strlen(text) > 60 ? "..." : "");
+		free(text);
+		return false;
+	}
+	return true;
+}
+
 int cmd_summary(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -510,18 +602,37 @@ int cmd_summary(int argc, char **argv)
 	}
 	if (optind >= argc)
 		return usage_error("summary", "needs at least one result file");
-	json_t *rows = json_array();
+	json_t *rows = json_array(), *partials = json_array();
 	for (int i = optind; i < argc; i++) {
-		json_t *got = result_file_load(argv[i], err, sizeof(err));
+		char partial[256];
+		json_t *got = result_file_load_partial(argv[i], err, sizeof(err), partial,
+						       sizeof(partial));
+		if (got && !rows_only(argv[i], got, err, sizeof(err))) {
+			json_decref(got);
+			got = NULL;
+		}
 		if (!got) {
 			fprintf(stderr, "fpulab summary: %s\n", err);
 			json_decref(rows);
+			json_decref(partials);
 			return 2;
 		}
+		if (*partial)
+			json_array_append_new(
+				partials,
+				json_sprintf("%s holds partial results (%s)", argv[i], partial));
 		json_array_extend(rows, got);
 		json_decref(got);
 	}
 	summary_print(stdout, rows);
+	json_t *p;
+	size_t k;
+	json_array_foreach(partials, k, p)
+	{
+		printf("PARTIAL: %s: only the rows it holds are summarised above\n",
+		       json_string_value(p));
+	}
+	json_decref(partials);
 	printf("full results: ");
 	for (int i = optind; i < argc; i++)
 		printf("%s%s", argv[i], i + 1 < argc ? " " : "\n");

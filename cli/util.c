@@ -112,6 +112,11 @@ char *xasprintf(const char *fmt, ...)
 	return s;
 }
 
+const char *plural(unsigned long long n)
+{
+	return n == 1 ? "" : "s";
+}
+
 double unsigned_zero(double x, double half)
 {
 	return fabs(x) < half ? 0.0 : x;

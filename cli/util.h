@@ -41,6 +41,9 @@ unsigned list_count(const char *list);
  */
 char *list_join(const char *const *words, const char *sep);
 
+/* plural - "s" unless @n is 1, for "%zu run%s" (n, plural(n)). */
+const char *plural(unsigned long long n);
+
 /* xstrdup, xasprintf - as strdup and asprintf, aborting when out of memory. */
 char *xstrdup(const char *s);
 char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -31,7 +31,13 @@ printf '%s\n' '{"experiment": "stress", "policy": "eager", "repeats": 1, "integr
 	'{"experiment": "stress", "policy": "owner", "repeats": 1, "integrity_errors": 1, "integrity_errors_all_runs": 1, "ticks_per_switch": 800.0}' > "$work/stress.json"
 "$fpulab" summary "$work/stress.json" > "$work/s3" 2> /dev/null
 expect "a correctness experiment: its abi.h figure per policy, not a timing" "$work/s3" '^  eager 0 owner 1$'
-expect "named with its unit" "$work/s3" '^stress: integrity errors per policy, exact counts over 2 runs \(lower is better\):$'
+expect "named with its unit; each policy's count is over its own run" "$work/s3" \
+	"^stress: integrity errors per policy, exact counts, each policy's total over its 1 run \\(lower is better\\):$"
+printf '%s\n' '{"experiment": "stress", "policy": "eager", "repeats": 2, "integrity_errors_all_runs": 0}' \
+	'{"experiment": "stress", "policy": "owner", "repeats": 3, "integrity_errors_all_runs": 1}' > "$work/stress2.json"
+"$fpulab" summary "$work/stress2.json" > "$work/s3b" 2> /dev/null
+expect "policies of different run counts: the range of them" "$work/s3b" "each policy's total over its 2 to 3 runs"
+
 
 # Replay rows (fpulab replay --format json): per workload, over its traces of
 # at least 200 switches, owner's geometric mean over eager's is
@@ -72,5 +78,55 @@ expect "replay: a workload of short traces only is named, not judged" "$work/s4"
 "$fpulab" summary "$work/nosuch.json" > /dev/null 2>&1
 rc=$?
 [ "$rc" = 2 ] && ok "a missing file: exit 2" || not_ok "a missing file: exit 2" "exit $rc"
+
+# The same rows from one run each: no range to be beyond, and "1 run".
+sed 's/"repeats": 5/"repeats": 1/' "$work/replay.json" > "$work/replay1.json"
+"$fpulab" summary "$work/replay1.json" > "$work/s5" 2> /dev/null
+expect "--repeat 1: one run, no range (not yes)" "$work/s5" '^  w +2  owner +0\.45x +0\.45x eager +1\.05x +100 ns +one run: no range$'
+expect "--repeat 1: medians of 1 run" "$work/s5" 'medians of 1 run;'
+# lab rows of one run: the same
+sed 's/"repeats": 5/"repeats": 1/g' "$fx/compare-a.json" > "$work/lab1.json"
+"$fpulab" summary "$work/lab1.json" > "$work/s6" 2> /dev/null
+expect "lab rows of one run: no range" "$work/s6" '^  all +smp-lazy +0\.75x +0\.75x eager +one run: no range$'
+expect "lab rows of one run: medians of 1 run" "$work/s6" 'medians of 1 run$'
+
+# A replay row without the numbers the section needs is left out and counted, never nan.
+{ cat "$work/replay.json"; echo '{"experiment": "replay", "policy": "eager"}'; } > "$work/replay-bad.json"
+"$fpulab" summary "$work/replay-bad.json" > "$work/s7" 2> "$work/e7"
+rc=$?
+[ "$rc" = 0 ] && ok "a replay row without figures: exit 0" || not_ok "a replay row without figures: exit 0" "exit $rc" "$(cat "$work/e7")"
+expect "... left out and counted" "$work/s7" '^  1 replay row left out: without its policy, workload, trace, switches, repeats, ns_per_switch'
+expect "... the others still summarised" "$work/s7" '^  w +2  owner +0\.45x'
+grep -qi 'nan' "$work/s7" && not_ok "... no nan printed" "$(cat "$work/s7")" || ok "... no nan printed"
+echo '{"experiment": "replay", "policy": "eager"}' > "$work/replay-only-bad.json"
+"$fpulab" summary "$work/replay-only-bad.json" > "$work/s8" 2> /dev/null
+expect "only such rows: nothing to summarise, said so" "$work/s8" '^replay: no row to summarise$'
+grep -qi 'nan' "$work/s8" && not_ok "... and no nan" "$(cat "$work/s8")" || ok "... and no nan"
+
+# Input that is no result rows: refused, exit 2, with the reason.
+# refused NAME FILE REGEX: summary FILE exits 2 and says REGEX on stderr
+refused() {
+	"$fpulab" summary "$2" > "$work/out" 2> "$work/err"
+	local rc=$?
+	if [ "$rc" = 2 ] && grep -qE -- "$3" "$work/err" && [ ! -s "$work/out" ]; then ok "$1"
+	else not_ok "$1" "exit $rc" "stderr: $(cat "$work/err")" "stdout: $(cat "$work/out")"; fi
+}
+echo '{"a": 1}' > "$work/obj.json"
+refused "an object without experiment: exit 2" "$work/obj.json" 'obj.json: row 1 is not a result row .*: \{"a":1\}$'
+echo '[1, 2]' > "$work/arr.json"
+refused "an array of numbers: exit 2" "$work/arr.json" 'arr.json: row 1 is not a result row .*: 1$'
+printf '%s\n' "$(head -n 1 "$fx/compare-a.json")" '{"policy": "eager"}' > "$work/second.json"
+refused "a good row then a row without experiment: exit 2, the row named" "$work/second.json" 'second.json: row 2 is not a result row'
+mkdir -p "$work/dir"
+refused "a directory: exit 2, is a directory" "$work/dir" 'dir: is a directory'
+
+# A file whose run stopped early (report_partial.c's marker): said on stdout.
+{ cat "$fx/compare-a.json"; echo '{"partial": true, "reason": "interrupted (SIGINT)", "configurations_done": 5}'; } > "$work/partial.json"
+"$fpulab" summary "$work/partial.json" > "$work/s9" 2> /dev/null
+expect "a partial file is named as partial, with its reason" "$work/s9" \
+	'^PARTIAL: .*partial.json holds partial results \(interrupted \(SIGINT\)\): only the rows it holds are summarised above$'
+expect "... and its rows summarised" "$work/s9" '^  all +smp-lazy +0\.75x'
+"$fpulab" summary "$fx/compare-a.json" > "$work/s10" 2> /dev/null
+grep -q PARTIAL "$work/s10" && not_ok "a complete file: no PARTIAL line" || ok "a complete file: no PARTIAL line"
 
 finish
