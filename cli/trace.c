@@ -83,10 +83,13 @@ static int cmd_synth(int argc, char **argv)
 			} else {
 				char *end;
 				xcr0 = strtoull(v, &end, 0);
-				if (!*v || *end || !(xcr0 & 1) || (xcr0 >> 32))
+				if (!*v || *end || !(xcr0 & 1) ||
+				    (xcr0 & ~(uint64_t)TRACE_XCR0_KNOWN))
 					return usage_error(
 						"trace",
-						"--xcr0: '%s' is not a mask with bit 0 (x87)", v);
+						"--xcr0: '%s' is not a mask with bit 0 (x87) "
+						"within the XCR0 bits x86 defines (0x%llx)",
+						v, TRACE_XCR0_KNOWN);
 			}
 		} else if (a[0] == '-') {
 			return usage_error("trace", "unknown option '%s'", a);

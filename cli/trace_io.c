@@ -12,8 +12,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <fpu/xstate.h>
-
 static const char *const type_names[FPULAB_EV_NR] = {
 	[FPULAB_EV_SWITCH] = "switch",         [FPULAB_EV_USE] = "use",
 	[FPULAB_EV_KFPU_BEGIN] = "kfpu-begin", [FPULAB_EV_KFPU_END] = "kfpu-end",
@@ -38,17 +36,6 @@ static int fail(char *err, size_t errlen, const char *fmt, ...)
 	va_end(ap);
 	return -1;
 }
-
-/*
- * The XCR0 bits an x86 CPU defines for user state and libfpu knows (SDM Vol. 1
- * §13.1): x87, SSE, AVX, MPX (BNDREGS, BNDCSR), AVX-512 (opmask, ZMM_Hi256,
- * Hi16_ZMM), PKRU, AMX (XTILECFG, XTILEDATA). The others are reserved, or
- * supervisor components that live in IA32_XSS, never in XCR0.
- */
-#define TRACE_XCR0_KNOWN                                                                       \
-	(XFEATURE_MASK_FPSSE | XFEATURE_MASK(XFEATURE_YMM) | XFEATURE_MASK(XFEATURE_BNDREGS) | \
-	 XFEATURE_MASK(XFEATURE_BNDCSR) | XFEATURE_MASK_AVX512 | XFEATURE_MASK_PKRU |          \
-	 XFEATURE_MASK(XFEATURE_XTILE_CFG) | XFEATURE_MASK(XFEATURE_XTILE_DATA))
 
 /* The workload name: printable ASCII, NUL-terminated within its 24 bytes. */
 static int check_workload(const char *w, size_t len, char *err, size_t errlen)

@@ -6,7 +6,19 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <fpu/xstate.h>
 #include <fpulab/trace.h>
+
+/*
+ * The XCR0 bits an x86 CPU defines for user state and libfpu knows (SDM Vol. 1
+ * §13.1): x87, SSE, AVX, MPX (BNDREGS, BNDCSR), AVX-512 (opmask, ZMM_Hi256,
+ * Hi16_ZMM), PKRU, AMX (XTILECFG, XTILEDATA). The others are reserved, or
+ * supervisor components that live in IA32_XSS, never in XCR0.
+ */
+#define TRACE_XCR0_KNOWN                                                                       \
+	(XFEATURE_MASK_FPSSE | XFEATURE_MASK(XFEATURE_YMM) | XFEATURE_MASK(XFEATURE_BNDREGS) | \
+	 XFEATURE_MASK(XFEATURE_BNDCSR) | XFEATURE_MASK_AVX512 | XFEATURE_MASK_PKRU |          \
+	 XFEATURE_MASK(XFEATURE_XTILE_CFG) | XFEATURE_MASK(XFEATURE_XTILE_DATA))
 
 struct trace {
 	struct fpulab_trace_header hdr;

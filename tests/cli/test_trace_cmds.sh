@@ -11,6 +11,7 @@ check "trace synth: an unknown workload lists the known ones" 2 - "no workload '
 check "trace synth: no -o says why" 2 - "synth needs a WORKLOAD and -o FILE|DIR" -- "$fpulab" trace synth boot
 check "trace synth --switches 0: out of range" 2 - "--switches: 0 is out of range" -- "$fpulab" trace synth boot -o "$work/x" --switches 0
 echo precious > "$work/afile"
+check "trace synth --xcr0 with a supervisor bit (PT): a usage error" 2 - "--xcr0: '0x107' is not a mask with bit 0 (x87) within the XCR0 bits x86 defines (0x602ff)" -- "$fpulab" trace synth boot -o "$work/x" --xcr0 0x107
 check "trace synth all into a file: not a directory" 1 - "-o $work/afile is not a directory" -- "$fpulab" trace synth all -o "$work/afile"
 check "trace synth all: a missing DIR is made (one level)" 0 "$work/fresh/boot.trace: boot" - -- "$fpulab" trace synth all -o "$work/fresh" --switches 50
 check "trace synth all: a DIR two levels down is not (mkdir, not mkdir -p)" 1 - "cannot create -o $work/nodir/x: No such file or directory" -- "$fpulab" trace synth all -o "$work/nodir/x"
