@@ -147,8 +147,8 @@ static enum line_verdict on_hello(struct run_state *s, const char *line)
 	}
 	fprintf(stderr, "\n");
 	if ((s->hello.present & (UINT64_C(1) << HELLO_cpus)) && s->hello.cpus != s->opt->cpus)
-		fprintf(stderr, "fpulab: warning: asked for %u CPUs, the guest started %llu\n",
-			s->opt->cpus, (unsigned long long)s->hello.cpus);
+		fprintf(stderr, "fpulab: warning: asked for %u CPU%s, the guest started %llu\n",
+			s->opt->cpus, plural(s->opt->cpus), (unsigned long long)s->hello.cpus);
 	char known[sizeof(s->hello.policies) + sizeof(s->hello.test_policies) + 1];
 	snprintf(known, sizeof(known), "%s,%s", s->hello.policies, s->hello.test_policies);
 	if (wanted && s->hello.policies[0] && missing_policy(wanted, known, name, sizeof(name))) {
@@ -293,9 +293,10 @@ static enum line_verdict on_trace(struct run_state *s, const char *line)
 		s->trace.written++;
 		clock_gettime(CLOCK_MONOTONIC, &t1);
 		fprintf(stderr,
-			"fpulab: trace: %lld events (%" PRIu64 " tasks, %u CPUs) -> %s; read out, "
+			"fpulab: trace: %lld events (%" PRIu64
+			" task%s, %u CPU%s) -> %s; read out, "
 			"merged, checked and written in %.2f s (one measurement)\n",
-			n, t.ntasks, t.cpus, path,
+			n, t.ntasks, plural(t.ntasks), t.cpus, plural(t.cpus), path,
 			(double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9);
 		if (truncated)
 			fprintf(stderr,

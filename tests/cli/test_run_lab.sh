@@ -79,4 +79,8 @@ holds "--fp-users all: 6 expected, 2 skipped (needs-2-tasks), so 1/6 2/5 3/5 4/4
 holds "... the guest said why it skipped both" grep -q 'skipped kernel-checksum same-cpu fp=both .*: needs-2-tasks' "$work/kc6.err"
 holds "one policy, one run: singular" grep -qE 'config 1/4 done: .*, 1 policy, 1 run;' "$work/kc4.err"
 
+"$fpulab" run --kernel "$kernel" --accel tcg --icount --cpus 1 --experiment kernel-checksum --calls 5 \
+	--repeat 1 --policy eager --fp-users one --format json --timeout 30 > /dev/null 2> "$work/kc1.err"
+holds "--cpus 1: booting ... 1 CPU (not 1 CPUs)" grep -qE '^fpulab: booting .*, 1 CPU; ticks are' "$work/kc1.err"
+
 finish
