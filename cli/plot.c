@@ -211,6 +211,35 @@ static int run_gnuplot(const char *dir, const char *script, const char *cmd)
 }
 
 /* Rows of one experiment that have a main figure, all of one unit. */
+/*
+ * The start of a gnuplot script: what it draws (@what) and how to redraw it,
+ * an SVG @width pixels
+ * wide (at least 900, room for a title line of @line2 characters, at most
+ * 6000), its output beside the script, and "set title " for the caller.
+ */
+static void gp_begin(FILE *f, const char *what, const char *gp, const char *svg, unsigned width,
+		     size_t line2)
+{
+	if (width < 7 * line2 + 120) /* room for the title's source line */
+		width = 7 * (unsigned)line2 + 120;
+	if (width < 900)
+		width = 900;
+	fprintf(f, "# %s; redraw in this directory with: gnuplot %s\n", what, base_name(gp));
+	fprintf(f,
+		"set terminal svg size %u,560 dynamic enhanced font 'sans,11' background '#ffffff'\n",
+		width > 6000 ? 6000 : width);
+	fprintf(f, "set output ");
+	gp_string(f, base_name(svg));
+	fprintf(f, "\nset datafile missing 'NaN'\nset title ");
+}
+
+/* After the y label: the axes and the key every plot shares. */
+static void gp_axes(FILE *f)
+{
+	fprintf(f, " noenhanced\nset yrange [0:*]\nset grid ytics\nset key outside right top "
+		   "noenhanced\nset border 3\nset tics nomirror\n");
+}
+
 static json_t *experiment_rows(json_t *rows, const char *experiment, struct result_figure *fig)
 {
 	json_t *out = json_array(), *row;
@@ -366,20 +395,10 @@ static int plot_experiment(json_t *rows, const char *experiment, const char *dir
 		fprintf(stderr, "fpulab %s: cannot write %s: %s\n", cmd, gp, strerror(errno));
 		goto out;
 	}
-	unsigned width = sweep ? 900 : 300 + (unsigned)(nx * (ns * 14 + 20));
-	size_t line2 = strlen(projected ? projected : result_source_description(source));
-	if (width < 7 * line2 + 120) /* room for the title's source line */
-		width = 7 * (unsigned)line2 + 120;
-	if (width < 900)
-		width = 900;
-	fprintf(f, "# fpulab: %s; redraw in this directory with: gnuplot %s\n", experiment,
-		base_name(gp));
-	fprintf(f,
-		"set terminal svg size %u,560 dynamic enhanced font 'sans,11' background '#ffffff'\n",
-		width > 6000 ? 6000 : width);
-	fprintf(f, "set output ");
-	gp_string(f, base_name(svg));
-	fprintf(f, "\nset datafile missing 'NaN'\nset title ");
+	char *what = xasprintf("fpulab: %s", experiment);
+	gp_begin(f, what, gp, svg, sweep ? 900 : 300 + (unsigned)(nx * (ns * 14 + 20)),
+		 strlen(projected ? projected : result_source_description(source)));
+	free(what);
 	char *title = xasprintf(
 		"%s: %s%s by %s", experiment, projected ? "projected " : "", fig.unit,
 		result_str(json_array_get(mine, 0), "policy", NULL) ? "policy" : "configuration");
@@ -392,8 +411,7 @@ static int plot_experiment(json_t *rows, const char *experiment, const char *dir
 				 runs, runs == 1 ? "" : "s", fig.better < 0 ? "lower" : "higher");
 	gp_string(f, ylabel);
 	free(ylabel);
-	fprintf(f, " noenhanced\nset yrange [0:*]\nset grid ytics\nset key outside right top "
-		   "noenhanced\nset border 3\nset tics nomirror\n");
+	gp_axes(f);
 	if (sweep) {
 		fprintf(f, "set xlabel ");
 		gp_string(f, sweep);
@@ -557,20 +575,8 @@ static int plot_replay_summary(json_t *rows, const char *dir, const char *cmd)
 		fprintf(stderr, "fpulab %s: cannot write %s: %s\n", cmd, gp, strerror(errno));
 		goto out;
 	}
-	unsigned width = 300 + (unsigned)(nw * (np * 14 + 20));
-	size_t line2 = strlen(projected ? projected : "");
-	if (width < 7 * line2 + 120)
-		width = 7 * (unsigned)line2 + 120;
-	if (width < 900)
-		width = 900;
-	fprintf(f, "# fpulab summary: replay; redraw in this directory with: gnuplot %s\n",
-		base_name(gp));
-	fprintf(f,
-		"set terminal svg size %u,560 dynamic enhanced font 'sans,11' background '#ffffff'\n",
-		width > 6000 ? 6000 : width);
-	fprintf(f, "set output ");
-	gp_string(f, base_name(svg));
-	fprintf(f, "\nset datafile missing 'NaN'\nset title ");
+	gp_begin(f, "fpulab summary: replay", gp, svg, 300 + (unsigned)(nw * (np * 14 + 20)),
+		 strlen(projected ? projected : ""));
 	gp_string(f, "replay: projected ns per switch by workload and policy");
 	char runs[64];
 	if (runs_lo == runs_hi)
@@ -587,9 +593,8 @@ static int plot_replay_summary(json_t *rows, const char *dir, const char *cmd)
 	fprintf(f, ".\"\\n\".");
 	gp_string(f, projected ? projected : "native replay on this CPU");
 	fprintf(f, " noenhanced\nset ylabel \"ns per switch (lower is better)\"");
-	fprintf(f, " noenhanced\nset yrange [0:*]\nset grid ytics\nset key outside right top "
-		   "noenhanced\nset border 3\nset tics nomirror\n"
-		   "set style data histograms\nset style histogram clustered gap 2\n"
+	gp_axes(f);
+	fprintf(f, "set style data histograms\nset style histogram clustered gap 2\n"
 		   "set style fill solid 0.8 border -1\nset boxwidth 0.9\n"
 		   "set xtics rotate by -35 noenhanced font ',9'\nset bmargin 9\nplot ");
 	for (size_t p = 0; p < np; p++) {
