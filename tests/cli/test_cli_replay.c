@@ -129,6 +129,28 @@ static struct fpulab_trace_event tev(unsigned int type, unsigned int task, unsig
 					    .mask = mask };
 }
 
+/* @t over the @n hand-made events @e: a valid header, sequence numbers, checked. */
+static void hand_trace(struct trace *t, struct fpulab_trace_event *e, unsigned int n,
+		       unsigned int ncpus, unsigned int ntasks, uint32_t flags)
+{
+	char err[256];
+
+	*t = (struct trace){ .ev = e };
+	memcpy(t->hdr.magic, FPULAB_TRACE_MAGIC, 8);
+	t->hdr.version = FPULAB_TRACE_VERSION;
+	t->hdr.header_size = 64;
+	t->hdr.event_size = 16;
+	t->hdr.ncpus = ncpus;
+	t->hdr.ntasks = ntasks;
+	t->hdr.nevents = n;
+	t->hdr.xcr0 = 7;
+	t->hdr.flags = flags;
+	for (unsigned int i = 0; i < n; i++)
+		e[i].seq = i + 1;
+	if (trace_check(t, err, sizeof(err)))
+		fail_msg("%s", err);
+}
+
 /*
  * Imports and resets (trace version 2): a sigreturn into the running task,
  * a ptrace write into a switched-out one, a reset. Every use after them
@@ -151,23 +173,12 @@ static void test_import_reset(void **state)
 		tev(FPULAB_EV_RESET, 1, 0, 0, 0),
 		tev(FPULAB_EV_USE, 1, 0, 0, 0x2),
 	};
-	struct trace t = { .ev = e };
+	struct trace t;
 	const char *const *pols;
 	struct replay_result r;
 	char err[256];
 
-	memcpy(t.hdr.magic, FPULAB_TRACE_MAGIC, 8);
-	t.hdr.version = FPULAB_TRACE_VERSION;
-	t.hdr.header_size = 64;
-	t.hdr.event_size = 16;
-	t.hdr.ncpus = 1;
-	t.hdr.ntasks = 2;
-	t.hdr.nevents = sizeof(e) / sizeof(e[0]);
-	t.hdr.xcr0 = 7;
-	for (unsigned int i = 0; i < t.hdr.nevents; i++)
-		e[i].seq = i + 1;
-	if (trace_check(&t, err, sizeof(err)))
-		fail_msg("%s", err);
+	hand_trace(&t, e, sizeof(e) / sizeof(e[0]), 1, 2, 0);
 	struct replay *rp = replay_new(&t, FPU_INSN_AUTO);
 	assert_non_null(rp);
 	r = run(rp, "lazy", 3);
@@ -229,23 +240,10 @@ static void test_returns(void **state)
 		tev(FPULAB_EV_RESET, 1, 0, 0, 0),
 		tev(FPULAB_EV_USE, 1, 0, FPULAB_EVF_RETURNED, 0x3),
 	};
-	struct trace t = { .ev = e };
+	struct trace t;
 	struct replay_result r;
-	char err[256];
 
-	memcpy(t.hdr.magic, FPULAB_TRACE_MAGIC, 8);
-	t.hdr.version = FPULAB_TRACE_VERSION;
-	t.hdr.header_size = 64;
-	t.hdr.event_size = 16;
-	t.hdr.ncpus = 1;
-	t.hdr.ntasks = 1;
-	t.hdr.nevents = 3;
-	t.hdr.xcr0 = 7;
-	t.hdr.flags = FPULAB_TRACE_F_RETURNS;
-	for (unsigned int i = 0; i < 3; i++)
-		e[i].seq = i + 1;
-	if (trace_check(&t, err, sizeof(err)))
-		fail_msg("%s", err);
+	hand_trace(&t, e, 3, 1, 1, FPULAB_TRACE_F_RETURNS);
 	struct replay *rp = replay_new(&t, FPU_INSN_AUTO);
 	assert_non_null(rp);
 	r = run(rp, "deferred", 1);
