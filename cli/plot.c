@@ -211,6 +211,15 @@ static int run_gnuplot(const char *dir, const char *script, const char *cmd)
 }
 
 /* Rows of one experiment that have a main figure, all of one unit. */
+/* @path opened for writing; NULL, said on stderr as @cmd's, when it cannot be. */
+static FILE *open_plot_file(const char *path, const char *cmd)
+{
+	FILE *f = fopen(path, "w");
+	if (!f)
+		fprintf(stderr, "fpulab %s: cannot write %s: %s\n", cmd, path, strerror(errno));
+	return f;
+}
+
 /*
  * The start of a gnuplot script: what it draws (@what) and how to redraw it,
  * an SVG @width pixels
@@ -367,11 +376,9 @@ static int plot_experiment(json_t *rows, const char *experiment, const char *dir
 	dat = xasprintf("%s.dat", base);
 	gp = xasprintf("%s.gp", base);
 	svg = xasprintf("%s.svg", base);
-	FILE *f = fopen(dat, "w");
-	if (!f) {
-		fprintf(stderr, "fpulab %s: cannot write %s: %s\n", cmd, dat, strerror(errno));
+	FILE *f = open_plot_file(dat, cmd);
+	if (!f)
 		goto out;
-	}
 	fprintf(f, "# %s: %s; per series: median min max\n", experiment, fig.unit);
 	for (size_t x = 0; x < nx; x++) {
 		fputs(sweep ? "" : "\"", f);
@@ -390,11 +397,9 @@ static int plot_experiment(json_t *rows, const char *experiment, const char *dir
 
 	const char *source = result_source(json_array_get(mine, 0));
 	projected = projection(json_array_get(mine, 0));
-	f = fopen(gp, "w");
-	if (!f) {
-		fprintf(stderr, "fpulab %s: cannot write %s: %s\n", cmd, gp, strerror(errno));
+	f = open_plot_file(gp, cmd);
+	if (!f)
 		goto out;
-	}
 	char *what = xasprintf("fpulab: %s", experiment);
 	gp_begin(f, what, gp, svg, sweep ? 900 : 300 + (unsigned)(nx * (ns * 14 + 20)),
 		 strlen(projected ? projected : result_source_description(source)));
@@ -545,11 +550,9 @@ static int plot_replay_summary(json_t *rows, const char *dir, const char *cmd)
 	dat = xasprintf("%s/replay.dat", dir);
 	gp = xasprintf("%s/replay.gp", dir);
 	svg = xasprintf("%s/replay.svg", dir);
-	FILE *f = fopen(dat, "w");
-	if (!f) {
-		fprintf(stderr, "fpulab %s: cannot write %s: %s\n", cmd, dat, strerror(errno));
+	FILE *f = open_plot_file(dat, cmd);
+	if (!f)
 		goto out;
-	}
 	fprintf(f,
 		"# replay: projected ns per switch, per policy the geometric mean over the "
 		"workload's traces of at least %d switches\n",
@@ -570,11 +573,9 @@ static int plot_replay_summary(json_t *rows, const char *dir, const char *cmd)
 	fclose(f);
 
 	projected = projection(first);
-	f = fopen(gp, "w");
-	if (!f) {
-		fprintf(stderr, "fpulab %s: cannot write %s: %s\n", cmd, gp, strerror(errno));
+	f = open_plot_file(gp, cmd);
+	if (!f)
 		goto out;
-	}
 	gp_begin(f, "fpulab summary: replay", gp, svg, 300 + (unsigned)(nw * (np * 14 + 20)),
 		 strlen(projected ? projected : ""));
 	gp_string(f, "replay: projected ns per switch by workload and policy");
