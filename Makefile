@@ -29,7 +29,7 @@ HLDLIBS  := -ljansson -lm
 
 LIB_SRCS := $(wildcard lib/*.c)
 LAB_SRCS := $(wildcard lab/*.c lab/*.S lab/user/*.c)
-CLI_SRCS := $(wildcard cli/*.c cli/*.S)
+CLI_SRCS := $(wildcard cli/*.c cli/*/*.c cli/*/*.S)
 
 LAB_OBJS      := $(patsubst %,$(BUILD)/lab/%.o,$(LAB_SRCS) $(LIB_SRCS))
 LABTEST_OBJS  := $(patsubst %,$(BUILD)/lab-test/%.o,$(LAB_SRCS) $(LIB_SRCS))
@@ -76,10 +76,13 @@ GIT_DESCRIBE := $(shell git describe --always --dirty 2>/dev/null || echo unknow
 $(BUILD)/git-describe: FORCE
 	@mkdir -p $(dir $@)
 	@echo '$(GIT_DESCRIBE)' | cmp -s - $@ || echo '$(GIT_DESCRIBE)' > $@
-$(BUILD)/host/cli/version.c.o: $(BUILD)/git-describe
-$(BUILD)/host/cli/version.c.o: HCFLAGS += -DFPULAB_GIT_DESCRIBE='"$(GIT_DESCRIBE)"'
+$(BUILD)/host/cli/common/version.c.o: $(BUILD)/git-describe
+$(BUILD)/host/cli/common/version.c.o: HCFLAGS += -DFPULAB_GIT_DESCRIBE='"$(GIT_DESCRIBE)"'
 .PHONY: FORCE
 FORCE:
+
+# cli/ includes across its folders by path from cli/ ("common/util.h").
+$(CLI_OBJS): HCFLAGS += -Icli
 
 # libfpu as the host links it: no SSE in its own code either, as in the lab
 # (the replay engine calls it between the simulated tasks' uses of the
@@ -87,10 +90,10 @@ FORCE:
 $(HOSTLIB_OBJS): HCFLAGS += -mgeneral-regs-only
 
 # The replay engine runs between the simulated tasks' uses of the vector
-# registers: the compiler must leave them alone (cli/replay_engine.c).
-$(BUILD)/host/cli/replay_engine.c.o: HCFLAGS += -mgeneral-regs-only
+# registers: the compiler must leave them alone (cli/replay/replay_engine.c).
+$(BUILD)/host/cli/replay/replay_engine.c.o: HCFLAGS += -mgeneral-regs-only
 
-# replay's floor logs libfpu's saves and restores through these (cli/replay_engine.c).
+# replay's floor logs libfpu's saves and restores through these (cli/replay/replay_engine.c).
 REPLAY_LDFLAGS := -Wl,--wrap=xstate_save -Wl,--wrap=xstate_restore
 
 $(BUILD)/fpulab: $(CLI_OBJS) $(BUILD)/libfpu.a

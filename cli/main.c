@@ -1,78 +1,78 @@
 /* SPDX-License-Identifier: MIT */
-/* fpulab: run the lab, inspect xstate images, calibrate the host. */
+/* fpulab: the subcommand table, the usage it prints, and dispatch. */
 #include <stdio.h>
 #include <string.h>
 
 #include "cli.h"
-#include "plot.h"
-#include "version.h"
+#include "common/version.h"
+
+struct command {
+	const char *name;
+	int (*fn)(int argc, char **argv);
+	const char *summary;
+};
+
+static const struct command commands[] = {
+	{ "run", cmd_run, "boot the lab kernel under QEMU and measure FPU context switching" },
+	{ "trace", cmd_trace, "make and read FPU traces (trace synth|dump|info)" },
+	{ "replay", cmd_replay, "replay traces natively under every policy, against the oracle" },
+	{ "calibrate", cmd_calibrate, "measure the native XSAVE*/XRSTOR cost on this host" },
+	{ "host", cmd_host, "benchmarks and an xstate check of the host Linux" },
+	{ "xstate", cmd_xstate, "check or dump an xstate image (xstate check|dump FILE)" },
+	{ "compare", cmd_compare, "compare two result files (A B), configuration by configuration" },
+	{ "summary", cmd_summary, "which policy wins each class of configuration (summary FILE...)" },
+	{ "report", cmd_report, "the seed reproduction table: each claim beside fpulab's figure" },
+	{ "plot", cmd_plot, "SVG plots of result files (plot DIR FILE...), with gnuplot" },
+};
+#define NR_COMMANDS (sizeof(commands) / sizeof(commands[0]))
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: fpulab <command> [options]\n"
-		   "  run        boot the lab kernel under QEMU and measure FPU context switching\n"
-		   "  xstate     check or dump an xstate image (xstate check|dump FILE)\n"
-		   "  calibrate  measure the native XSAVE*/XRSTOR cost on this host\n"
-		   "  trace      make and read FPU traces (trace synth|dump|info)\n"
-		   "  host       benchmarks and an xstate check of the host Linux\n"
-		   "  replay     replay traces natively under every policy, against the oracle\n"
-		   "  compare    compare two result files (A B), configuration by configuration\n"
-		   "  report     the seed reproduction table: each claim beside fpulab's figure\n"
-		   "  plot       SVG plots of result files (plot DIR FILE...), with gnuplot\n"
-		   "  summary    which policy wins each class of configuration (summary FILE...)\n"
-		   "  help       this text; 'fpulab help COMMAND' for a command's options\n"
-		   "  --version  fpulab's version and the git description it was built from\n");
+	fprintf(f, "usage: fpulab <command> [options]\n");
+	for (size_t i = 0; i < NR_COMMANDS; i++)
+		fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].summary);
+	fprintf(f, "  %-10s %s\n", "help", "this text; 'fpulab help COMMAND' for a command's options");
+	fprintf(f, "  %-10s %s\n", "--version",
+		"fpulab's version and the git description it was built from");
+}
+
+static const struct command *find_command(const char *name)
+{
+	for (size_t i = 0; i < NR_COMMANDS; i++)
+		if (!strcmp(commands[i].name, name))
+			return &commands[i];
+	return NULL;
 }
 
 int main(int argc, char **argv)
 {
-	const char *cmd = argc > 1 ? argv[1] : NULL;
+	const char *name = argc > 1 ? argv[1] : NULL;
 	/* fpulab help host check = fpulab host check --help */
 	char *help_argv[] = { argv[0], argc > 2 ? argv[2] : NULL, argc > 3 ? argv[3] : "--help",
 			      argc > 3 ? "--help" : NULL, NULL };
-	int (*fn)(int, char **) = NULL;
+	const struct command *c;
 
-	if (!cmd) {
+	if (!name) {
 		usage(stderr);
 		return 2;
 	}
-	if (!strcmp(cmd, "--version") || !strcmp(cmd, "version")) {
+	if (!strcmp(name, "--version") || !strcmp(name, "version")) {
 		printf("fpulab %s (git %s)\n", fpulab_version(), fpulab_git_describe());
 		return 0;
 	}
-	if (!strcmp(cmd, "help") || !strcmp(cmd, "--help") || !strcmp(cmd, "-h")) {
-		if (argc > 2 && !strcmp(cmd, "help")) { /* fpulab help run = fpulab run --help */
-			cmd = argv[2];
-			argc = argc > 3 ? 4 : 3;
-			argv = help_argv;
-		} else {
+	if (!strcmp(name, "help") || !strcmp(name, "--help") || !strcmp(name, "-h")) {
+		if (argc <= 2 || strcmp(name, "help")) {
 			usage(stdout);
 			return 0;
 		}
+		name = argv[2]; /* fpulab help run = fpulab run --help */
+		argc = argc > 3 ? 4 : 3;
+		argv = help_argv;
 	}
-	if (!strcmp(cmd, "run"))
-		fn = cmd_run;
-	else if (!strcmp(cmd, "xstate"))
-		fn = cmd_xstate;
-	else if (!strcmp(cmd, "calibrate"))
-		fn = cmd_calibrate;
-	else if (!strcmp(cmd, "host"))
-		fn = cmd_host;
-	else if (!strcmp(cmd, "trace"))
-		fn = cmd_trace;
-	else if (!strcmp(cmd, "replay"))
-		fn = cmd_replay;
-	else if (!strcmp(cmd, "compare"))
-		fn = cmd_compare;
-	else if (!strcmp(cmd, "report"))
-		fn = cmd_report;
-	else if (!strcmp(cmd, "plot"))
-		fn = cmd_plot;
-	else if (!strcmp(cmd, "summary"))
-		fn = cmd_summary;
-	else {
-		fprintf(stderr, "fpulab: unknown command '%s'\ntry 'fpulab help'\n", cmd);
+	c = find_command(name);
+	if (!c) {
+		fprintf(stderr, "fpulab: unknown command '%s'\ntry 'fpulab help'\n", name);
 		return 2;
 	}
-	return fn(argc - 1, argv + 1);
+	return c->fn(argc - 1, argv + 1);
 }

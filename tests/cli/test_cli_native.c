@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* cli/native.c and cli/host_regs.S: register images survive the runner, a
+/* cli/host/host_cpu.c and cli/host/host_regs.S: register images survive the runner, a
  * change is found and named, a failing syscall step is reported. */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -11,7 +11,7 @@
 
 #include <cmocka.h>
 
-#include "native.h"
+#include "host/host_cpu.h"
 
 static struct host_regs fill, dump;
 

@@ -9,8 +9,8 @@
 
 #include <cmocka.h>
 
-#include "oracle.h"
-#include "trace_io.h"
+#include "replay/oracle.h"
+#include "trace/trace_io.h"
 
 #define SW(c, p, n)                                \
 	{                                          \

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-/* cli/output.c: the one result writer (table, JSON lines, CSV; files kept safe). */
+/* cli/common/output.c: the one result writer (table, JSON lines, CSV; files kept safe). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -12,7 +12,7 @@
 
 #include <cmocka.h>
 
-#include "output.h"
+#include "common/output.h"
 
 static char dir[] = "/tmp/fpulab-output-XXXXXX";
 

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* Unit tests of the QMP client and vCPU pinning (cli/qmp.c, cli/vcpu_pin.c). */
+/* Unit tests of the QMP client and vCPU pinning (cli/lab/qmp.c, cli/lab/vcpu_pin.c). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -13,8 +13,8 @@
 
 #include <cmocka.h>
 
-#include "qmp.h"
-#include "vcpu_pin.h"
+#include "lab/qmp.h"
+#include "lab/vcpu_pin.h"
 
 /* What QEMU 7.2 answers to query-cpus-fast for -smp 2 (microvm, TCG). */
 static const char cpus_reply[] =

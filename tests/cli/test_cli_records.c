@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* Unit tests of fpulab run's record parsing and run summaries (cli/records.c,
- * cli/results.c). */
+/* Unit tests of fpulab run's record parsing and run summaries (cli/lab/guest_records.c,
+ * cli/lab/run_stats.c). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -10,8 +10,8 @@
 
 #include <cmocka.h>
 
-#include "records.h"
-#include "results.h"
+#include "lab/guest_records.h"
+#include "lab/run_stats.h"
 
 static void test_record_kinds(void **state)
 {

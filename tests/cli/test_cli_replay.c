@@ -17,9 +17,9 @@
 #include <fpu/fpu.h>
 #include <fpu/xstate.h>
 
-#include "oracle.h"
-#include "replay_engine.h"
-#include "trace_io.h"
+#include "replay/oracle.h"
+#include "replay/replay_engine.h"
+#include "trace/trace_io.h"
 
 static struct replay_result run(struct replay *rp, const char *policy, uint64_t switches)
 {

@@ -140,7 +140,7 @@ refused "a good row then a row without experiment: exit 2, the row named" "$work
 mkdir -p "$work/dir"
 refused "a directory: exit 2, is a directory" "$work/dir" 'dir: is a directory'
 
-# A file whose run stopped early (report_partial.c's marker): said on stdout.
+# A file whose run stopped early (lab/run_table_partial.c's marker): said on stdout.
 { cat "$fx/compare-a.json"; echo '{"partial": true, "reason": "interrupted (SIGINT)", "configurations_done": 5}'; } > "$work/partial.json"
 "$fpulab" summary "$work/partial.json" > "$work/s9" 2> /dev/null
 expect "a partial file is named as partial, with its reason" "$work/s9" \

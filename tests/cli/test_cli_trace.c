@@ -11,7 +11,7 @@
 
 #include <cmocka.h>
 
-#include "trace_io.h"
+#include "trace/trace_io.h"
 
 static char path[64];
 

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* cli/util.c: the printed figures' helpers (no "-0.0", no share of a zero floor). */
+/* cli/common/util.c: the printed figures' helpers (no "-0.0", no share of a zero floor). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -8,7 +8,7 @@
 
 #include <cmocka.h>
 
-#include "util.h"
+#include "common/util.h"
 
 static void unsigned_zero_never_prints_minus_zero(void **state)
 {

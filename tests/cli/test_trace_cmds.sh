@@ -91,7 +91,7 @@ if grep -qw xsave /proc/cpuinfo; then
 		"# adaptive decides by: #NM trap 400 ns, CR0 write 30 ns, IPI 1000 ns, save " - \
 		-- "$fpulab" replay "$work/pp.trace" --repeat 1 --policy adaptive --trap-ns 400
 	# each policy's overhead line: a share of the floor where the floor is 1 ns or more,
-	# else none (cli/util.c's share_of, tested in test_cli_util); never -0.0
+	# else none (cli/common/util.c's share_of, tested in test_cli_util); never -0.0
 	"$fpulab" replay "$work/p1.trace" --repeat 3 --policy eager,smp-lazy > "$work/fl.out" 2> "$work/err"
 	bad=$(awk '/^# libfpu / { f = $0; sub(/.* floor /, "", f); f += 0
 		if (f < 1 ? !/\(floor under 1 ns: no ratio/ : !/\([0-9]+% of the floor/) print }' "$work/fl.out")

@@ -1,0 +1,85 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Reading result files back: the JSON lines that `fpulab run`, `calibrate`,
+ * `host` and `replay` write (one object a line; a JSON array is accepted
+ * too). What compare, report, plot and the summary need of a row: which
+ * configuration it is, its main figure with its range, unit, better direction
+ * and source, and its counts.
+ */
+#ifndef FPULAB_CLI_COMMON_RESULT_FILE_H
+#define FPULAB_CLI_COMMON_RESULT_FILE_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+/*
+ * result_file_load - every row of the file at @path, as a new JSON array.
+ * Returns NULL with a one-line reason in @err (cannot open, a directory,
+ * line N is not a JSON object, no rows at all).
+ */
+json_t *result_file_load(const char *path, char *err, size_t len);
+
+/*
+ * result_file_load_partial - as result_file_load; @partial (@plen bytes)
+ * gets the reason of the file's partial marker (a run that stopped early,
+ * lab/run_table_partial.c), or "" when the file is complete.
+ */
+json_t *result_file_load_partial(const char *path, char *err, size_t len, char *partial,
+				 size_t plen);
+
+/* result_is_row - whether @v is a result row: a JSON object with a string "experiment". */
+bool result_is_row(const json_t *v);
+
+/* Replay rows of fewer switches say nothing per switch (summary and its plot leave them out). */
+#define REPLAY_MIN_SWITCHES 200
+
+/* The main figure of a row: the median and range of its runs. */
+struct result_figure {
+	const char *key;  /* the row's key, e.g. "ticks_per_round_trip" */
+	const char *unit; /* e.g. "TSC ticks per round trip" */
+	double median, min, max;
+	bool has_range; /* min and max were measured */
+	int better;     /* -1: lower is better, +1: higher is better */
+};
+
+/* result_figure - the row's main figure. Returns false when it has none
+ * (a row of a correctness run, or a figure that was not measured: null). */
+bool result_figure(const json_t *row, struct result_figure *fig);
+
+/*
+ * result_source - where the row's figures come from: "emulated" (TSC under
+ * QEMU TCG), "icount" (guest instructions), "hardware" (TSC under KVM),
+ * "native" (host user mode: calibrate, replay), "host-linux" (`fpulab host`),
+ * or "unknown".
+ */
+const char *result_source(const json_t *row);
+
+/* result_source_description - a phrase for the source, for titles and headers. */
+const char *result_source_description(const char *source);
+
+/*
+ * result_identity - the configuration a row measures, e.g. "context-switch
+ * policy=eager placement=same-cpu fp_users=one regset=avx cpus=2": every key
+ * that names the configuration, none that describes the machine, the build
+ * or the measurement. malloc'ed.
+ */
+char *result_identity(const json_t *row);
+
+/* result_label - the identity as a table shows it: "context-switch eager
+ * same-cpu one avx cpus=2 tasks=2" (string values bare). malloc'ed. */
+char *result_label(const json_t *row);
+
+/* result_is_count - whether @key of @row is a count compare reports when it
+ * changed (an integer that is neither part of the identity nor a clock). */
+bool result_is_count(const json_t *row, const char *key);
+
+/* result_count_better - -1 when fewer is better for the count @key (#NM
+ * traps, saves, IPIs, integrity errors), 0 when neither is (switches, round
+ * trips: the size of the workload). */
+int result_count_better(const char *key);
+
+/* result_str - the string value of @key, or @dflt when absent or not a string. */
+const char *result_str(const json_t *row, const char *key, const char *dflt);
+
+#endif

@@ -1,0 +1,65 @@
+/* SPDX-License-Identifier: MIT */
+/* Helpers every subcommand shares: usage errors, numbers, comma lists. */
+#ifndef FPULAB_CLI_COMMON_UTIL_H
+#define FPULAB_CLI_COMMON_UTIL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/*
+ * usage_error - one line "fpulab CMD: MESSAGE", then "try 'fpulab help CMD'",
+ * on stderr. Returns 2, the exit status of a usage error, so that callers can
+ * write `return usage_error(...)`.
+ */
+int usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/*
+ * parse_u64_arg - @text as a decimal integer in [@min, @max] for option
+ * --@opt of @cmd. Returns 0 with *@out set, or 2 after a usage error that
+ * names the value and the range ("not a non-negative integer" or "out of
+ * range").
+ */
+int parse_u64_arg(const char *cmd, const char *opt, const char *text, uint64_t min, uint64_t max,
+		  uint64_t *out);
+
+/*
+ * parse_choice - @text must be one of the NULL-terminated @choices. Returns
+ * its index, or -1 after a usage error that lists the choices (exit 2).
+ */
+int parse_choice(const char *cmd, const char *opt, const char *text, const char *const *choices);
+
+/* list_has - whether comma-separated @list has the word @word (@len bytes). */
+bool list_has(const char *list, const char *word, size_t len);
+
+/* list_count - number of words of a comma-separated list ("" has none). */
+unsigned list_count(const char *list);
+
+/*
+ * list_join - the NULL-terminated @words joined with @sep, malloc'ed (never
+ * NULL: aborts when out of memory).
+ */
+char *list_join(const char *const *words, const char *sep);
+
+/* plural - "s" unless @n is 1, for "%zu run%s" (n, plural(n)). */
+const char *plural(unsigned long long n);
+
+/* xstrdup, xasprintf - as strdup and asprintf, aborting when out of memory. */
+char *xstrdup(const char *s);
+char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/*
+ * unsigned_zero - @x, or 0 where it is under @half in magnitude: what
+ * printf("%.Nf") rounds to zero, with @half = 0.5e-N, prints as "0", never
+ * as "-0".
+ */
+double unsigned_zero(double x, double half);
+
+/*
+ * share_of - "@part as N% of the @name" into @buf (@len bytes), or "@name
+ * under @min ns: no ratio" where @whole (ns) is under @min (a whole at or
+ * near zero, or negative, gives no meaningful share). Returns @buf.
+ */
+char *share_of(char *buf, size_t len, double part, double whole, double min, const char *name);
+
+#endif

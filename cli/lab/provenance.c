@@ -1,0 +1,52 @@
+/* SPDX-License-Identifier: MIT */
+/* What a run's results say about themselves beyond output_provenance_host():
+ * the QEMU that ran the lab and the random seed. */
+#include "provenance.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "qemu.h"
+#include "common/util.h"
+
+char *qemu_version(void)
+{
+	char *cmd = xasprintf("'%s' --version 2>/dev/null", qemu_binary()), line[256] = "";
+	FILE *p = strchr(qemu_binary(), '\'') ? NULL : popen(cmd, "r");
+	const char *v;
+
+	free(cmd);
+	if (!p)
+		return NULL;
+	if (!fgets(line, sizeof(line), p))
+		line[0] = '\0';
+	pclose(p);
+	line[strcspn(line, "\n")] = '\0';
+	v = strstr(line, "version ");
+	return v ? xstrdup(v + 8) : NULL;
+}
+
+void run_provenance(struct output *o, const char *seed)
+{
+	char *q = qemu_version();
+
+	output_provenance(o, "qemu_version", q ? json_string(q) : NULL);
+	output_provenance(o, "random_seed", json_string(seed));
+	free(q);
+}
+
+void provenance_comment(struct output *o)
+{
+	json_t *p = o->provenance;
+	const char *qv = json_string_value(json_object_get(p, "qemu_version"));
+
+	output_comment(o, "fpulab %s (git %s), QEMU %s; host %s, Linux %s; %s; random seed %s",
+		       json_string_value(json_object_get(p, "fpulab_version")),
+		       json_string_value(json_object_get(p, "fpulab_git")), qv ? qv : "unknown",
+		       json_string_value(json_object_get(p, "host_cpu")),
+		       json_string_value(json_object_get(p, "host_kernel")),
+		       json_string_value(json_object_get(p, "date")),
+		       json_string_value(json_object_get(p, "random_seed")));
+	output_comment(o, "command: %s", json_string_value(json_object_get(p, "command")));
+}

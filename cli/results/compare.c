@@ -1,0 +1,319 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * fpulab compare A B: two result files, configuration by configuration. The
+ * ratio of the main figure's medians (B / A), whether the min-max ranges
+ * overlap, and every count that changed. Exit 0 when nothing got worse
+ * beyond --threshold, 1 when something did, 2 for errors.
+ */
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "common/output.h"
+#include "common/result_file.h"
+#include "common/util.h"
+
+#define COMPARE_DEFAULT_THRESHOLD 5.0 /* percent */
+
+struct compare_totals {
+	size_t common, worse, better, same, only_a, only_b;
+};
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: fpulab compare [options] A B\n"
+		"Compares two result files (JSON lines of run, replay or host) configuration by\n"
+		"configuration: B's median of the main figure over A's, whether their min-max\n"
+		"ranges overlap (then there is no real difference), and every count that changed.\n"
+		"Exit 0 when nothing got worse beyond the threshold, 1 when something did, 2 for\n"
+		"errors (unreadable files, figures of different sources, nothing in common).\n"
+		"  --threshold PCT   change in percent that counts as worse (default %.0f)\n"
+		"  --format table|json|csv   output format (default table)\n"
+		"  --output FILE     write the comparison to FILE\n"
+		"  --help            this text\n",
+		COMPARE_DEFAULT_THRESHOLD);
+}
+
+static json_t *find_row(json_t *rows, const char *identity)
+{
+	size_t i;
+	json_t *row;
+
+	json_array_foreach(rows, i, row)
+	{
+		char *id = result_identity(row);
+		bool same = !strcmp(id, identity);
+		free(id);
+		if (same)
+			return row;
+	}
+	return NULL;
+}
+
+/* Both files must hold figures of one source: emulated ticks are not hardware ticks. */
+static int check_sources(json_t *a, json_t *b, const char *pa, const char *pb)
+{
+	const char *sa = result_source(json_array_get(a, 0));
+	const char *sb = result_source(json_array_get(b, 0));
+	size_t i;
+	json_t *row;
+
+	json_array_foreach(a, i, row) if (strcmp(result_source(row), sa)) goto mixed;
+	json_array_foreach(b, i, row) if (strcmp(result_source(row), sb)) goto mixed;
+	if (strcmp(sa, sb)) {
+		fprintf(stderr,
+			"fpulab compare: refusing to compare figures of different sources: %s has %s "
+			"(%s), %s has %s (%s)\n",
+			pa, sa, result_source_description(sa), pb, sb,
+			result_source_description(sb));
+		return -1;
+	}
+	return 0;
+mixed:
+	fprintf(stderr, "fpulab compare: a file mixes figures of different sources\n");
+	return -1;
+}
+
+/* The counts that changed, as "nm_traps 1000->0" words; *worse when one that
+ * should fall rose. */
+static json_t *changed_counts(json_t *ra, json_t *rb, bool *worse, bool *better)
+{
+	json_t *changed = json_object(), *v;
+	const char *key;
+
+	json_object_foreach(ra, key, v)
+	{
+		json_t *w = json_object_get(rb, key);
+		if (!result_is_count(ra, key) || !json_is_integer(w) ||
+		    json_integer_value(v) == json_integer_value(w))
+			continue;
+		json_t *pair = json_pack("[I,I]", json_integer_value(v), json_integer_value(w));
+		json_object_set_new(changed, key, pair);
+		if (!strncmp(key, "integrity_errors", 16) &&
+		    json_integer_value(w) > json_integer_value(v))
+			*worse = true;
+		if (!strncmp(key, "integrity_errors", 16) &&
+		    json_integer_value(w) < json_integer_value(v))
+			*better = true;
+	}
+	return changed;
+}
+
+static char *counts_text(json_t *changed)
+{
+	const char *key;
+	json_t *pair;
+	char *s = xstrdup("");
+
+	json_object_foreach(changed, key, pair)
+	{
+		char *next = xasprintf("%s%s%s %" JSON_INTEGER_FORMAT "->%" JSON_INTEGER_FORMAT, s,
+				       *s ? ", " : "", key,
+				       json_integer_value(json_array_get(pair, 0)),
+				       json_integer_value(json_array_get(pair, 1)));
+		free(s);
+		s = next;
+	}
+	return s;
+}
+
+/* One configuration present in both files. */
+static json_t *compare_row(json_t *ra, json_t *rb, const char *identity, double threshold,
+			   struct compare_totals *t)
+{
+	struct result_figure fa, fb;
+	bool has = result_figure(ra, &fa) && result_figure(rb, &fb) && !strcmp(fa.key, fb.key);
+	bool worse = false, better = false;
+	json_t *out = json_object();
+	json_t *changed = changed_counts(ra, rb, &worse, &better);
+
+	char *label = result_label(ra);
+	json_object_set_new(out, "configuration", json_string(label));
+	free(label);
+	if (has) {
+		double ratio = fa.median != 0 ? fb.median / fa.median : NAN;
+		bool overlap = fa.has_range && fb.has_range && fa.min <= fb.max && fb.min <= fa.max;
+		double change = fa.better < 0 ? ratio - 1 : 1 - ratio; /* > 0: worse */
+		if (!overlap && isfinite(ratio) && change * 100 > threshold)
+			worse = true;
+		if (!overlap && isfinite(ratio) && -change * 100 > threshold)
+			better = true;
+		json_object_set_new(out, "figure", json_string(fa.key));
+		json_object_set_new(out, "unit", json_string(fa.unit));
+		json_object_set_new(out, "better", json_string(fa.better < 0 ? "lower" : "higher"));
+		json_object_set_new(out, "a_median", json_real(fa.median));
+		json_object_set_new(out, "a_min", fa.has_range ? json_real(fa.min) : json_null());
+		json_object_set_new(out, "a_max", fa.has_range ? json_real(fa.max) : json_null());
+		json_object_set_new(out, "b_median", json_real(fb.median));
+		json_object_set_new(out, "b_min", fb.has_range ? json_real(fb.min) : json_null());
+		json_object_set_new(out, "b_max", fb.has_range ? json_real(fb.max) : json_null());
+		json_object_set_new(out, "a_runs", json_incref(json_object_get(ra, "repeats")));
+		json_object_set_new(out, "b_runs", json_incref(json_object_get(rb, "repeats")));
+		json_object_set_new(out, "ratio",
+				    isfinite(ratio) ? json_real(round(ratio * 1000) / 1000)
+						    : json_null());
+		json_object_set_new(out, "ranges_overlap", json_boolean(overlap));
+	}
+	const char *verdict = worse ? "worse" : better ? "better" : "same";
+	json_object_set_new(out, "verdict", json_string(verdict));
+	char *text = counts_text(changed);
+	json_object_set_new(out, "counts_changed_text", json_string(*text ? text : "-"));
+	json_object_set_new(out, "counts_changed", changed);
+	free(text);
+	t->common++;
+	if (worse)
+		t->worse++;
+	else if (better)
+		t->better++;
+	else
+		t->same++;
+	return out;
+}
+
+static const struct output_column columns[] = {
+	{ "configuration", NULL, -56, 0 },
+	{ "a_median", "A median", 11, 1 },
+	{ "a_runs", "runs", 4, 0 },
+	{ "b_median", "B median", 11, 1 },
+	{ "b_runs", "runs", 4, 0 },
+	{ "ratio", "B/A", 6, 3 },
+	{ "overlap_mark", "~", 1, 0 },
+	{ "verdict", NULL, -7, 0 },
+	{ "counts_changed_text", "counts changed (A->B)", -1, 0 },
+};
+
+static int compare_files(const char *pa, const char *pb, double threshold, struct output *o,
+			 struct compare_totals *t)
+{
+	char err[512];
+	json_t *a = result_file_load(pa, err, sizeof(err)), *b = NULL, *ra;
+	size_t i;
+	int rc = -1;
+	char unit[128] = "";
+
+	if (!a || !(b = result_file_load(pb, err, sizeof(err)))) {
+		fprintf(stderr, "fpulab compare: %s\n", err);
+		goto out;
+	}
+	if (check_sources(a, b, pa, pb) < 0)
+		goto out;
+	const char *source = result_source(json_array_get(a, 0));
+	output_comment(o, "fpulab compare: A = %s, B = %s", pa, pb);
+	output_comment(o, "figures: %s", result_source_description(source));
+	output_comment(o, "B/A: ratio of the medians of each configuration's main figure; ~: the "
+			  "min-max ranges overlap (no real difference);");
+	output_comment(o,
+		       "worse/better: changed by more than %.3g%% in the figure's worse/better "
+		       "direction with ranges apart, or integrity errors rose/fell",
+		       threshold);
+	json_array_foreach(a, i, ra)
+	{
+		char *id = result_identity(ra);
+		json_t *rb = find_row(b, id);
+		if (!rb) {
+			t->only_a++;
+			free(id);
+			continue;
+		}
+		json_t *row = compare_row(ra, rb, id, threshold, t);
+		if (!unit[0] && json_object_get(row, "unit"))
+			snprintf(unit, sizeof(unit), "%s", result_str(row, "unit", ""));
+		json_object_set_new(row, "overlap_mark",
+				    json_string(json_is_true(json_object_get(row, "ranges_overlap"))
+							? "~"
+							: " "));
+		if (o->format != OUTPUT_TABLE)
+			json_object_del(row, "overlap_mark");
+		if (o->format != OUTPUT_JSON) /* table and CSV cells are scalars */
+			json_object_del(row, "counts_changed");
+		output_row(o, row);
+		free(id);
+	}
+	json_array_foreach(b, i, ra)
+	{
+		char *id = result_identity(ra);
+		if (!find_row(a, id))
+			t->only_b++;
+		free(id);
+	}
+	if (!t->common) {
+		fprintf(stderr, "fpulab compare: %s and %s have no configuration in common\n", pa,
+			pb);
+		goto out;
+	}
+	output_comment(o, "medians in %s, over the runs each file summarised",
+		       unit[0] ? unit : "-");
+	output_comment(
+		o,
+		"%zu configuration%s in both: %zu worse, %zu better, %zu no real difference; "
+		"only in A: %zu, only in B: %zu",
+		t->common, plural(t->common), t->worse, t->better, t->same, t->only_a, t->only_b);
+	rc = 0;
+out:
+	json_decref(a);
+	json_decref(b);
+	return rc;
+}
+
+int cmd_compare(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "threshold", required_argument, NULL, 't' },
+		{ "format", required_argument, NULL, 'f' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	double threshold = COMPARE_DEFAULT_THRESHOLD;
+	int format = OUTPUT_TABLE, c;
+	const char *path = NULL;
+	char *end;
+	struct output o;
+	struct compare_totals t = { 0 };
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		switch (c) {
+		case 't':
+			threshold = strtod(optarg, &end);
+			if (end == optarg || (*end && strcmp(end, "%")) || !(threshold >= 0) ||
+			    threshold > 1000)
+				return usage_error("compare",
+						   "--threshold %s: not a percentage in 0..1000",
+						   optarg);
+			break;
+		case 'f':
+			format = parse_choice("compare", "format", optarg, output_format_names);
+			if (format < 0)
+				return 2;
+			break;
+		case 'o':
+			path = optarg;
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		default:
+			return usage_error("compare", "unknown option");
+		}
+	}
+	if (argc - optind != 2)
+		return usage_error("compare", "needs two result files, A and B");
+	if (output_open(&o, format, path, "compare") < 0) {
+		fprintf(stderr, "fpulab compare: %s\n", o.error);
+		return 2;
+	}
+	output_provenance_host(&o, argc, argv);
+	output_columns(&o, columns, sizeof(columns) / sizeof(columns[0]));
+	int rc = compare_files(argv[optind], argv[optind + 1], threshold, &o, &t);
+	if (output_close(&o) < 0 || rc < 0)
+		return 2;
+	if (t.worse)
+		fprintf(stderr, "fpulab compare: %zu configuration%s got worse\n", t.worse,
+			t.worse == 1 ? "" : "s");
+	return t.worse ? 1 : 0;
+}

@@ -1,0 +1,645 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * fpulab summary: what a kernel developer reads first. For each experiment
+ * and each class of configuration (every configuration that differs only in
+ * its last varying key, e.g. the register set), which policy wins, by how
+ * much against eager and against the runner-up, in which unit, and whether
+ * the win is beyond the min-max ranges of the runs. A correctness experiment
+ * (its abi.h figure is a count, e.g. integrity errors) gets its totals. Rows
+ * of `fpulab replay` get one line per workload (summarise_replay).
+ */
+#include <getopt.h>
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/catalog.h"
+#include "cli.h"
+#include "common/plot.h"
+#include "common/result_file.h"
+#include "common/util.h"
+
+/* The configuration keys of @rows that take more than one value, in row order. */
+static json_t *varying_keys(json_t *rows)
+{
+	json_t *keys = json_array(), *row, *v;
+	const char *key;
+	size_t i;
+
+	json_object_foreach(json_array_get(rows, 0), key, v)
+	{
+		if (!json_is_string(v) || !strcmp(key, "policy") || !strcmp(key, "experiment"))
+			continue;
+		char *id = result_identity(json_array_get(rows, 0));
+		char *word = xasprintf(" %s=", key);
+		bool in_identity = strstr(id, word) != NULL;
+		free(id);
+		free(word);
+		if (!in_identity)
+			continue;
+		json_array_foreach(rows, i, row)
+		{
+			if (strcmp(result_str(row, key, ""), json_string_value(v))) {
+				json_array_append_new(keys, json_string(key));
+				break;
+			}
+		}
+	}
+	return keys;
+}
+
+/* The runs a row's figures summarise (its repeats; fpulab host: runs), 0 unknown. */
+static long long row_runs(const json_t *row)
+{
+	const json_t *r = json_object_get(row, "repeats");
+	if (!json_is_integer(r))
+		r = json_object_get(row, "runs");
+	return json_is_integer(r) ? json_integer_value(r) : 0;
+}
+
+/* The beyond-the-ranges answer: one run has no range to be beyond. */
+static const char *beyond_answer(bool one_run, bool beyond)
+{
+	if (one_run)
+		return "one run: no range";
+	return beyond ? "yes" : "no: the ranges overlap the runner-up's";
+}
+
+/* "placement=same-cpu fp_users=one": the class of a row. */
+static char *class_of(const json_t *row, json_t *class_keys)
+{
+	char *s = xstrdup("");
+	size_t i;
+	json_t *k;
+
+	json_array_foreach(class_keys, i, k)
+	{
+		const char *key = json_string_value(k);
+		char *next = xasprintf("%s%s%s=%s", s, *s ? " " : "", key,
+				       result_str(row, key, "-"));
+		free(s);
+		s = next;
+	}
+	return s;
+}
+
+struct policy_score {
+	const char *policy;
+	double log_ratio_sum; /* sum over configurations of log(median / eager's median) */
+	size_t n;
+	bool beyond; /* its range is apart from the runner-up's in every configuration */
+};
+
+/* @policy's slot among the @ns of @sc, added if new; NULL when all @cap are taken. */
+static struct policy_score *score_of(struct policy_score *sc, size_t *ns, size_t cap,
+				     const char *policy)
+{
+	for (size_t k = 0; k < *ns; k++)
+		if (!strcmp(sc[k].policy, policy))
+			return &sc[k];
+	if (*ns == cap)
+		return NULL;
+	sc[*ns] = (struct policy_score){ policy, 0, 0, true };
+	return &sc[(*ns)++];
+}
+
+static json_t *rows_of(json_t *rows, const char *experiment, const char *class, json_t *keys)
+{
+	json_t *out = json_array(), *row;
+	size_t i;
+
+	json_array_foreach(rows, i, row)
+	{
+		char *c = class_of(row, keys);
+		if (!strcmp(result_str(row, "experiment", ""), experiment) && !strcmp(c, class))
+			json_array_append(out, row);
+		free(c);
+	}
+	return out;
+}
+
+/* The row of the same configuration as @like under @policy. */
+static const json_t *twin(json_t *rows, const json_t *like, const char *policy)
+{
+	char *want = result_identity(like);
+	char *p = strstr(want, " policy=");
+	const json_t *found = NULL;
+	size_t i;
+	json_t *row;
+
+	/* identity with the policy replaced */
+	char *end = p ? p + 8 + strcspn(p + 8, " ") : NULL;
+	char *key = p ? xasprintf("%.*s policy=%s%s", (int)(p - want), want, policy, end) : NULL;
+	json_array_foreach(rows, i, row)
+	{
+		char *id = result_identity(row);
+		if (key && !strcmp(id, key))
+			found = row;
+		free(id);
+	}
+	free(key);
+	free(want);
+	return found;
+}
+
+/* One class: the policies by the geometric mean of their median over eager's. */
+static void summarise_class(FILE *out, json_t *crows, const char *class, const char *unit)
+{
+	struct policy_score sc[32] = { 0 };
+	size_t ns = 0, i;
+	json_t *row;
+	struct result_figure f, fe;
+
+	json_array_foreach(crows, i, row)
+	{
+		const json_t *eager = twin(crows, row, "eager");
+		if (!eager || !result_figure(row, &f) || !result_figure(eager, &fe) ||
+		    fe.median <= 0)
+			continue;
+		struct policy_score *k = score_of(sc, &ns, sizeof(sc) / sizeof(sc[0]),
+						  result_str(row, "policy", "-"));
+		if (!k)
+			continue;
+		k->log_ratio_sum += log(f.median / fe.median);
+		k->n++;
+	}
+	if (ns < 2)
+		return;
+	size_t best = 0, second = SIZE_MAX;
+	for (size_t k = 1; k < ns; k++)
+		if (sc[k].log_ratio_sum / sc[k].n < sc[best].log_ratio_sum / sc[best].n)
+			best = k;
+	for (size_t k = 0; k < ns; k++)
+		if (k != best &&
+		    (second == SIZE_MAX ||
+		     sc[k].log_ratio_sum / sc[k].n < sc[second].log_ratio_sum / sc[second].n))
+			second = k;
+	/* beyond noise: the winner's max below the runner-up's min in every configuration */
+	bool beyond = true, one_run = false;
+	size_t configs = 0;
+	json_array_foreach(crows, i, row)
+	{
+		struct result_figure fb, fr;
+		if (strcmp(result_str(row, "policy", ""), sc[best].policy))
+			continue;
+		const json_t *r2 = twin(crows, row, sc[second].policy);
+		if (!r2 || !result_figure(row, &fb) || !result_figure(r2, &fr))
+			continue;
+		configs++;
+		if (!(fb.max < fr.min))
+			beyond = false;
+		one_run |= row_runs(row) == 1 || row_runs(r2) == 1;
+	}
+	double vs_eager = exp(sc[best].log_ratio_sum / sc[best].n);
+	double vs_second = exp(sc[best].log_ratio_sum / sc[best].n -
+			       sc[second].log_ratio_sum / sc[second].n);
+	char runner[48];
+	snprintf(runner, sizeof(runner), "%.2fx %s", vs_second, sc[second].policy);
+	fprintf(out, "  %-34s %-12s %5.2fx   %-19s %s\n", class, sc[best].policy, vs_eager, runner,
+		beyond_answer(one_run, beyond));
+	(void)unit;
+	(void)configs;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return (x > y) - (x < y);
+}
+
+/* The row of @policy replayed from the same trace as @like. */
+static const json_t *replay_twin(json_t *rows, const json_t *like, const char *policy)
+{
+	const char *trace = result_str(like, "trace", "");
+	size_t i;
+	json_t *row;
+
+	json_array_foreach(rows, i, row)
+	{
+		if (!strcmp(result_str(row, "trace", "-"), trace) &&
+		    !strcmp(result_str(row, "policy", ""), policy))
+			return row;
+	}
+	return NULL;
+}
+
+static double row_number(const json_t *row, const char *key)
+{
+	const json_t *v = json_object_get(row, key);
+	return json_is_number(v) ? json_number_value(v) : NAN;
+}
+
+/*
+ * One workload of `fpulab replay` rows (docs/model.md): its traces of at
+ * least REPLAY_MIN_SWITCHES switches; the static policy with the lowest
+ * geometric mean over them of its projected ns per switch / eager's, the
+ * runner-up, adaptive against the winner, whether the winner's max is below
+ * the runner-up's min on every trace, and the median over the traces of
+ * the break-even trap cost of eager against lazy.
+ */
+static void summarise_replay_workload(FILE *out, json_t *rows, const char *workload)
+{
+	struct policy_score sc[16] = { 0 };
+	size_t ns = 0, i, traces = 0, nbe = 0;
+	double be[512];
+	json_t *row;
+
+	json_array_foreach(rows, i, row)
+	{
+		const char *policy = result_str(row, "policy", "-");
+		if (strcmp(result_str(row, "workload", ""), workload) ||
+		    !strcmp(policy, "oracle") || row_number(row, "switches") < REPLAY_MIN_SWITCHES)
+			continue;
+		const json_t *eager = replay_twin(rows, row, "eager");
+		double x = row_number(row, "ns_per_switch");
+		double xe = eager ? row_number(eager, "ns_per_switch") : NAN;
+		if (!(x > 0) || !(xe > 0))
+			continue;
+		if (!strcmp(policy, "eager"))
+			traces++;
+		if (!strcmp(policy, "lazy") && isfinite(row_number(row, "break_even_trap_ns")) &&
+		    nbe < sizeof(be) / sizeof(be[0]))
+			be[nbe++] = row_number(row, "break_even_trap_ns");
+		struct policy_score *k = score_of(sc, &ns, sizeof(sc) / sizeof(sc[0]), policy);
+		if (!k)
+			continue;
+		k->log_ratio_sum += log(x / xe);
+		k->n++;
+	}
+	size_t best = SIZE_MAX, second = SIZE_MAX, adaptive = SIZE_MAX;
+	for (size_t k = 0; k < ns; k++) {
+		double m = sc[k].log_ratio_sum / (double)sc[k].n;
+		if (!strcmp(sc[k].policy, "adaptive"))
+			adaptive = k;
+		else if (best == SIZE_MAX || m < sc[best].log_ratio_sum / (double)sc[best].n) {
+			second = best;
+			best = k;
+		} else if (second == SIZE_MAX ||
+			   m < sc[second].log_ratio_sum / (double)sc[second].n)
+			second = k;
+	}
+	if (best == SIZE_MAX || second == SIZE_MAX) {
+		fprintf(out, "  %-16s %6zu  (no trace of at least %d switches)\n", workload, traces,
+			REPLAY_MIN_SWITCHES);
+		return;
+	}
+	bool beyond = true, one_run = false;
+	json_array_foreach(rows, i, row)
+	{
+		if (strcmp(result_str(row, "workload", ""), workload) ||
+		    strcmp(result_str(row, "policy", ""), sc[best].policy) ||
+		    row_number(row, "switches") < REPLAY_MIN_SWITCHES)
+			continue;
+		const json_t *r2 = replay_twin(rows, row, sc[second].policy);
+		if (!r2 ||
+		    !(row_number(row, "ns_per_switch_max") < row_number(r2, "ns_per_switch_min")))
+			beyond = false;
+		one_run |= row_runs(row) == 1 || (r2 && row_runs(r2) == 1);
+	}
+	double mb = sc[best].log_ratio_sum / (double)sc[best].n;
+	char runner[48], vs_adaptive[24] = "-", breakeven[32] = "-";
+	snprintf(runner, sizeof(runner), "%.2fx %s",
+		 exp(mb - sc[second].log_ratio_sum / (double)sc[second].n), sc[second].policy);
+	if (adaptive != SIZE_MAX)
+		snprintf(vs_adaptive, sizeof(vs_adaptive), "%.2fx",
+			 exp(sc[adaptive].log_ratio_sum / (double)sc[adaptive].n - mb));
+	if (nbe) {
+		qsort(be, nbe, sizeof(be[0]), cmp_double);
+		snprintf(breakeven, sizeof(breakeven), "%.0f ns",
+			 nbe % 2 ? be[nbe / 2] : (be[nbe / 2 - 1] + be[nbe / 2]) / 2);
+	}
+	fprintf(out, "  %-16s %6zu  %-12s %5.2fx   %-19s %-9s %-15s %s\n", workload, traces,
+		sc[best].policy, exp(mb), runner, vs_adaptive, breakeven,
+		beyond_answer(one_run, beyond));
+}
+
+/* Whether a replay row has what the section reads: its trace, policy, switches, runs and figures. */
+static bool replay_usable(const json_t *row)
+{
+	static const char *const strings[] = { "policy", "workload", "trace" };
+	static const char *const numbers[] = { "switches", "repeats", "ns_per_switch",
+					       "trap_ns",  "cr0_ns",  "ipi_ns" };
+
+	for (size_t k = 0; k < sizeof(strings) / sizeof(strings[0]); k++)
+		if (!json_is_string(json_object_get(row, strings[k])))
+			return false;
+	for (size_t k = 0; k < sizeof(numbers) / sizeof(numbers[0]); k++)
+		if (!isfinite(row_number(row, numbers[k])))
+			return false;
+	return true;
+}
+
+/* Rows of `fpulab replay --format json`: one line per workload. */
+static void summarise_replay(FILE *out, json_t *rows)
+{
+	json_t *mine = json_array(), *workloads = json_array(), *row, *w;
+	size_t i, j, skipped = 0;
+
+	json_array_foreach(rows, i, row)
+	{
+		if (strcmp(result_str(row, "experiment", ""), "replay"))
+			continue;
+		if (!replay_usable(row)) {
+			skipped++;
+			continue;
+		}
+		json_array_append(mine, row);
+		bool seen = false;
+		json_array_foreach(workloads, j, w)
+		{
+			seen |= !strcmp(json_string_value(w), result_str(row, "workload", "-"));
+		}
+		if (!seen)
+			json_array_append_new(workloads,
+					      json_string(result_str(row, "workload", "-")));
+	}
+	const json_t *first = NULL; /* the first policy row: the machine and the costs */
+	json_array_foreach(mine, i, row)
+	{
+		if (strcmp(result_str(row, "policy", "oracle"), "oracle")) {
+			first = row;
+			break;
+		}
+	}
+	if (first) {
+		fprintf(out,
+			"replay: ns per switch on this CPU (%s, %s, XCR0 %s): libfpu's native time "
+			"less the timing's own, plus #NM %.0f ns (%s), CR0 write %.0f ns (%s), IPI "
+			"%.0f ns (%s); medians of %.0f run%s; traces of at least %d switches\n",
+			result_str(first, "host_cpu", "-"), result_str(first, "save_insn", "-"),
+			result_str(first, "xcr0", "-"), row_number(first, "trap_ns"),
+			result_str(first, "trap_source", "-"), row_number(first, "cr0_ns"),
+			result_str(first, "cr0_source", "-"), row_number(first, "ipi_ns"),
+			result_str(first, "ipi_source", "-"), row_number(first, "repeats"),
+			plural((unsigned long long)row_number(first, "repeats")),
+			REPLAY_MIN_SWITCHES);
+		fprintf(out,
+			"  the static policy with the lowest geometric mean over the traces of its "
+			"ns per switch / eager's (lower is better); adaptive against it; eager beats "
+			"lazy above the break-even trap cost (median over the traces):\n");
+		fprintf(out, "  %-16s %6s  %-12s %-8s %-19s %-9s %-15s %s\n", "workload", "traces",
+			"wins", "vs eager", "vs the runner-up", "adaptive", "break-even",
+			"beyond the min-max ranges of the runs?");
+		json_array_foreach(workloads, j, w)
+		{
+			summarise_replay_workload(out, mine, json_string_value(w));
+		}
+	} else {
+		fprintf(out, "replay: no row to summarise\n");
+	}
+	if (skipped)
+		fprintf(out,
+			"  %zu replay row%s left out: without its policy, workload, trace, switches, "
+			"repeats, ns_per_switch or per-event costs\n",
+			skipped, plural(skipped));
+	json_decref(workloads);
+	json_decref(mine);
+}
+
+static void summarise_experiment(FILE *out, json_t *rows, const char *experiment)
+{
+	json_t *mine = json_array(), *row;
+	size_t i;
+	const struct fpulab_experiment *info = experiment_info(experiment);
+
+	if (!strcmp(experiment, "replay")) {
+		json_decref(mine);
+		summarise_replay(out, rows);
+		return;
+	}
+	json_array_foreach(rows, i, row)
+	{
+		if (!strcmp(result_str(row, "experiment", ""), experiment))
+			json_array_append(mine, row);
+	}
+	const char *source = result_source(json_array_get(mine, 0));
+	if (info && strcmp(info->figure, "ticks")) { /* a count: its total per policy */
+		bool integrity = !strcmp(info->figure, "integrity_errors");
+		json_t *totals = json_object(), *runs = json_object();
+		json_array_foreach(mine, i, row)
+		{
+			json_t *v = integrity ? json_object_get(row, "integrity_errors_all_runs")
+					      : NULL;
+			if (!v)
+				v = json_object_get(row, info->figure);
+			const char *policy = result_str(row, "policy", "-");
+			json_int_t had = json_integer_value(json_object_get(totals, policy));
+			json_object_set_new(
+				totals, policy,
+				json_integer(had +
+					     (json_is_integer(v) ? json_integer_value(v) : 0)));
+			long long n = row_runs(row) ? row_runs(row) : 1;
+			json_object_set_new(
+				runs, policy,
+				json_integer(json_integer_value(json_object_get(runs, policy)) +
+					     n));
+		}
+		/* each policy's total is over its own runs: say how many those are */
+		json_int_t lo = LLONG_MAX, hi = 0;
+		const char *p;
+		json_t *n;
+		json_object_foreach(runs, p, n)
+		{
+			json_int_t k = json_integer_value(n);
+			lo = k < lo ? k : lo;
+			hi = k > hi ? k : hi;
+		}
+		char over[64];
+		if (lo == hi)
+			snprintf(over, sizeof(over), "%" JSON_INTEGER_FORMAT " run%s", lo,
+				 plural((unsigned long long)lo));
+		else
+			snprintf(over, sizeof(over),
+				 "%" JSON_INTEGER_FORMAT " to %" JSON_INTEGER_FORMAT " runs", lo,
+				 hi);
+		fprintf(out,
+			"%s: %s per policy, exact counts, each policy's total over its %s (%s is "
+			"better):\n ",
+			experiment, info->unit, over, info->better);
+		const char *policy;
+		json_t *v;
+		json_object_foreach(totals, policy, v)
+		{
+			fprintf(out, " %s %" JSON_INTEGER_FORMAT, policy, json_integer_value(v));
+		}
+		fprintf(out, "\n");
+		json_decref(totals);
+		json_decref(runs);
+		json_decref(mine);
+		return;
+	}
+	struct result_figure f;
+	if (!result_figure(json_array_get(mine, 0), &f)) {
+		json_decref(mine);
+		return;
+	}
+	json_t *keys = varying_keys(mine);
+	if (json_array_size(keys) >= 2) /* classes: all but the last varying key */
+		json_array_remove(keys, json_array_size(keys) - 1);
+	else
+		json_array_clear(keys);
+	size_t runs = 0;
+	json_t *r = json_object_get(json_array_get(mine, 0), "repeats");
+	runs = json_is_integer(r) ? (size_t)json_integer_value(r) : 1;
+	fprintf(out, "%s: %s, %s; medians of %zu run%s\n", experiment, f.unit,
+		result_source_description(source), runs, plural(runs));
+	fprintf(out,
+		"  the policy with the lowest geometric mean of its median / eager's (%s is "
+		"better):\n",
+		f.better < 0 ? "lower" : "higher");
+	json_t *classes = json_array();
+	json_array_foreach(mine, i, row)
+	{
+		char *c = class_of(row, keys);
+		bool seen = false;
+		size_t j;
+		json_t *v;
+		json_array_foreach(classes, j, v)
+		{
+			seen |= !strcmp(json_string_value(v), c);
+		}
+		if (!seen)
+			json_array_append_new(classes, json_string(c));
+		free(c);
+	}
+	fprintf(out, "  %-34s %-12s %-8s %-19s %s\n",
+		json_array_size(keys) ? "class" : "configuration", "wins", "vs eager",
+		"vs the runner-up", "beyond the min-max ranges of the runs?");
+	json_t *c;
+	json_array_foreach(classes, i, c)
+	{
+		json_t *crows = rows_of(mine, experiment, json_string_value(c), keys);
+		summarise_class(out, crows, *json_string_value(c) ? json_string_value(c) : "all",
+				f.unit);
+		json_decref(crows);
+	}
+	json_decref(classes);
+	json_decref(keys);
+	json_decref(mine);
+}
+
+static int summary_print(FILE *out, json_t *rows)
+{
+	json_t *experiments = json_array(), *row;
+	size_t i;
+
+	json_array_foreach(rows, i, row)
+	{
+		const char *e = result_str(row, "experiment", NULL);
+		bool seen = false;
+		size_t j;
+		json_t *v;
+		if (!e)
+			continue;
+		json_array_foreach(experiments, j, v)
+		{
+			seen |= !strcmp(json_string_value(v), e);
+		}
+		if (!seen)
+			json_array_append_new(experiments, json_string(e));
+	}
+	json_array_foreach(experiments, i, row)
+	{
+		summarise_experiment(out, rows, json_string_value(row));
+	}
+	json_decref(experiments);
+	return 0;
+}
+
+/* Whether every element of @rows (from @path) is a result row; else why not, in @err. */
+static bool rows_only(const char *path, json_t *rows, char *err, size_t len)
+{
+	size_t i;
+	json_t *row;
+
+	json_array_foreach(rows, i, row)
+	{
+		if (result_is_row(row))
+			continue;
+		char *text = json_dumps(row, JSON_COMPACT | JSON_ENCODE_ANY);
+		snprintf(err, len,
+			 "%s: row %zu is not a result row (a JSON object with an \"experiment\"): "
+			 "%.60s%s",
+			 path, i + 1, text ? text : "?", text && strlen(text) > 60 ? "..." : "");
+		free(text);
+		return false;
+	}
+	return true;
+}
+
+int cmd_summary(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "plot", required_argument, NULL, 'p' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *plot_dir = NULL;
+	char err[512];
+	int c, rc = 0;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		switch (c) {
+		case 'p':
+			plot_dir = optarg;
+			break;
+		case 'h':
+			printf("usage: fpulab summary [--plot DIR] FILE...\n"
+			       "For each experiment in the result files, which policy wins each class\n"
+			       "of configuration and by how much; for the rows of `fpulab replay`, which\n"
+			       "static policy wins each workload on this CPU, adaptive against it and the\n"
+			       "break-even trap cost; then where the results and plots are.\n");
+			return 0;
+		default:
+			return usage_error("summary", "unknown option");
+		}
+	}
+	if (optind >= argc)
+		return usage_error("summary", "needs at least one result file");
+	json_t *rows = json_array(), *partials = json_array();
+	for (int i = optind; i < argc; i++) {
+		char partial[256];
+		json_t *got = result_file_load_partial(argv[i], err, sizeof(err), partial,
+						       sizeof(partial));
+		if (got && !rows_only(argv[i], got, err, sizeof(err))) {
+			json_decref(got);
+			got = NULL;
+		}
+		if (!got) {
+			fprintf(stderr, "fpulab summary: %s\n", err);
+			json_decref(rows);
+			json_decref(partials);
+			return 2;
+		}
+		if (*partial)
+			json_array_append_new(
+				partials,
+				json_sprintf("%s holds partial results (%s)", argv[i], partial));
+		json_array_extend(rows, got);
+		json_decref(got);
+	}
+	summary_print(stdout, rows);
+	json_t *p;
+	size_t k;
+	json_array_foreach(partials, k, p)
+	{
+		printf("PARTIAL: %s: only the rows it holds are summarised above\n",
+		       json_string_value(p));
+	}
+	json_decref(partials);
+	printf("full results: ");
+	for (int i = optind; i < argc; i++)
+		printf("%s%s", argv[i], i + 1 < argc ? " " : "\n");
+	if (plot_dir) {
+		int plots = plot_summary(rows, plot_dir);
+		if (plots < 0)
+			rc = 1;
+		else
+			printf("plots: %s/ (%d SVG)\n", plot_dir, plots);
+	}
+	json_decref(rows);
+	return rc;
+}

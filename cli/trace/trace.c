@@ -1,0 +1,268 @@
+/* SPDX-License-Identifier: MIT */
+/* fpulab trace synth|dump|info: make and read traces (docs/trace.md). */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include <fpu/xstate.h>
+
+#include "cli.h"
+#include "trace_io.h"
+#include "common/util.h"
+
+#define SWITCHES_DEFAULT 20000
+#define SWITCHES_MAX 10000000ull
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: fpulab trace synth WORKLOAD|all -o FILE|DIR [--switches N] [--seed S] [--xcr0 MASK]\n"
+		"       fpulab trace dump FILE [--limit N]\n"
+		"       fpulab trace info FILE\n"
+		"synth makes a synthetic trace of about N context switches (default %d,\n"
+		"1..%llu) from seed S (default 1); with 'all', one FILE per workload in DIR\n"
+		"(DIR/WORKLOAD.trace; DIR is created if missing, one level, like mkdir). Use\n"
+		"masks are drawn from MASK (default: this host's XCR0). dump prints one event\n"
+		"per line; info counts them. Workloads:\n",
+		SWITCHES_DEFAULT, SWITCHES_MAX);
+	const char *const *names = trace_workloads();
+	for (int i = 0; names[i]; i++)
+		fprintf(f, "  %-14s %s\n", names[i], trace_workload_about(names[i]));
+}
+
+static uint64_t host_xcr0(void)
+{
+	struct xstate_init_opts o = { .mode = XSTATE_MODE_USER, .insn = FPU_INSN_AUTO };
+	return xstate_init(&o) ? 0x3 : xstate_cfg.xcr0;
+}
+
+static int synth_one(const char *name, const char *path, uint64_t switches, uint64_t seed,
+		     uint64_t xcr0)
+{
+	struct trace t;
+	char err[256];
+
+	if (trace_synth(name, switches, seed, xcr0, &t, err, sizeof(err)) ||
+	    trace_check(&t, err, sizeof(err)) || trace_write(path, &t, err, sizeof(err))) {
+		fprintf(stderr, "fpulab trace synth: %s: %s\n", name, err);
+		trace_free(&t);
+		return 1;
+	}
+	printf("%s: %s, %" PRIu64 " events, %u CPUs, %u tasks, %" PRIu64 " bytes\n", path, name,
+	       t.hdr.nevents, t.hdr.ncpus, t.hdr.ntasks,
+	       (uint64_t)sizeof(t.hdr) + t.hdr.nevents * sizeof(*t.ev));
+	trace_free(&t);
+	return 0;
+}
+
+static int cmd_synth(int argc, char **argv)
+{
+	const char *name = NULL, *out = NULL;
+	uint64_t switches = SWITCHES_DEFAULT, seed = 1, xcr0 = 0;
+
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+		if (!strcmp(a, "-o") || !strcmp(a, "--switches") || !strcmp(a, "--seed") ||
+		    !strcmp(a, "--xcr0")) {
+			if (!v)
+				return usage_error("trace", "%s needs a value", a);
+			i++;
+			if (!strcmp(a, "-o"))
+				out = v;
+			else if (!strcmp(a, "--switches")) {
+				if (parse_u64_arg("trace", "switches", v, 1, SWITCHES_MAX,
+						  &switches))
+					return 2;
+			} else if (!strcmp(a, "--seed")) {
+				if (parse_u64_arg("trace", "seed", v, 0, UINT64_MAX, &seed))
+					return 2;
+			} else {
+				char *end;
+				xcr0 = strtoull(v, &end, 0);
+				if (!*v || *end || !(xcr0 & 1) ||
+				    (xcr0 & ~(uint64_t)TRACE_XCR0_KNOWN))
+					return usage_error(
+						"trace",
+						"--xcr0: '%s' is not a mask with bit 0 (x87) "
+						"within the XCR0 bits x86 defines (0x%llx)",
+						v, TRACE_XCR0_KNOWN);
+			}
+		} else if (a[0] == '-') {
+			return usage_error("trace", "unknown option '%s'", a);
+		} else if (!name) {
+			name = a;
+		} else {
+			return usage_error("trace", "synth takes one WORKLOAD, got '%s' too", a);
+		}
+	}
+	if (!name || !out)
+		return usage_error("trace", "synth needs a WORKLOAD and -o FILE|DIR");
+	if (strcmp(name, "all") && !trace_workload_about(name)) {
+		char *all = list_join(trace_workloads(), ", ");
+		usage_error("trace", "no workload '%s' (one of: %s, all)", name, all);
+		free(all);
+		return 2;
+	}
+	if (!xcr0)
+		xcr0 = host_xcr0();
+	if (strcmp(name, "all"))
+		return synth_one(name, out, switches, seed, xcr0);
+	struct stat st;
+	if (stat(out, &st) && errno == ENOENT && mkdir(out, 0777) && errno != EEXIST) {
+		fprintf(stderr, "fpulab trace synth: all: cannot create -o %s: %s\n", out,
+			strerror(errno));
+		return 1;
+	}
+	if (stat(out, &st) || !S_ISDIR(st.st_mode)) {
+		fprintf(stderr, "fpulab trace synth: all: -o %s is not a directory\n", out);
+		return 1;
+	}
+	const char *const *names = trace_workloads();
+	for (int i = 0; names[i]; i++) {
+		char *path = xasprintf("%s/%s.trace", out, names[i]);
+		int rc = synth_one(names[i], path, switches, seed, xcr0);
+		free(path);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+static int load(const char *path, struct trace *t)
+{
+	char err[512];
+
+	if (trace_read(path, t, err, sizeof(err))) {
+		fprintf(stderr, "fpulab trace: %s\n", err);
+		return 1;
+	}
+	return 0;
+}
+
+static int cmd_dump(int argc, char **argv)
+{
+	uint64_t limit = UINT64_MAX;
+	const char *path = NULL;
+	struct trace t;
+
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--limit")) {
+			if (i + 1 >= argc)
+				return usage_error("trace", "--limit needs a value");
+			if (parse_u64_arg("trace", "limit", argv[++i], 0, UINT64_MAX, &limit))
+				return 2;
+		} else if (argv[i][0] == '-') {
+			return usage_error("trace", "unknown option '%s'", argv[i]);
+		} else if (path) {
+			return usage_error("trace", "dump takes one FILE");
+		} else {
+			path = argv[i];
+		}
+	}
+	if (!path)
+		return usage_error("trace", "dump needs a FILE");
+	if (load(path, &t))
+		return 1;
+	printf("# %s: workload %.24s, version %u, %u CPUs, %u tasks, %" PRIu64
+	       " events, xcr0 0x%" PRIx64 "%s\n",
+	       path, t.hdr.workload, t.hdr.version, t.hdr.ncpus, t.hdr.ntasks, t.hdr.nevents,
+	       t.hdr.xcr0, t.hdr.flags & FPULAB_TRACE_F_SYNTHETIC ? ", synthetic" : "");
+	if (t.hdr.flags & FPULAB_TRACE_F_RECORDED)
+		printf("# recorded by the lab%s\n", t.hdr.flags & FPULAB_TRACE_F_TRUNCATED
+							    ? "; TRUNCATED: its buffer filled up"
+							    : "");
+	printf("# seq cpu event args\n");
+	for (uint64_t i = 0; i < t.hdr.nevents && i < limit; i++) {
+		const struct fpulab_trace_event *e = &t.ev[i];
+		printf("%u %u %s", e->seq, e->cpu, trace_type_name(e->type));
+		switch (e->type) {
+		case FPULAB_EV_SWITCH:
+			printf(" %u -> %u%s", e->task, e->arg,
+			       e->flags & FPULAB_EVF_NO_USER ? " no-user" : "");
+			break;
+		case FPULAB_EV_USE:
+			printf(" task %u mask 0x%x", e->task, e->mask);
+			break;
+		case FPULAB_EV_MIGRATE:
+			printf(" task %u to cpu %u", e->task, e->arg);
+			break;
+		case FPULAB_EV_IMPORT:
+			printf(" task %u mask 0x%x%s", e->task, e->mask,
+			       e->flags & FPULAB_EVF_SIGFRAME ? " sigframe" : "");
+			break;
+		default:
+			printf(" task %u", e->task);
+		}
+		printf("%s\n", e->flags & FPULAB_EVF_RETURNED ? " returned" : "");
+	}
+	trace_free(&t);
+	return 0;
+}
+
+static int cmd_info(int argc, char **argv)
+{
+	uint64_t n[FPULAB_EV_NR] = { 0 }, nouser = 0, idle = 0;
+	struct trace t;
+
+	if (argc != 2 || argv[1][0] == '-')
+		return usage_error("trace", "info takes one FILE");
+	if (load(argv[1], &t))
+		return 1;
+	for (uint64_t i = 0; i < t.hdr.nevents; i++) {
+		const struct fpulab_trace_event *e = &t.ev[i];
+		n[e->type]++;
+		if (e->type == FPULAB_EV_SWITCH) {
+			nouser += !!(e->flags & FPULAB_EVF_NO_USER);
+			idle += !e->arg;
+		}
+	}
+	printf("trace %s\n", argv[1]);
+	printf("  workload   %.24s%s%s%s\n", t.hdr.workload,
+	       t.hdr.flags & FPULAB_TRACE_F_SYNTHETIC ? " (synthetic)" : "",
+	       t.hdr.flags & FPULAB_TRACE_F_RECORDED ? " (recorded by the lab)" : "",
+	       t.hdr.flags & FPULAB_TRACE_F_TRUNCATED
+		       ? " (TRUNCATED: the lab's buffer filled up, the run went on)"
+		       : "");
+	printf("  version    %u\n  cpus       %u\n  tasks      %u\n  xcr0       0x%" PRIx64 "\n",
+	       t.hdr.version, t.hdr.ncpus, t.hdr.ntasks, t.hdr.xcr0);
+	printf("  events     %" PRIu64 " (%" PRIu64 " bytes)\n", t.hdr.nevents,
+	       (uint64_t)sizeof(t.hdr) + t.hdr.nevents * sizeof(*t.ev));
+	for (unsigned int k = 1; k < FPULAB_EV_NR; k++)
+		printf("  %-10s %" PRIu64 "\n", trace_type_name(k), n[k]);
+	printf("  switches to idle/kernel threads %" PRIu64
+	       ", to a task that stays in the kernel %" PRIu64 "\n",
+	       idle, nouser);
+	if (n[FPULAB_EV_SWITCH])
+		printf("  FPU uses per switch %.3f\n",
+		       (double)n[FPULAB_EV_USE] / (double)n[FPULAB_EV_SWITCH]);
+	trace_free(&t);
+	return 0;
+}
+
+int cmd_trace(int argc, char **argv)
+{
+	const char *sub = argc > 1 ? argv[1] : NULL;
+
+	if (!sub)
+		return usage_error("trace", "needs a subcommand: synth, dump or info");
+	if (!strcmp(sub, "--help") || !strcmp(sub, "-h")) {
+		usage(stdout);
+		return 0;
+	}
+	for (int i = 2; i < argc; i++)
+		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+			usage(stdout);
+			return 0;
+		}
+	if (!strcmp(sub, "synth"))
+		return cmd_synth(argc - 1, argv + 1);
+	if (!strcmp(sub, "dump"))
+		return cmd_dump(argc - 1, argv + 1);
+	if (!strcmp(sub, "info"))
+		return cmd_info(argc - 1, argv + 1);
+	return usage_error("trace", "unknown subcommand '%s'", sub);
+}
