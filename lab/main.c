@@ -9,7 +9,7 @@
 #include "smp.h"
 #include <fpulab/abi.h>
 
-void kmain(uint32_t start_info);
+void kmain(uint32_t boot_paddr, uint32_t protocol);
 
 static void mask_8259(void)
 {
@@ -41,15 +41,16 @@ static void say_hello(void)
 		.kernel_size = xstate_cfg.kernel_size,
 		.user_size = xstate_cfg.user_size,
 		.tsc_khz = tsc_khz,
+		.boot = boot_name(),
 	};
 	RECORD_PRINT(FPULAB_REC_HELLO, FPULAB_HELLO_FIELDS, &h);
 }
 
-void kmain(uint32_t start_info)
+void kmain(uint32_t boot_paddr, uint32_t protocol)
 {
 	console_init();
 	kprintf("\n"); /* firmware (SeaBIOS on q35/pc) may leave a line unfinished */
-	boot_info_parse(start_info);
+	boot_info_parse(boot_paddr, protocol);
 	mem_init(boot_info.ram_start, boot_info.ram_end);
 	mask_8259();
 

@@ -54,7 +54,17 @@ test-bins: all $(TEST_BINS)
 test:
 	./tools/ensure-deps test
 	$(MAKE) --no-print-directory test-bins
+	@echo "make test: the GRUB image boots (BIOS and UEFI, minutes under TCG) are not run here: make test-image (.ci/run runs it)"
 	FPULAB=$(BUILD)/fpulab tests/run-tests.sh $(if $(SUITE),$(SUITE_BINS),$(TEST_BINS))
+
+# The bootable image's tests (docs/bare-metal.md): boots of GRUB images under
+# QEMU TCG on SeaBIOS and OVMF, slow, so not part of make test; .ci/run runs them.
+IMAGE_TEST_BINS := $(filter-out tests/image/lib.sh,$(sort $(wildcard tests/image/*.sh)))
+.PHONY: test-image
+test-image:
+	./tools/ensure-deps image
+	$(MAKE) --no-print-directory all
+	FPULAB=$(BUILD)/fpulab tests/run-tests.sh $(IMAGE_TEST_BINS)
 
 # make test SUITE=NAME: only the test executables whose name is NAME
 # (test_cli_compare, test_run.sh, stress, ...); none matching is an error.

@@ -288,7 +288,8 @@ static const struct fpulab_option fpulab_options[FPULAB_OPT_NR] = {
 	S(policies)    /* policies built in, comma-separated: what "all" means */ \
 	S(test_policies) /* test kernels: deliberately broken ones, by name only */ \
 	U(version) U(cpus) U(xcr0) U(kernel_size) U(user_size)                   \
-	U(tsc_khz)     /* guest TSC frequency, measured against the APIC timer */
+	U(tsc_khz)     /* guest TSC frequency, measured against the APIC timer */ \
+	S(boot)        /* pvh | multiboot2-bios | multiboot2-uefi: how the kernel was loaded */
 
 /*
  * result record. S(name) is a string field, U(name) an unsigned 64-bit count.
