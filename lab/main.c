@@ -2,6 +2,7 @@
 /* Boot of the lab kernel on the BSP. */
 #include "apic.h"
 #include "boot_info.h"
+#include "clock.h"
 #include "cpu.h"
 #include "fputrace.h"
 #include "io.h"
@@ -42,6 +43,10 @@ static void say_hello(void)
 		.user_size = xstate_cfg.user_size,
 		.tsc_khz = tsc_khz,
 		.boot = boot_name(),
+		.clock_ref = clock_facts.ref,
+		.apic_khz = apic_khz,
+		.tsc_invariant = clock_facts.tsc_invariant,
+		.hypervisor = clock_facts.hypervisor_name,
 	};
 	RECORD_PRINT(FPULAB_REC_HELLO, FPULAB_HELLO_FIELDS, &h);
 }
@@ -59,7 +64,7 @@ void kmain(uint32_t boot_paddr, uint32_t protocol)
 	ncpus = 1;
 	apic_init();
 	bsp->apic_id = apic_id();
-	apic_calibrate();
+	clock_calibrate();
 
 	lab_fpu_init();
 	fpu_cpu_init();

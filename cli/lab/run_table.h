@@ -46,6 +46,9 @@ struct report {
 
 /* A line saying what the ticks are, e.g. "EMULATED TSC ticks under QEMU TCG". */
 const char *clock_description(const char *clock);
+/* What the guest measured its TSC against (hello clock_ref): "the HPET", ...;
+ * "its APIC timer" when it did not say (an older kernel). */
+const char *clock_ref_description(const char *ref);
 
 /* rows_ready_fn: write one configuration's rows to report->out. Returns 0: a
  * row the output cannot take is kept for output_close()'s fallback. */

@@ -288,8 +288,12 @@ static const struct fpulab_option fpulab_options[FPULAB_OPT_NR] = {
 	S(policies)    /* policies built in, comma-separated: what "all" means */ \
 	S(test_policies) /* test kernels: deliberately broken ones, by name only */ \
 	U(version) U(cpus) U(xcr0) U(kernel_size) U(user_size)                   \
-	U(tsc_khz)     /* guest TSC frequency, measured against the APIC timer */ \
-	S(boot)        /* pvh | multiboot2-bios | multiboot2-uefi: how the kernel was loaded */
+	U(tsc_khz)     /* guest TSC frequency, measured against clock_ref */   \
+	S(boot)        /* pvh | multiboot2-bios | multiboot2-uefi: how the kernel was loaded */ \
+	S(clock_ref)   /* hpet | pm-timer | pit | none (APIC timer taken as 1 GHz) */ \
+	U(apic_khz)    /* APIC timer counts per ms (divide by 1), measured against clock_ref */ \
+	U(tsc_invariant) /* CPUID 0x80000007 EDX[8] */                          \
+	S(hypervisor)  /* none (CPUID.1:ECX[31] clear) | tcg | kvm | leaf 0x40000000's signature */
 
 /*
  * result record. S(name) is a string field, U(name) an unsigned 64-bit count.
