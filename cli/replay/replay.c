@@ -101,7 +101,7 @@ struct target_input {
 	double oracle, work, oracle_work;    /* the oracle's ns; saves + restores */
 };
 
-static int cmp_double(const void *a, const void *b);
+static double median(double *x, size_t n);
 
 static void worst(double x, const char *trace, double *w, const char **wt)
 {
@@ -183,7 +183,7 @@ static void targets_print(struct output *out, const struct targets *tg, unsigned
 				tg->interval_above,
 				tg->with_interval - tg->interval_below - tg->interval_above);
 		if (tg->controls) {
-			qsort(tg->control_dev, tg->controls, sizeof(*tg->control_dev), cmp_double);
+			double dev_med = median(tg->control_dev, tg->controls);
 			output_comment(
 				out,
 				"targets: resolution: on each trace the static policy best by "
@@ -193,7 +193,7 @@ static void targets_print(struct output *out, const struct targets *tg, unsigned
 				"adaptive's median is nearer 1.02x than that trace's deviation, "
 				"so its verdict is not resolved, on %u",
 				repeat, tg->control_lo, tg->control_hi, tg->controls,
-				100 * tg->control_dev[tg->controls / 2],
+				100 * dev_med,
 				100 * tg->control_dev[tg->controls - 1], tg->control_over_2pc,
 				tg->undecided);
 		}
@@ -282,6 +282,15 @@ static int cmp_double(const void *a, const void *b)
 {
 	double x = *(const double *)a, y = *(const double *)b;
 	return (x > y) - (x < y);
+}
+
+/* The median of @n values at @x, sorted in place: the upper middle of an even @n; 0 of none. */
+static double median(double *x, size_t n)
+{
+	if (!n)
+		return 0;
+	qsort(x, n, sizeof(*x), cmp_double);
+	return x[n / 2];
 }
 
 static int cmp_u64(const void *a, const void *b)
@@ -908,8 +917,7 @@ static struct paired pair_runs(const struct replay_result *a, const struct prow 
 	}
 	if (!q.n)
 		return q;
-	qsort(samples, q.n, sizeof(*samples), cmp_double);
-	q.med = samples[q.n / 2];
+	q.med = median(samples, q.n);
 	q.min = samples[0];
 	q.max = samples[q.n - 1];
 	median_interval(samples, q.n, &q);
@@ -938,215 +946,378 @@ static void empty_region_ticks(const struct replay_result *eres, int np, unsigne
 			if (calls)
 				samples[n++] = (double)sum / (double)calls;
 		}
-		qsort(samples, n, sizeof(*samples), cmp_double);
-		ticks[h] = n ? samples[n / 2] : 0;
+		ticks[h] = median(samples, n);
 	}
 }
 
 /* The overhead is a share of the floor only where the floor is at least this (ns per switch). */
 #define FLOOR_RATIO_MIN_NS 1.0
 
-static int replay_trace(const char *path, const struct opts *o, const char **pols, int np,
-			double tpn)
+/*
+ * One trace's runs, policy-major: run k of policy p is at [p * repeat + k].
+ * Per policy and run: through libfpu (native), its logged saves and restores
+ * without libfpu (bare), the same timed regions empty (empty); per round,
+ * the control's second copy (control).
+ */
+struct runs {
+	int np;
+	unsigned long repeat;
+	struct replay_result *native, *bare, *empty, *control;
+	struct replay_log *logs[MAX_POLICIES]; /* each policy's saves and restores */
+	uint64_t *skips;  /* run 1's skipped-restore switches, TSC ticks; room for every switch */
+	double *samples;  /* scratch: room for @repeat values */
+};
+
+/* Room for @np policies' @repeat runs over a trace of @switches switches; -1: out of memory. */
+static int runs_alloc(struct runs *r, int np, unsigned long repeat, uint64_t switches)
 {
+	size_t n = (size_t)np * repeat;
+
+	*r = (struct runs){ .np = np, .repeat = repeat };
+	r->native = calloc(n, sizeof(*r->native));
+	r->bare = calloc(n, sizeof(*r->bare));
+	r->empty = calloc(n, sizeof(*r->empty));
+	r->control = calloc(repeat, sizeof(*r->control));
+	r->skips = malloc((switches + 1) * sizeof(*r->skips));
+	r->samples = malloc(repeat * sizeof(*r->samples));
+	if (!r->native || !r->bare || !r->empty || !r->control || !r->skips || !r->samples)
+		return -1;
+	return 0;
+}
+
+static void runs_free(struct runs *r)
+{
+	for (int p = 0; p < r->np; p++)
+		replay_log_free(r->logs[p]);
+	free(r->native);
+	free(r->bare);
+	free(r->empty);
+	free(r->control);
+	free(r->skips);
+	free(r->samples);
+}
+
+/* Policy @p's first run in @a (one of @r's arrays). */
+static struct replay_result *runs_of(const struct runs *r, struct replay_result *a, int p)
+{
+	return &a[(size_t)p * r->repeat];
+}
+
+/* One trace's replay: what each step of replay_trace reads and fills, in order. */
+struct trace_replay {
+	/* the command's */
+	const char *path;
+	const struct opts *o;
+	const char **pols;
+	int np;
+	double tpn; /* TSC ticks per ns */
+	/* trace_setup */
 	struct trace t;
 	struct oracle_counts oc;
-	char err[512];
-	int rc = 0;
+	struct replay *rp;
+	uint32_t umask;          /* every traced use's mask */
+	double save_ns, rest_ns; /* the batch save and restore */
+	struct fpu_costs fc;     /* what adaptive decides by */
+	/* record_logs, interleaved_runs */
+	struct runs runs;
+	int ctl; /* the control: the static policy best by counts; -1: none */
+	/* summarise_policy */
+	double empty_region[REPLAY_HOOK_NR]; /* TSC ticks of one empty timed region */
+	struct prow rows[MAX_POLICIES];
+	/* rank */
+	double oracle_ns, best; /* ns per switch: the oracle's, the best static policy's total */
+	const char *best_name;  /* "-": none */
+	struct paired control;  /* the control's second copy against it, run by run */
+	struct break_even be[2]; /* eager against lazy, against lazy-counter */
+	struct trace_info ti;
+};
 
-	if (trace_read(path, &t, err, sizeof(err))) {
+/* Reads @tr->path, runs the oracle, times the batch save and restore and sets adaptive's costs. */
+static int trace_setup(struct trace_replay *tr)
+{
+	const struct opts *o = tr->o;
+	char err[512];
+
+	if (trace_read(tr->path, &tr->t, err, sizeof(err))) {
 		fprintf(stderr, "fpulab replay: %s\n", err);
 		return 1;
 	}
-	if (oracle_run(&t, &oc)) {
+	if (oracle_run(&tr->t, &tr->oc)) {
 		fprintf(stderr, "fpulab replay: out of memory\n");
-		trace_free(&t);
+		trace_free(&tr->t);
 		return 1;
 	}
-	struct replay *rp = replay_new(&t, o->insn);
-	if (!rp) {
-		trace_free(&t);
+	tr->rp = replay_new(&tr->t, o->insn);
+	if (!tr->rp) {
+		trace_free(&tr->t);
 		return 1;
 	}
-	uint32_t umask = 0;
-	for (uint64_t i = 0; i < t.hdr.nevents; i++)
-		if (t.ev[i].type == FPULAB_EV_USE)
-			umask |= t.ev[i].mask;
+	for (uint64_t i = 0; i < tr->t.hdr.nevents; i++)
+		if (tr->t.ev[i].type == FPULAB_EV_USE)
+			tr->umask |= tr->t.ev[i].mask;
 	uint64_t save_t, rest_t;
-	replay_floor(rp, umask ? umask : 3, 201, &save_t, &rest_t);
-	double save_ns = (double)save_t / tpn, rest_ns = (double)rest_t / tpn;
+	replay_floor(tr->rp, tr->umask ? tr->umask : 3, 201, &save_t, &rest_t);
+	tr->save_ns = (double)save_t / tr->tpn;
+	tr->rest_ns = (double)rest_t / tr->tpn;
 	/* adaptive decides by the costs this replay charges (fpu_set_costs), or by
 	 * libfpu's built-in ones as in the lab (--adaptive-costs default) */
-	struct fpu_costs fc = { (uint32_t)lround(o->trap.ns), (uint32_t)lround(o->cr0.ns),
-				(uint32_t)lround(o->ipi.ns), (uint32_t)lround(save_ns),
-				(uint32_t)lround(rest_ns) };
+	tr->fc = (struct fpu_costs){ (uint32_t)lround(o->trap.ns), (uint32_t)lround(o->cr0.ns),
+				     (uint32_t)lround(o->ipi.ns), (uint32_t)lround(tr->save_ns),
+				     (uint32_t)lround(tr->rest_ns) };
 	if (o->adaptive_builtin)
-		fc = o->builtin;
-	fpu_set_costs(&fc);
+		tr->fc = o->builtin;
+	fpu_set_costs(&tr->fc);
+	return 0;
+}
 
-	struct prow rows[MAX_POLICIES];
-	struct replay_log *logs[MAX_POLICIES] = { NULL };
-	struct replay_result *res = calloc((size_t)np * o->repeat, sizeof(*res));
-	struct replay_result *bres = calloc((size_t)np * o->repeat, sizeof(*bres));
-	struct replay_result *eres = calloc((size_t)np * o->repeat, sizeof(*eres));
-	struct replay_result *cres = calloc(o->repeat, sizeof(*cres)); /* the control's copy */
-	int ctl = -1; /* the control: the static policy best by counts */
+static void trace_teardown(struct trace_replay *tr)
+{
+	runs_free(&tr->runs);
+	replay_free(tr->rp);
+	trace_free(&tr->t);
+}
+
+/*
+ * Each policy replayed once to log its saves and restores (its floor,
+ * replay_bare), and the control chosen: the static policy best by counts.
+ * -1: out of memory (nothing printed); 1: a log does not match its counts.
+ */
+static int record_logs(struct trace_replay *tr)
+{
+	const struct opts *o = tr->o;
 	double ctl_priced = INFINITY;
-	uint64_t *skips = malloc((oc.switches + 1) * sizeof(*skips));
-	double *samples = malloc(o->repeat * sizeof(*samples));
-	if (!res || !bres || !eres || !cres || !skips || !samples) {
-		fprintf(stderr, "fpulab replay: out of memory\n");
-		rc = 1;
-		goto out;
-	}
-	/* each policy's saves and restores, logged for its floor (replay_bare) */
-	for (int p = 0; p < np; p++) {
+	int rc = 0;
+
+	tr->ctl = -1;
+	for (int p = 0; p < tr->np; p++) {
 		struct replay_result r = { 0 };
-		logs[p] = replay_log_new(&t);
-		if (!logs[p] || replay_record(rp, pols[p], logs[p], &r)) {
-			fprintf(stderr, "fpulab replay: out of memory\n");
-			rc = 1;
-			goto out;
-		}
-		if (replay_log_saves(logs[p]) != r.n.saves ||
-		    replay_log_restores(logs[p]) != r.n.restores) {
+		struct replay_log *log = replay_log_new(&tr->t);
+		tr->runs.logs[p] = log;
+		if (!log || replay_record(tr->rp, tr->pols[p], log, &r))
+			return -1;
+		if (replay_log_saves(log) != r.n.saves || replay_log_restores(log) != r.n.restores) {
 			fprintf(stderr,
 				"fpulab replay: %s: %s: the floor's log has %" PRIu64
 				" saves and %" PRIu64 " restores, the policy counted %" PRIu64
 				" and %" PRIu64 "\n",
-				path, pols[p], replay_log_saves(logs[p]),
-				replay_log_restores(logs[p]), r.n.saves, r.n.restores);
+				tr->path, tr->pols[p], replay_log_saves(log),
+				replay_log_restores(log), r.n.saves, r.n.restores);
 			rc = 1;
 		}
-		if (is_static(pols[p]) && priced(o, &r.n, save_ns, rest_ns) < ctl_priced) {
-			ctl_priced = priced(o, &r.n, save_ns, rest_ns);
-			ctl = p;
+		double pr = priced(o, &r.n, tr->save_ns, tr->rest_ns);
+		if (is_static(tr->pols[p]) && pr < ctl_priced) {
+			ctl_priced = pr;
+			tr->ctl = p;
 		}
 	}
-	/* interleaved: run k of every policy and its bare floor, then run k+1 */
-	for (unsigned long k = 0; k < o->repeat; k++)
-		for (int p = 0; p < np; p++) {
-			struct replay_result *r = &res[(size_t)p * o->repeat + k];
-			r->skip_ticks = k == 0 ? skips : NULL;
-			replay_run(rp, pols[p], r);
-			if (k == 0) {
-				rows[p].skip_med = -1;
-				if (r->nskip) {
-					qsort(skips, r->nskip, sizeof(*skips), cmp_u64);
-					rows[p].skip_med = (double)skips[r->nskip / 2];
-					rows[p].nskip = r->nskip;
-				}
-			}
-			r->skip_ticks = NULL;
-			replay_bare(rp, logs[p], false, &bres[(size_t)p * o->repeat + k]);
-			replay_bare(rp, logs[p], true, &eres[(size_t)p * o->repeat + k]);
-			if (p == np - 1 && ctl >= 0) /* the round's last: the control again */
-				replay_run(rp, pols[ctl], &cres[k]);
-		}
-	double empty_region[REPLAY_HOOK_NR];
-	empty_region_ticks(eres, np, o->repeat, samples, empty_region);
-	for (int p = 0; p < np; p++) {
-		struct replay_result *r = &res[(size_t)p * o->repeat];
-		struct replay_result *b = &bres[(size_t)p * o->repeat];
-		struct prow *w = &rows[p];
-		w->policy = pols[p];
-		w->n = r[0].n;
-		w->counts_differ = false;
-		w->clipped = 0;
-		for (unsigned long k = 0; k < o->repeat; k++) {
-			samples[k] = (double)r[k].ticks / tpn /
-				     (double)(r[k].n.switches ? r[k].n.switches : 1);
-			w->clipped += r[k].clipped;
-			if (!same_counts(&r[k].n, &w->n))
-				w->counts_differ = true;
-		}
-		qsort(samples, o->repeat, sizeof(*samples), cmp_double);
-		w->native_min = samples[0];
-		w->native_max = samples[o->repeat - 1];
-		w->native_med = samples[o->repeat / 2];
-		for (unsigned long k = 0; k < o->repeat; k++) {
-			samples[k] = (double)b[k].ticks / tpn /
-				     (double)(b[k].n.switches ? b[k].n.switches : 1);
-			if (b[k].desync || b[k].n.integrity_errors || b[k].n.saves != w->n.saves ||
-			    b[k].n.restores != w->n.restores) {
-				fprintf(stderr,
-					"fpulab replay: %s: %s: the bare floor run did not replay "
-					"the policy's saves and restores (%" PRIu64
-					" calls unmatched, %" PRIu64 " integrity errors)\n",
-					path, w->policy, b[k].desync, b[k].n.integrity_errors);
-				rc = 1;
-			}
-		}
-		qsort(samples, o->repeat, sizeof(*samples), cmp_double);
-		w->bare_med = samples[o->repeat / 2];
-		/* its timed regions at the trace's pooled empty-region cost */
-		w->residue = 0;
-		w->regions = 0;
-		for (int h = 0; h < REPLAY_HOOK_NR; h++) {
-			w->residue += (double)r[0].regions[h] * empty_region[h];
-			w->regions += r[0].regions[h];
-		}
-		w->residue /= tpn * (double)(w->n.switches ? w->n.switches : 1);
-		w->floor_med = w->bare_med - w->residue;
-		w->overhead = w->native_med - w->bare_med;
-		for (int h = 0; h < REPLAY_HOOK_NR; h++) {
-			for (unsigned long k = 0; k < o->repeat; k++)
-				samples[k] = (double)(r[k].hook_ticks[h] - b[k].hook_ticks[h]) /
-					     tpn / (double)(r[k].n.switches ? r[k].n.switches : 1);
-			qsort(samples, o->repeat, sizeof(*samples), cmp_double);
-			w->hook_overhead[h] = samples[o->repeat / 2];
-			w->hook_calls[h] = r[0].hook_calls[h];
-		}
-		/* libfpu's own ticks per skipped-restore switch: native mean minus bare mean */
-		for (unsigned long k = 0; k < o->repeat; k++)
-			samples[k] = r[k].nskip && b[k].nskip
-					     ? (double)r[k].skip_sum / (double)r[k].nskip -
-						       (double)b[k].skip_sum / (double)b[k].nskip
-					     : 0;
-		qsort(samples, o->repeat, sizeof(*samples), cmp_double);
-		w->skip_lib = samples[o->repeat / 2];
-		w->assumed = assumed_ns(o, &w->n);
-		/* The timing's residue is the harness's, not libfpu's: left out of the total. */
-		w->total = w->native_med - w->residue + w->assumed;
-		if (w->n.integrity_errors || w->counts_differ)
-			rc = 1;
-	}
-	double oracle_ns = (save_ns * (double)oc.saves + rest_ns * (double)oc.restores) /
-			   (double)(oc.switches ? oc.switches : 1);
-	double best = INFINITY;
-	const char *best_name = "-";
-	for (int p = 0; p < np; p++)
-		if (is_static(rows[p].policy) && rows[p].total < best) {
-			best = rows[p].total;
-			best_name = rows[p].policy;
-		}
+	return rc;
+}
 
-	/* run k against run k: each policy against the best static, the control against itself */
-	int best_p = -1;
-	for (int p = 0; p < np; p++)
-		if (rows[p].policy == best_name)
+/* Run 1 of policy @p: the median of its skipped-restore switches' ticks, kept in its row. */
+static void skip_ticks(struct trace_replay *tr, int p, const struct replay_result *r)
+{
+	struct prow *w = &tr->rows[p];
+
+	w->skip_med = -1;
+	if (!r->nskip)
+		return;
+	qsort(tr->runs.skips, r->nskip, sizeof(*tr->runs.skips), cmp_u64);
+	w->skip_med = (double)tr->runs.skips[r->nskip / 2];
+	w->nskip = r->nskip;
+}
+
+/*
+ * Interleaved: run k of every policy, its bare floor and its empty regions,
+ * then the control again; then run k + 1. Run k of each shares the host's
+ * conditions, which is what pairing run k against run k relies on.
+ */
+static void interleaved_runs(struct trace_replay *tr)
+{
+	struct runs *rs = &tr->runs;
+
+	for (unsigned long k = 0; k < rs->repeat; k++)
+		for (int p = 0; p < tr->np; p++) {
+			struct replay_result *r = &runs_of(rs, rs->native, p)[k];
+			r->skip_ticks = k == 0 ? rs->skips : NULL;
+			replay_run(tr->rp, tr->pols[p], r);
+			if (k == 0)
+				skip_ticks(tr, p, r);
+			r->skip_ticks = NULL;
+			replay_bare(tr->rp, rs->logs[p], false, &runs_of(rs, rs->bare, p)[k]);
+			replay_bare(tr->rp, rs->logs[p], true, &runs_of(rs, rs->empty, p)[k]);
+			if (p == tr->np - 1 && tr->ctl >= 0) /* the round's last: the control again */
+				replay_run(tr->rp, tr->pols[tr->ctl], &rs->control[k]);
+		}
+}
+
+/* ns per switch of @r's ticks. */
+static double per_switch(const struct replay_result *r, double ticks, double tpn)
+{
+	return ticks / tpn / (double)(r->n.switches ? r->n.switches : 1);
+}
+
+/* @w's native ns per switch (median, min, max of the runs at @r), its counts and clipped calls. */
+static void summarise_native(struct trace_replay *tr, struct prow *w,
+			     const struct replay_result *r)
+{
+	double *s = tr->runs.samples;
+	unsigned long n = tr->runs.repeat;
+
+	w->n = r[0].n;
+	w->counts_differ = false;
+	w->clipped = 0;
+	for (unsigned long k = 0; k < n; k++) {
+		s[k] = per_switch(&r[k], (double)r[k].ticks, tr->tpn);
+		w->clipped += r[k].clipped;
+		if (!same_counts(&r[k].n, &w->n))
+			w->counts_differ = true;
+	}
+	w->native_med = median(s, n);
+	w->native_min = s[0];
+	w->native_max = s[n - 1];
+}
+
+/* @w's bare floor (the runs at @b): its median; 1 where a run did not replay its saves and restores. */
+static int summarise_bare(struct trace_replay *tr, struct prow *w, const struct replay_result *b)
+{
+	double *s = tr->runs.samples;
+	int rc = 0;
+
+	for (unsigned long k = 0; k < tr->runs.repeat; k++) {
+		s[k] = per_switch(&b[k], (double)b[k].ticks, tr->tpn);
+		if (b[k].desync || b[k].n.integrity_errors || b[k].n.saves != w->n.saves ||
+		    b[k].n.restores != w->n.restores) {
+			fprintf(stderr,
+				"fpulab replay: %s: %s: the bare floor run did not replay "
+				"the policy's saves and restores (%" PRIu64
+				" calls unmatched, %" PRIu64 " integrity errors)\n",
+				tr->path, w->policy, b[k].desync, b[k].n.integrity_errors);
+			rc = 1;
+		}
+	}
+	w->bare_med = median(s, tr->runs.repeat);
+	return rc;
+}
+
+/* @w's timed regions (run 1 at @r) at the trace's pooled empty-region cost, ns per switch. */
+static void summarise_residue(struct trace_replay *tr, struct prow *w,
+			      const struct replay_result *r)
+{
+	w->residue = 0;
+	w->regions = 0;
+	for (int h = 0; h < REPLAY_HOOK_NR; h++) {
+		w->residue += (double)r[0].regions[h] * tr->empty_region[h];
+		w->regions += r[0].regions[h];
+	}
+	w->residue /= tr->tpn * (double)(w->n.switches ? w->n.switches : 1);
+}
+
+/*
+ * libfpu's own share by entry point (native @r less bare @b, ns per switch,
+ * median of the runs), and its own ticks per skipped-restore switch (native
+ * mean less bare mean, median of the runs).
+ */
+static void summarise_overheads(struct trace_replay *tr, struct prow *w,
+				const struct replay_result *r, const struct replay_result *b)
+{
+	double *s = tr->runs.samples;
+	unsigned long n = tr->runs.repeat;
+
+	for (int h = 0; h < REPLAY_HOOK_NR; h++) {
+		for (unsigned long k = 0; k < n; k++)
+			s[k] = per_switch(&r[k], (double)(r[k].hook_ticks[h] - b[k].hook_ticks[h]),
+					  tr->tpn);
+		w->hook_overhead[h] = median(s, n);
+		w->hook_calls[h] = r[0].hook_calls[h];
+	}
+	for (unsigned long k = 0; k < n; k++)
+		s[k] = r[k].nskip && b[k].nskip
+			       ? (double)r[k].skip_sum / (double)r[k].nskip -
+					 (double)b[k].skip_sum / (double)b[k].nskip
+			       : 0;
+	w->skip_lib = median(s, n);
+}
+
+/* Policy @p's row from its runs; 1 where its counts or its floor do not hold. */
+static int summarise_policy(struct trace_replay *tr, int p)
+{
+	struct runs *rs = &tr->runs;
+	const struct replay_result *r = runs_of(rs, rs->native, p), *b = runs_of(rs, rs->bare, p);
+	struct prow *w = &tr->rows[p];
+	int rc;
+
+	w->policy = tr->pols[p];
+	summarise_native(tr, w, r);
+	rc = summarise_bare(tr, w, b);
+	summarise_residue(tr, w, r);
+	w->floor_med = w->bare_med - w->residue;
+	w->overhead = w->native_med - w->bare_med;
+	summarise_overheads(tr, w, r, b);
+	w->assumed = assumed_ns(tr->o, &w->n);
+	/* The timing's residue is the harness's, not libfpu's: left out of the total. */
+	w->total = w->native_med - w->residue + w->assumed;
+	if (w->n.integrity_errors || w->counts_differ)
+		rc = 1;
+	return rc;
+}
+
+static const struct paired no_pair = { NAN, NAN, NAN, 0, NAN, NAN, 0 };
+
+/*
+ * The oracle's ns per switch, the best static policy, every policy against
+ * it run by run, the control against its own second copy, and the
+ * break-even trap costs. 1 where the control's copy counted differently.
+ */
+static int rank(struct trace_replay *tr)
+{
+	const struct opts *o = tr->o;
+	struct runs *rs = &tr->runs;
+	struct prow *rows = tr->rows;
+	int best_p = -1, rc = 0;
+
+	tr->oracle_ns = (tr->save_ns * (double)tr->oc.saves + tr->rest_ns * (double)tr->oc.restores) /
+			(double)(tr->oc.switches ? tr->oc.switches : 1);
+	tr->best = INFINITY;
+	tr->best_name = "-";
+	for (int p = 0; p < tr->np; p++)
+		if (is_static(rows[p].policy) && rows[p].total < tr->best) {
+			tr->best = rows[p].total;
+			tr->best_name = rows[p].policy;
+		}
+	for (int p = 0; p < tr->np; p++)
+		if (rows[p].policy == tr->best_name)
 			best_p = p;
-	for (int p = 0; p < np; p++)
-		rows[p].vs_best = best_p < 0 ? (struct paired){ NAN, NAN, NAN, 0, NAN, NAN, 0 }
-					     : pair_runs(&res[(size_t)p * o->repeat], &rows[p],
-							 &res[(size_t)best_p * o->repeat],
-							 &rows[best_p], o->repeat, tpn, samples);
-	struct paired control = { NAN, NAN, NAN, 0, NAN, NAN, 0 };
-	if (ctl >= 0) {
-		for (unsigned long k = 0; k < o->repeat; k++)
-			if (!same_counts(&cres[k].n, &rows[ctl].n)) {
+	/* run k against run k: each policy against the best static, the control against itself */
+	for (int p = 0; p < tr->np; p++)
+		rows[p].vs_best = best_p < 0 ? no_pair
+					     : pair_runs(runs_of(rs, rs->native, p), &rows[p],
+							 runs_of(rs, rs->native, best_p),
+							 &rows[best_p], rs->repeat, tr->tpn,
+							 rs->samples);
+	tr->control = no_pair;
+	if (tr->ctl >= 0) {
+		const struct prow *c = &rows[tr->ctl];
+		for (unsigned long k = 0; k < rs->repeat; k++)
+			if (!same_counts(&rs->control[k].n, &c->n)) {
 				fprintf(stderr,
 					"fpulab replay: %s: %s: the control's copy counted differently\n",
-					path, pols[ctl]);
+					tr->path, c->policy);
 				rc = 1;
 			}
-		control = pair_runs(cres, &rows[ctl], &res[(size_t)ctl * o->repeat], &rows[ctl],
-				    o->repeat, tpn, samples);
+		tr->control = pair_runs(rs->control, c, runs_of(rs, rs->native, tr->ctl), c,
+					rs->repeat, tr->tpn, rs->samples);
 	}
+	tr->be[0] = break_even(rows, tr->np, "lazy", o->cr0.ns, o->ipi.ns);
+	tr->be[1] = break_even(rows, tr->np, "lazy-counter", o->cr0.ns, o->ipi.ns);
+	return rc;
+}
 
-	/* The source of the row's figures: native, plus lab costs measured where. */
+/* The source of a row's figures (result_file.h's): native, plus lab costs measured where. */
+static const char *row_source(const struct opts *o)
+{
 	const char *source = "native";
 	const struct param *const params[] = { &o->trap, &o->cr0, &o->ipi };
+
 	for (int k = 0; k < 3; k++) {
 		const struct param *q = params[k];
 		if (!strcmp(q->source, "lab costs, emulated (TCG)"))
@@ -1155,32 +1326,46 @@ static int replay_trace(const char *path, const struct opts *o, const char **pol
 			 !strcmp(source, "native"))
 			source = "native-hardware-costs";
 	}
-	struct trace_info ti = { path,
-				 t.hdr.workload,
-				 t.hdr.ncpus,
-				 t.hdr.ntasks,
-				 source,
-				 save_ns,
-				 rest_ns,
-				 tpn,
-				 ctl >= 0 ? pols[ctl] : NULL,
-				 control };
+	return source;
+}
+
+/* What every row of the trace shares. */
+static void trace_info_fill(struct trace_replay *tr)
+{
+	tr->ti = (struct trace_info){ tr->path,
+				      tr->t.hdr.workload,
+				      tr->t.hdr.ncpus,
+				      tr->t.hdr.ntasks,
+				      row_source(tr->o),
+				      tr->save_ns,
+				      tr->rest_ns,
+				      tr->tpn,
+				      tr->ctl >= 0 ? tr->pols[tr->ctl] : NULL,
+				      tr->control };
+}
+
+/* The trace's first comments: the trace, this CPU, the batch and the floor. */
+static void print_header_trace(const struct trace_replay *tr)
+{
+	const struct opts *o = tr->o;
 	struct output *out = o->out;
+
 	output_comment(out,
 		       "fpulab replay %s: workload %.24s, %u CPUs, %u tasks, %" PRIu64
 		       " switches, %" PRIu64 " FPU uses",
-		       path, t.hdr.workload, t.hdr.ncpus, t.hdr.ntasks, oc.switches, oc.uses);
+		       tr->path, tr->t.hdr.workload, tr->t.hdr.ncpus, tr->t.hdr.ntasks,
+		       tr->oc.switches, tr->oc.uses);
 	output_comment(out,
 		       "native: this CPU, user mode, %s (%s format, %u bytes), XCR0 0x%" PRIx64
 		       ", TSC %.3f MHz; one thread plays every traced CPU",
 		       fpu_insn_name(xstate_cfg.save_insn),
 		       xstate_cfg.compacted ? "compacted" : "standard", xstate_cfg.kernel_size,
-		       xstate_cfg.xcr0, tpn * 1000);
+		       xstate_cfg.xcr0, tr->tpn * 1000);
 	output_comment(
 		out,
 		"batch: native save %.1f ns, restore %.1f ns (mask 0x%x dirty, one buffer, median of 201 "
 		"batches of 16): the oracle's costs%s",
-		save_ns, rest_ns, umask, o->adaptive_builtin ? "" : " and adaptive's");
+		tr->save_ns, tr->rest_ns, tr->umask, o->adaptive_builtin ? "" : " and adaptive's");
 	output_comment(
 		out,
 		"floor: each policy's own saves and restores (same areas, masks, order and registers), "
@@ -1188,33 +1373,49 @@ static int replay_trace(const char *path, const struct opts *o, const char **pol
 		"(the timing residue, below); overhead = native - floor - residue: libfpu's own; ns per "
 		"switch, medians of %lu runs interleaved with the policy's",
 		o->repeat);
+}
+
+/* The timing residue's comment: one empty region's ticks by entry point any policy timed. */
+static void print_header_residue(const struct trace_replay *tr)
+{
+	const struct runs *rs = &tr->runs;
 	char regions[256] = "";
 	size_t rl = 0;
+
 	for (int h = 0; h < REPLAY_HOOK_NR; h++)
-		for (int p = 0; p < np; p++)
-			if (res[(size_t)p * o->repeat].regions[h] && rl < sizeof(regions)) {
+		for (int p = 0; p < tr->np; p++)
+			if (runs_of(rs, rs->native, p)->regions[h] && rl < sizeof(regions)) {
 				rl += (size_t)snprintf(regions + rl, sizeof(regions) - rl,
 						       "%s%s %.2f", rl ? ", " : "",
-						       replay_hook_names[h], empty_region[h]);
+						       replay_hook_names[h], tr->empty_region[h]);
 				break;
 			}
-	output_comment(out,
+	output_comment(tr->o->out,
 		       "timing residue: one empty timed region, TSC ticks beyond the %" PRIu64
 		       "-tick overhead subtracted, by entry point: %s (pooled over the empty runs "
 		       "of all %d policies, median of %lu runs); a policy's residue is its timed "
 		       "regions at these costs",
-		       replay_timer_overhead(rp), regions, np, o->repeat);
+		       replay_timer_overhead(tr->rp), regions, tr->np, rs->repeat);
+}
+
+/* The costs' comments: charged per event, what adaptive decides by, the lab's, the columns. */
+static void print_header_costs(const struct trace_replay *tr)
+{
+	const struct opts *o = tr->o;
+	struct output *out = o->out;
+	const struct fpu_costs *fc = &tr->fc;
+
 	output_comment(
 		out,
 		"costs per event: #NM trap %.1f ns (%s), CR0 write %.1f ns (%s), IPI %.1f ns (%s)",
 		o->trap.ns, o->trap.source, o->cr0.ns, o->cr0.source, o->ipi.ns, o->ipi.source);
-	for (int p = 0; p < np; p++)
-		if (!strcmp(rows[p].policy, "adaptive"))
+	for (int p = 0; p < tr->np; p++)
+		if (!strcmp(tr->rows[p].policy, "adaptive"))
 			output_comment(
 				out,
 				"adaptive decides by: #NM trap %u ns, CR0 write %u ns, IPI %u ns, "
 				"save %u ns, restore %u ns (%s)",
-				fc.trap_ns, fc.cr0_ns, fc.ipi_ns, fc.save_ns, fc.restore_ns,
+				fc->trap_ns, fc->cr0_ns, fc->ipi_ns, fc->save_ns, fc->restore_ns,
 				o->adaptive_builtin
 					? "--adaptive-costs default: libfpu's built-in costs, as "
 					  "the lab kernel uses them"
@@ -1229,34 +1430,67 @@ static int replay_trace(const char *path, const struct opts *o, const char **pol
 		out,
 		"ns per switch; native: median, min, max of %lu runs (policies interleaved); params: the per-event costs above (#NM x trap + TS writes x CR0 + IPIs x IPI) per switch; residue: what the timing itself adds to native (its timed regions x the pooled empty-region cost below); total = native median - residue + params; costs: each cost's source",
 		o->repeat);
-	out->table_heading_done = false; /* a heading per trace */
+}
+
+/* The comments before the trace's table. */
+static void print_header(const struct trace_replay *tr)
+{
+	print_header_trace(tr);
+	print_header_residue(tr);
+	print_header_costs(tr);
+}
+
+/* Policy @p's break-even against eager, where it is one of the pair; NULL otherwise. */
+static const struct break_even *break_even_of(const struct trace_replay *tr, int p)
+{
+	const char *policy = tr->rows[p].policy;
+
+	return !strcmp(policy, "lazy")		 ? &tr->be[0]
+	       : !strcmp(policy, "lazy-counter") ? &tr->be[1]
+						 : NULL;
+}
+
+/* The trace's rows: the oracle's, then a row per policy; each to the plot as well. */
+static void print_rows(struct trace_replay *tr)
+{
+	const struct opts *o = tr->o;
+	struct output *out = o->out;
 	bool table = out->format == OUTPUT_TABLE;
+
+	out->table_heading_done = false; /* a heading per trace */
 	if (out->plot_rows)
-		output_plot_row(out, oracle_row(&ti, o, &oc, oracle_ns, false));
-	output_row(out, oracle_row(&ti, o, &oc, oracle_ns, table));
-	struct break_even be[2] = { break_even(rows, np, "lazy", o->cr0.ns, o->ipi.ns),
-				    break_even(rows, np, "lazy-counter", o->cr0.ns, o->ipi.ns) };
-	for (int p = 0; p < np; p++) {
-		const struct break_even *b = !strcmp(rows[p].policy, "lazy")           ? &be[0]
-					     : !strcmp(rows[p].policy, "lazy-counter") ? &be[1]
-										       : NULL;
+		output_plot_row(out, oracle_row(&tr->ti, o, &tr->oc, tr->oracle_ns, false));
+	output_row(out, oracle_row(&tr->ti, o, &tr->oc, tr->oracle_ns, table));
+	for (int p = 0; p < tr->np; p++) {
+		const struct prow *w = &tr->rows[p];
+		const struct break_even *b = break_even_of(tr, p);
 		if (out->plot_rows)
-			output_plot_row(
-				out, policy_row(&ti, o, &rows[p], &oc, oracle_ns, best, b, false));
-		output_row(out, policy_row(&ti, o, &rows[p], &oc, oracle_ns, best, b, table));
+			output_plot_row(out, policy_row(&tr->ti, o, w, &tr->oc, tr->oracle_ns,
+							tr->best, b, false));
+		output_row(out,
+			   policy_row(&tr->ti, o, w, &tr->oc, tr->oracle_ns, tr->best, b, table));
 	}
+}
+
+/* After the table: clipped calls, the best static policy, adaptive against it, the control. */
+static void print_footer_ranking(const struct trace_replay *tr)
+{
+	const struct opts *o = tr->o;
+	struct output *out = o->out;
 	uint64_t clipped = 0;
-	for (int p = 0; p < np; p++)
-		clipped += rows[p].clipped;
+
+	for (int p = 0; p < tr->np; p++)
+		clipped += tr->rows[p].clipped;
 	output_comment(
 		out,
 		"hook calls over 20000 ticks (interrupted or preempted) left out of native: %" PRIu64
 		" over %lu runs of %d policies",
-		clipped, o->repeat, np);
-	output_comment(out, "best static policy: %s (%.1f ns per switch)", best_name, best);
-	for (int p = 0; p < np; p++)
-		if (!strcmp(rows[p].policy, "adaptive") && rows[p].vs_best.n) {
-			const struct paired *q = &rows[p].vs_best;
+		clipped, o->repeat, tr->np);
+	output_comment(out, "best static policy: %s (%.1f ns per switch)", tr->best_name,
+		       tr->best);
+	for (int p = 0; p < tr->np; p++)
+		if (!strcmp(tr->rows[p].policy, "adaptive") && tr->rows[p].vs_best.n) {
+			const struct paired *q = &tr->rows[p].vs_best;
 			char ci[128] = "";
 			if (q->conf > 0)
 				snprintf(ci, sizeof(ci),
@@ -1265,86 +1499,144 @@ static int replay_trace(const char *path, const struct opts *o, const char **pol
 			output_comment(out,
 				       "adaptive / best static (%s), total of run k over total of "
 				       "run k: median %.3fx%s, min %.3fx, max %.3fx of %lu runs",
-				       best_name, q->med, ci, q->min, q->max, q->n);
+				       tr->best_name, q->med, ci, q->min, q->max, q->n);
 		}
-	if (ctl >= 0 && control.n)
+	if (tr->ctl >= 0 && tr->control.n)
 		output_comment(out,
 			       "resolution: %s (the static policy best by counts) replayed again "
 			       "after every round, its total of run k over its own of run k: "
 			       "median %.3fx, min %.3fx, max %.3fx of %lu runs (1x if replay "
 			       "resolved everything)",
-			       pols[ctl], control.med, control.min, control.max, control.n);
+			       tr->pols[tr->ctl], tr->control.med, tr->control.min, tr->control.max,
+			       tr->control.n);
+}
+
+/* Adaptive's figures on this trace, into the targets over every trace. */
+static void add_targets(const struct trace_replay *tr)
+{
+	const struct opts *o = tr->o;
 	double best_priced = INFINITY;
-	for (int p = 0; p < np; p++)
-		if (is_static(rows[p].policy))
-			best_priced = fmin(best_priced, priced(o, &rows[p].n, save_ns, rest_ns));
-	for (int p = 0; p < np; p++)
-		if (!strcmp(rows[p].policy, "adaptive"))
-			targets_add(
-				o->targets,
-				&(struct target_input){
-					.trace = path,
-					.switches = oc.switches,
-					.vs_best = rows[p].vs_best,
-					.control = control,
-					.adaptive = rows[p].total,
-					.best = best,
-					.adaptive_priced = priced(o, &rows[p].n, save_ns, rest_ns),
-					.best_priced = best_priced,
-					.oracle = oracle_ns,
-					.work = (double)(rows[p].n.saves + rows[p].n.restores),
-					.oracle_work = (double)(oc.saves + oc.restores),
-				});
+
+	for (int p = 0; p < tr->np; p++)
+		if (is_static(tr->rows[p].policy))
+			best_priced = fmin(best_priced,
+					   priced(o, &tr->rows[p].n, tr->save_ns, tr->rest_ns));
+	for (int p = 0; p < tr->np; p++) {
+		const struct prow *w = &tr->rows[p];
+		if (strcmp(w->policy, "adaptive"))
+			continue;
+		targets_add(o->targets,
+			    &(struct target_input){
+				    .trace = tr->path,
+				    .switches = tr->oc.switches,
+				    .vs_best = w->vs_best,
+				    .control = tr->control,
+				    .adaptive = w->total,
+				    .best = tr->best,
+				    .adaptive_priced = priced(o, &w->n, tr->save_ns, tr->rest_ns),
+				    .best_priced = best_priced,
+				    .oracle = tr->oracle_ns,
+				    .work = (double)(w->n.saves + w->n.restores),
+				    .oracle_work = (double)(tr->oc.saves + tr->oc.restores),
+			    });
+	}
+}
+
+/* The break-even trap costs of eager against lazy and lazy-counter, and the trap cost used. */
+static void print_footer_break_even(const struct trace_replay *tr)
+{
+	const struct opts *o = tr->o;
+
 	for (int i = 0; i < 2; i++) {
-		if (!be[i].have)
+		if (!tr->be[i].have)
 			continue;
 		const char *other = i ? "lazy-counter" : "lazy";
-		char *text = break_even_text(&be[i], other);
-		output_comment(out, "break-even trap cost, eager vs %s: %s", other, text);
+		char *text = break_even_text(&tr->be[i], other);
+		output_comment(o->out, "break-even trap cost, eager vs %s: %s", other, text);
 		free(text);
 	}
-	output_comment(out, "(trap cost used %.1f ns, %s; the default %.0f ns is assumed)",
+	output_comment(o->out, "(trap cost used %.1f ns, %s; the default %.0f ns is assumed)",
 		       o->trap.ns, o->trap.source, TRAP_NS_DEFAULT);
-	for (int p = 0; p < np; p++) {
-		const struct prow *w = &rows[p];
-		double fl = w->floor_med;
-		char skip[256] = "", hooks[256] = "";
-		size_t hl = 0;
-		for (int h = 0; h < REPLAY_HOOK_NR; h++)
-			if (w->hook_calls[h] && hl < sizeof(hooks))
-				hl += (size_t)snprintf(
-					hooks + hl, sizeof(hooks) - hl, "%s %s %.1f",
-					hl ? "," : "; by entry point:", replay_hook_names[h],
-					unsigned_zero(w->hook_overhead[h], 0.05));
-		if (w->skip_med >= 0)
-			snprintf(
-				skip, sizeof(skip),
-				"; skipped-restore switch: libfpu %.1f TSC ticks (mean over %" PRIu64
-				" switches, native minus floor, median of %lu runs; per-call median "
-				"%.0f native ticks)",
-				unsigned_zero(w->skip_lib, 0.05), w->nskip, o->repeat, w->skip_med);
-		char share[48];
-		share_of(share, sizeof(share), w->overhead, fl, FLOOR_RATIO_MIN_NS, "floor");
-		output_comment(
-			out,
-			"libfpu %-13s native %.1f ns/switch, floor %.1f (batch estimate %.1f), timing "
-			"residue %.1f, overhead %.1f ns/switch (%s%s)%s",
-			w->policy, unsigned_zero(w->native_med, 0.05), unsigned_zero(fl, 0.05),
-			unsigned_zero(batch_floor_ns(&ti, &w->n), 0.05),
-			unsigned_zero(w->residue, 0.05), unsigned_zero(w->overhead, 0.05), share,
-			hooks, skip);
+}
+
+/* One line per policy: libfpu's own cost against its floor, by entry point. */
+static void print_footer_libfpu(const struct trace_replay *tr, const struct prow *w)
+{
+	const struct opts *o = tr->o;
+	double fl = w->floor_med;
+	char skip[256] = "", hooks[256] = "", share[48];
+	size_t hl = 0;
+
+	for (int h = 0; h < REPLAY_HOOK_NR; h++)
+		if (w->hook_calls[h] && hl < sizeof(hooks))
+			hl += (size_t)snprintf(hooks + hl, sizeof(hooks) - hl, "%s %s %.1f",
+					       hl ? "," : "; by entry point:", replay_hook_names[h],
+					       unsigned_zero(w->hook_overhead[h], 0.05));
+	if (w->skip_med >= 0)
+		snprintf(skip, sizeof(skip),
+			 "; skipped-restore switch: libfpu %.1f TSC ticks (mean over %" PRIu64
+			 " switches, native minus floor, median of %lu runs; per-call median "
+			 "%.0f native ticks)",
+			 unsigned_zero(w->skip_lib, 0.05), w->nskip, o->repeat, w->skip_med);
+	share_of(share, sizeof(share), w->overhead, fl, FLOOR_RATIO_MIN_NS, "floor");
+	output_comment(o->out,
+		       "libfpu %-13s native %.1f ns/switch, floor %.1f (batch estimate %.1f), timing "
+		       "residue %.1f, overhead %.1f ns/switch (%s%s)%s",
+		       w->policy, unsigned_zero(w->native_med, 0.05), unsigned_zero(fl, 0.05),
+		       unsigned_zero(batch_floor_ns(&tr->ti, &w->n), 0.05),
+		       unsigned_zero(w->residue, 0.05), unsigned_zero(w->overhead, 0.05), share,
+		       hooks, skip);
+}
+
+/* The comments after the trace's table (and adaptive's figures into the targets). */
+static void print_footer(const struct trace_replay *tr)
+{
+	print_footer_ranking(tr);
+	add_targets(tr);
+	print_footer_break_even(tr);
+	for (int p = 0; p < tr->np; p++)
+		print_footer_libfpu(tr, &tr->rows[p]);
+}
+
+/*
+ * Replays the trace at @path under each of @np policies @pols, @o->repeat
+ * runs interleaved, and prints its header, rows and footer to @o->out.
+ * @tpn: TSC ticks per ns. 0, or 1 after an error (said on stderr); a trace
+ * that cannot be read or replayed prints nothing.
+ */
+static int replay_trace(const char *path, const struct opts *o, const char **pols, int np,
+			double tpn)
+{
+	struct trace_replay *tr = calloc(1, sizeof(*tr));
+	int rc;
+
+	if (!tr) {
+		fprintf(stderr, "fpulab replay: out of memory\n");
+		return 1;
 	}
-out:
+	*tr = (struct trace_replay){ .path = path, .o = o, .pols = pols, .np = np, .tpn = tpn };
+	if (trace_setup(tr)) {
+		free(tr);
+		return 1;
+	}
+	if (runs_alloc(&tr->runs, np, o->repeat, tr->oc.switches) < 0 ||
+	    (rc = record_logs(tr)) < 0) {
+		fprintf(stderr, "fpulab replay: out of memory\n");
+		rc = 1;
+		goto out;
+	}
+	interleaved_runs(tr);
+	empty_region_ticks(tr->runs.empty, np, o->repeat, tr->runs.samples, tr->empty_region);
 	for (int p = 0; p < np; p++)
-		replay_log_free(logs[p]);
-	free(res);
-	free(bres);
-	free(eres);
-	free(cres);
-	free(skips);
-	free(samples);
-	replay_free(rp);
-	trace_free(&t);
+		rc |= summarise_policy(tr, p);
+	rc |= rank(tr);
+	trace_info_fill(tr);
+	print_header(tr);
+	print_rows(tr);
+	print_footer(tr);
+out:
+	trace_teardown(tr);
+	free(tr);
 	return rc;
 }
 
