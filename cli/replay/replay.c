@@ -177,9 +177,9 @@ int cmd_replay(int argc, char **argv)
 {
 	struct opts o = { .policies = "all",
 			  .repeat = REPEAT_DEFAULT,
-			  .trap = { TRAP_NS_DEFAULT, "assumed" },
-			  .cr0 = { CR0_NS_DEFAULT, "assumed" },
-			  .ipi = { IPI_NS_DEFAULT, "assumed" },
+			  .trap = { .ns = TRAP_NS_DEFAULT, .source = "assumed" },
+			  .cr0 = { .ns = CR0_NS_DEFAULT, .source = "assumed" },
+			  .ipi = { .ns = IPI_NS_DEFAULT, .source = "assumed" },
 			  .insn = FPU_INSN_AUTO };
 	const char *pols[MAX_POLICIES];
 	int first, rc = parse_args(argc, argv, &o, &first);
