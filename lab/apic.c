@@ -27,7 +27,7 @@
 #define ICR_PENDING (1u << 12)
 
 bool apic_x2;
-uint64_t apic_khz = 1000000; /* until clock_calibrate() measured it */
+uint64_t apic_khz __persist; /* clock_calibrate() measures it; kept across a restart */
 
 static uint32_t apic_read(uint32_t reg)
 {
@@ -59,6 +59,15 @@ static void apic_write_icr(unsigned int dest, uint32_t lo)
 		cpu_relax();
 }
 
+/* Whether any vector is in service (ISR, 8 registers of 32 bits from 0x100). */
+static bool apic_in_service(void)
+{
+	for (uint32_t r = 0x100; r < 0x180; r += 0x10)
+		if (apic_read(r))
+			return true;
+	return false;
+}
+
 void apic_init(void)
 {
 	uint32_t a, b, c, d;
@@ -76,7 +85,10 @@ void apic_init(void)
 	apic_write(REG_TIMER_DIV, 0xb);       /* divide by 1 */
 	apic_write(REG_LVT_TIMER, VEC_TIMER); /* one-shot */
 	apic_write(REG_TIMER_INIT, 0);
-	apic_eoi();
+	/* After the watchdog's restart an interrupt may still be in service
+	 * (its handler never returned): end them all, highest first. */
+	for (int i = 0; i < 256 && apic_in_service(); i++)
+		apic_eoi();
 }
 
 unsigned int apic_id(void)
@@ -136,9 +148,19 @@ void delay_us(uint64_t us)
 		cpu_relax();
 }
 
-void apic_start_ap(unsigned int dest, unsigned int page)
+void apic_send_nmi(unsigned int dest)
+{
+	apic_write_icr(dest, 0x4400); /* NMI, assert */
+}
+
+void apic_send_init(unsigned int dest)
 {
 	apic_write_icr(dest, 0x4500); /* INIT, assert */
+}
+
+void apic_start_ap(unsigned int dest, unsigned int page)
+{
+	apic_send_init(dest);
 	delay_us(10000);
 	for (int i = 0; i < 2; i++) {
 		apic_write_icr(dest, 0x4600 | page); /* STARTUP */

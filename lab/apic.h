@@ -15,7 +15,9 @@ unsigned int apic_id(void);
 void apic_eoi(void);
 void apic_send_ipi(unsigned int apic_id, unsigned int vector); /* counted in cpu->ipis_sent */
 void apic_start_ap(unsigned int apic_id, unsigned int page);   /* INIT-SIPI-SIPI */
-void apic_timer_arm(uint32_t ns);                              /* one-shot, in ns at apic_khz */
+void apic_send_init(unsigned int apic_id); /* back to wait-for-SIPI (the watchdog) */
+void apic_send_nmi(unsigned int apic_id);
+void apic_timer_arm(uint32_t ns); /* one-shot, in ns at apic_khz */
 void apic_timer_stop(void);
 uint32_t apic_timer_remaining(void); /* ns until the one-shot fires; 0: fired (or never armed) */
 void delay_us(uint64_t us);

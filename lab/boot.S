@@ -62,9 +62,9 @@ start32:
 	movl %ebx, %esi
 	movl $boot_stack_top, %esp
 
-	/* Zero .bss (page tables live there). */
+	/* Zero .bss and .persist (page tables live there). */
 	movl $__bss_start, %edi
-	movl $__bss_end, %ecx
+	movl $__persist_end, %ecx
 	subl %edi, %ecx
 	xorl %eax, %eax
 	rep stosb
@@ -226,7 +226,18 @@ boot_protocol:	.long 0			/* BOOT_PVH | BOOT_MULTIBOOT2 | BOOT_UNKNOWN */
 	.p2align 3
 ap_boot_stack:	.quad 0
 
-	.bss
+/* The watchdog's restart (restart.c): on the boot stack again, from the top. */
+	.text
+	.globl kernel_restart
+kernel_restart:
+	cli
+	movq $boot_stack_top, %rsp
+	xorl %ebp, %ebp
+	call restart_main
+6:	hlt
+	jmp 6b
+
+	.section .persist, "aw", @nobits
 	.p2align 12
 	.globl boot_pml4
 boot_pml4:	.space 4096

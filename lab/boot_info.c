@@ -44,10 +44,10 @@ struct mb2_mmap_entry {
 	uint32_t type, reserved;
 };
 
-struct boot_info boot_info;
+struct boot_info boot_info __persist; /* kept across the watchdog's restart */
 extern char __kernel_end[];
-static char cmdline_copy[BOOT_CMDLINE_MAX];
-static uint8_t rsdp_copy[36]; /* ACPI 2.0 RSDP: 36 bytes */
+static char cmdline_copy[BOOT_CMDLINE_MAX] __persist;
+static uint8_t rsdp_copy[36] __persist; /* ACPI 2.0 RSDP: 36 bytes */
 
 #define RAM_LIMIT (4ul << 30) /* the identity map (boot.S) */
 #define LOW_LIMIT 0x9f000ul   /* SIPI pages: below the EBDA and 1 MiB */

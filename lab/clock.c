@@ -14,8 +14,8 @@
 
 #define CAL_WINDOW_MS 10
 
-struct clock_facts clock_facts;
-uint64_t tsc_khz;
+struct clock_facts clock_facts __persist; /* kept across the watchdog's restart */
+uint64_t tsc_khz __persist;
 
 struct ref_clock {
 	const char *name;
@@ -133,7 +133,7 @@ static void cpu_facts(void)
 	clock_facts.hypervisor_name = "none";
 	if (!clock_facts.hypervisor)
 		return;
-	static char name[13];
+	static char name[13] __persist;
 	cpuid(0x40000000, 0, &a, &sig[0], &sig[1], &sig[2]);
 	memcpy(name, sig, 12);
 	/* A record's value has no spaces: keep letters and digits, lower case. */

@@ -8,7 +8,7 @@
 #define COM1 0x3f8
 
 static struct spinlock console_lock;
-static volatile int panicking;
+static volatile int panicking, lockless;
 
 void console_init(void)
 {
@@ -130,10 +130,11 @@ void vkprintf(const char *fmt, va_list ap)
 	struct out o = { 0 };
 	uint64_t flags = read_flags();
 	cli();
-	if (!panicking)
+	bool lock = !panicking && !lockless;
+	if (lock)
 		spin_lock(&console_lock);
 	format(&o, fmt, ap);
-	if (!panicking)
+	if (lock)
 		spin_unlock(&console_lock);
 	if (flags & (1 << 9))
 		sti();
@@ -163,6 +164,11 @@ int ksnprintf(char *buf, size_t size, const char *fmt, ...)
 	int n = vksnprintf(buf, size, fmt, ap);
 	va_end(ap);
 	return n;
+}
+
+void console_break_lock(void)
+{
+	lockless = 1;
 }
 
 noreturn void qemu_exit(unsigned int value)

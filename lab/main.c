@@ -3,6 +3,7 @@
 #include "apic.h"
 #include "boot_info.h"
 #include "clock.h"
+#include "restart.h"
 #include "cpu.h"
 #include "fputrace.h"
 #include "io.h"
@@ -47,15 +48,27 @@ static void say_hello(void)
 		.apic_khz = apic_khz,
 		.tsc_invariant = clock_facts.tsc_invariant,
 		.hypervisor = clock_facts.hypervisor_name,
+		.cpus_found = boot_info.napic ? boot_info.napic : 1,
 	};
 	RECORD_PRINT(FPULAB_REC_HELLO, FPULAB_HELLO_FIELDS, &h);
 }
 
+/*
+ * The BSP's boot, and the watchdog's restart (restart.h): then boot_info,
+ * the clocks and the screen are kept from the first boot, and no hello is
+ * sent again.
+ */
 void kmain(uint32_t boot_paddr, uint32_t protocol)
 {
+	bool first = !restart.restarts;
+
+	if (first)
+		restart_save();
 	console_init();
-	kprintf("\n"); /* firmware (SeaBIOS on q35/pc) may leave a line unfinished */
-	boot_info_parse(boot_paddr, protocol);
+	if (first) {
+		kprintf("\n"); /* firmware (SeaBIOS on q35/pc) may leave a line unfinished */
+		boot_info_parse(boot_paddr, protocol);
+	}
 	mem_init(boot_info.ram_start, boot_info.ram_end);
 	mask_8259();
 
@@ -64,16 +77,19 @@ void kmain(uint32_t boot_paddr, uint32_t protocol)
 	ncpus = 1;
 	apic_init();
 	bsp->apic_id = apic_id();
-	clock_calibrate();
+	if (first)
+		clock_calibrate();
 
 	lab_fpu_init();
 	fpu_cpu_init();
 	sched_init_cpu();
 
-	acpi_find_cpus();
+	if (first)
+		acpi_find_cpus();
 	smp_boot();
 	fputrace_init();
-	say_hello();
+	if (first)
+		say_hello();
 
 	cpu_start_timer();
 	task_create_kthread("control", experiment_main, NULL, 0);

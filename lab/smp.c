@@ -39,6 +39,10 @@ void smp_boot(void)
 {
 	unsigned int bsp = apic_id();
 	copy_trampoline(boot_info.trampoline);
+	if (boot_info.napic > MAX_CPUS)
+		kprintf("smp: the MADT lists %u CPUs; the lab starts %u of them (its limit, "
+			"FPULAB_MAX_CPUS)\n",
+			boot_info.napic, MAX_CPUS);
 	for (unsigned int i = 0; i < boot_info.napic; i++) {
 		unsigned int id = boot_info.apic_ids[i];
 		if (id == bsp || ncpus == MAX_CPUS)
