@@ -72,6 +72,9 @@ void apic_init(void)
 {
 	uint32_t a, b, c, d;
 	cpuid(1, 0, &a, &b, &c, &d);
+	if (!(d & (1u << 9)))
+		panic("this CPU has no local APIC (CPUID.1:EDX[9] clear): the lab needs one for "
+		      "its timer and IPIs, and cannot run here");
 	apic_x2 = c & (1u << 21);
 	uint64_t base = rdmsr(MSR_APIC_BASE) | (1u << 11); /* global enable */
 	if (apic_x2)

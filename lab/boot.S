@@ -22,7 +22,8 @@
 /*
  * Multiboot2 header (GRUB's multiboot2 command, BIOS and UEFI alike): in the
  * first 32 KiB of the file, 8-byte aligned. Tags: the entry address (the
- * ELF entry is PVH's), a framebuffer (optional: VGA text is fine too), end.
+ * ELF entry is PVH's), a framebuffer (optional:
+ * VGA text will do), end.
  */
 	.section .multiboot2, "a"
 	.p2align 3

@@ -8,6 +8,7 @@
  */
 #include "boot_info.h"
 #include "cpu.h"
+#include "font.h"
 
 struct hvm_start_info {
 	uint32_t magic, version, flags, nr_modules;
@@ -26,6 +27,7 @@ enum {
 	MB2_TAG_END = 0,
 	MB2_TAG_CMDLINE = 1,
 	MB2_TAG_LOADER = 2,
+	MB2_TAG_MODULE = 3,
 	MB2_TAG_MMAP = 6,
 	MB2_TAG_FRAMEBUFFER = 8,
 	MB2_TAG_EFI32 = 11,
@@ -123,6 +125,10 @@ static void mb2_parse(const uint8_t *mbi)
 			break;
 		case MB2_TAG_LOADER:
 			copy_str(boot_info.loader, sizeof(boot_info.loader), (const char *)(p + 8));
+			break;
+		case MB2_TAG_MODULE: /* the screen's font (tools/mkimage), copied out now */
+			font_load_pf2((const uint8_t *)(uint64_t) * (const uint32_t *)(p + 8),
+				      *(const uint32_t *)(p + 12) - *(const uint32_t *)(p + 8));
 			break;
 		case MB2_TAG_MMAP:
 			mb2_mmap(p, t->size);

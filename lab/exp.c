@@ -18,6 +18,7 @@
 #include "smp.h"
 #include "restart.h"
 #include "syscall.h"
+#include "table.h"
 #include "watchdog.h"
 #include <fpulab/abi.h>
 
@@ -390,6 +391,7 @@ static unsigned int run_experiment(const struct experiment *e, uint64_t *skipped
 	unsigned int runs = 0, nconfigs = e->configs();
 	unsigned int npolicies = e->one_policy ? 1 : cfg.npolicies;
 
+	table_begin(e, npolicies);
 	for (unsigned int c = 0; c < nconfigs; c++) {
 		struct result label = { .experiment = name, .cpus = ncpus };
 		result_not_measured(&label);
@@ -415,11 +417,13 @@ static unsigned int run_experiment(const struct experiment *e, uint64_t *skipped
 				hang_if_asked(e, rep + p);
 				e->run(c, &res);
 				RECORD_PRINT(FPULAB_REC_RESULT, FPULAB_RESULT_FIELDS, &res);
+				table_add(p, &res);
 				if (fputrace_enabled())
 					fputrace_handoff();
 				runs++;
 			}
 		}
+		table_row();
 	}
 	return runs;
 }
@@ -434,14 +438,14 @@ void experiment_main(void *unused)
 		restart.next = i;
 		cfg.experiment = experiments[exp_list[i]];
 		cfg.repeat = exp_num(FPULAB_OPT_repeat, experiment_abi(cfg.experiment)->repeat);
+		if (nexp > 1)
+			kprintf("experiment %u of %u: %s\n", i + 1, nexp,
+				experiment_abi(cfg.experiment)->name);
 		cfg.experiment->parse();
 		if (exp_num(FPULAB_OPT_check, 0)) {
 			done.checked = 1; /* every option was read and accepted */
 			continue;
 		}
-		if (nexp > 1)
-			kprintf("experiment %u of %u: %s\n", i + 1, nexp,
-				experiment_abi(cfg.experiment)->name);
 		watchdog_pet();
 		restart.runs += run_experiment(cfg.experiment, &restart.skipped);
 		smp_call_all(fpu_cpu_quiesce);
@@ -450,5 +454,8 @@ void experiment_main(void *unused)
 	done.skipped = restart.skipped;
 	done.hung = restart.hung;
 	RECORD_PRINT(FPULAB_REC_DONE, FPULAB_DONE_FIELDS, &done);
+	kprintf("done: %lu runs, %lu configurations skipped, %lu hung; the machine may be "
+		"switched off\n",
+		done.runs, done.skipped, done.hung);
 	qemu_exit(FPULAB_EXIT_OK);
 }

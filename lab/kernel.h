@@ -29,6 +29,7 @@ uint64_t parse_u64(const char *s, const char **end);
 
 /* console.c */
 void console_init(void);
+bool console_serial(void); /* COM1 answered console_init() */
 void kprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void vkprintf(const char *fmt, va_list ap);
 int ksnprintf(char *buf, size_t size, const char *fmt, ...) __attribute__((format(printf, 3, 4)));

@@ -4,6 +4,8 @@
 #include "boot_info.h"
 #include "clock.h"
 #include "restart.h"
+#include "screen.h"
+#include "table.h"
 #include "cpu.h"
 #include "fputrace.h"
 #include "io.h"
@@ -69,6 +71,7 @@ void kmain(uint32_t boot_paddr, uint32_t protocol)
 		kprintf("\n"); /* firmware (SeaBIOS on q35/pc) may leave a line unfinished */
 		boot_info_parse(boot_paddr, protocol);
 	}
+	screen_init();
 	mem_init(boot_info.ram_start, boot_info.ram_end);
 	mask_8259();
 
@@ -88,8 +91,10 @@ void kmain(uint32_t boot_paddr, uint32_t protocol)
 		acpi_find_cpus();
 	smp_boot();
 	fputrace_init();
-	if (first)
+	if (first) {
 		say_hello();
+		table_boot_facts();
+	}
 
 	cpu_start_timer();
 	task_create_kthread("control", experiment_main, NULL, 0);

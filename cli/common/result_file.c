@@ -185,7 +185,7 @@ const char *result_source_description(const char *source)
 	if (!strcmp(source, "icount"))
 		return "guest instruction counts (QEMU -icount), not timings";
 	if (!strcmp(source, "hardware"))
-		return "hardware TSC ticks (lab under KVM)";
+		return "hardware TSC ticks (the lab under KVM, or on a real PC: the rows' clock_label)";
 	if (!strcmp(source, "native"))
 		return "native host user-mode timings (real instructions on this CPU)";
 	if (!strcmp(source, "native-emulated-costs"))

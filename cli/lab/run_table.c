@@ -14,7 +14,7 @@ const char *clock_description(const char *clock)
 		return "INSTRUCTION COUNT (QEMU TCG -icount shift=0: 1 tick = 1 guest instruction)"
 		       " -- not hardware timings";
 	if (!strcmp(clock, "hardware-tsc"))
-		return "hardware TSC ticks (KVM)";
+		return "hardware TSC ticks (KVM, or a real PC: the rows' clock_label)";
 	return "EMULATED TSC ticks under QEMU TCG -- not hardware timings";
 }
 
@@ -131,6 +131,8 @@ static json_t *row_object(struct report *r, const struct result_row *row)
 	}
 	put(o, "accel", json_string(r->accel));
 	put(o, "clock", json_string(r->clock));
+	put(o, "clock_label",
+	    json_string(r->clock_label ? r->clock_label : clock_description(r->clock)));
 	put(o, "repeats", json_integer(row->repeats));
 	for (size_t i = 0; i < sizeof(counts) / sizeof(counts[0]); i++) {
 		put_field(o, row, counts[i]);
@@ -279,7 +281,8 @@ static void write_table_header(struct report *r, const struct result_row *first)
 		snprintf(khz, sizeof(khz),
 			 "; guest TSC %" PRIu64 " kHz (measured by the guest against %s)",
 			 h->tsc_khz, clock_ref_description(h->clock_ref));
-	output_comment(r->out, "ticks: %s%s", clock_description(r->clock), khz);
+	output_comment(r->out, "ticks: %s%s",
+		       r->clock_label ? r->clock_label : clock_description(r->clock), khz);
 	output_comment(r->out,
 		       "each row: one configuration under one policy; counts are those of one run,"
 		       " the median run (median ticks/%s) of the 'runs' column; integrity errors"

@@ -18,6 +18,8 @@ struct report {
 	const char *accel;     /* "tcg" | "kvm" */
 	const char *accel_arg; /* the -accel argument, e.g. "tcg,thread=single" */
 	const char *clock;     /* key: "emulated-tsc" | "hardware-tsc" | "icount" */
+	const char *
+		clock_label; /* for people: "hardware TSC, bare metal"; NULL: clock_description() */
 	const char *machine;
 	const char *qemu_cpu;
 	unsigned cpus;

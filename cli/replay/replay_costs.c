@@ -93,7 +93,7 @@ static int load_lab_costs(const char *path, json_t *rows, struct opts *o)
 			return cost_file_error(path, what, json_number_value(ns));
 		}
 		ps[k]->ns = json_number_value(ns);
-		ps[k]->source = !strcmp(clock, "hardware-tsc")   ? "lab costs, hardware (KVM)"
+		ps[k]->source = !strcmp(clock, "hardware-tsc")   ? "lab costs, hardware"
 				: !strcmp(clock, "emulated-tsc") ? "lab costs, emulated (TCG)"
 								 : "lab costs, unknown clock";
 		ps[k]->runs = (unsigned)json_integer_value(json_object_get(row, "repeats"));
@@ -194,8 +194,7 @@ const char *costs_source(const struct opts *o)
 		const struct param *q = params[k];
 		if (!strcmp(q->source, "lab costs, emulated (TCG)"))
 			source = "native-emulated-costs";
-		else if (!strcmp(q->source, "lab costs, hardware (KVM)") &&
-			 !strcmp(source, "native"))
+		else if (!strcmp(q->source, "lab costs, hardware") && !strcmp(source, "native"))
 			source = "native-hardware-costs";
 	}
 	return source;

@@ -71,3 +71,60 @@ hello_get() {
 }
 # tail_of NAME: the boot's last serial lines, for a failure's detail.
 tail_of() { tr -d '\r' < "$work/$1.serial" | grep -v '^$' | tail -n 5 | cut -c1-160; }
+
+# boot_screen NAME IMAGE FIRMWARE CPUS SECONDS [QEMU args...]: boot as boot()
+# does but without isa-debug-exit, as on a real PC (the kernel halts at its
+# end), with QEMU's monitor on its standard input: every 2 s the kernel's
+# text shadow of the screen (screen_shadow in lab.elf, lab/screen.h) is read
+# out of guest memory (pmemsave) into $work/NAME.screen, one line a row,
+# until it shows "done:" or "PANIC", or SECONDS pass; then a screendump
+# ($work/NAME.ppm, kept in $build/test-image/ for a person to look at), quit.
+boot_screen() {
+	local name=$1 image=$2 fw=$3 cpus=$4 secs=$5
+	shift 5
+	local addr fwargs= serial="-serial file:$work/$name.serial"
+	addr=$(nm "$build/lab.elf" | awk '$3 == "screen_shadow" { print "0x" $1 }')
+	if [ "$fw" = ovmf ]; then
+		cp "$(dirname "$(ovmf_code)")/OVMF_VARS_4M.fd" "$work/$name.vars" 2>/dev/null ||
+			cp /usr/share/OVMF/OVMF_VARS.fd "$work/$name.vars"
+		fwargs="-drive if=pflash,format=raw,readonly=on,file=$(ovmf_code) -drive if=pflash,format=raw,file=$work/$name.vars"
+	fi
+	[ "${BOOT_NO_SERIAL:-}" = 1 ] && serial=
+	touch "$work/$name.screen"
+	monitor_script "$name" "$addr" "$secs" |
+		# shellcheck disable=SC2086
+		timeout $((secs + 30)) qemu-system-x86_64 -M q35 -accel tcg,thread=single \
+			-cpu "${BOOT_CPU:-max}" -smp "$cpus" -m 512M -nodefaults -no-user-config \
+			-display none -vga std $serial -no-reboot $fwargs -monitor stdio \
+			-cdrom "$image" "$@" > "$work/$name.out" 2>&1
+	mkdir -p "$build/test-image"
+	cp "$work/$name.ppm" "$work/$name.screen" "$build/test-image/" 2>/dev/null
+	touch "$work/$name.serial"
+}
+
+# The monitor's commands for boot_screen, paced by what the shadow shows.
+monitor_script() {
+	local name=$1 addr=$2 secs=$3 t=0
+	while [ "$t" -lt "$secs" ]; do
+		sleep 2
+		t=$((t + 2))
+		echo "pmemsave $addr 10264 \"$work/$name.mem\""
+		sleep 0.5
+		shadow_text "$work/$name.mem" > "$work/$name.screen"
+		grep -qE '^done:|PANIC' "$work/$name.screen" && break
+	done
+	echo "$t" > "$work/$name.time"
+	echo "screendump \"$work/$name.ppm\""
+	sleep 1
+	echo quit
+}
+
+# shadow_text FILE: a pmemsave of struct screen_shadow as text, a line per
+# row, trailing blanks cut; nothing before the kernel set its magic.
+shadow_text() {
+	[ -s "$1" ] && [ "$(head -c 7 "$1" | tr -d '\0')" = FPUSCRN ] || return 0
+	local rows
+	rows=$(od -An -tu4 -j8 -N4 "$1" | tr -d ' ')
+	tail -c +25 "$1" | head -c $((rows * 160)) | fold -w 160 | sed 's/ *$//'
+}
+screen_has() { grep -qF -- "$2" "$work/$1.screen"; }
