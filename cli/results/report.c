@@ -146,7 +146,7 @@ static const char *source_name(const json_t *row)
 	if (!strcmp(s, "icount"))
 		return "icount (instructions)";
 	if (!strcmp(s, "hardware"))
-		return "hardware ticks (KVM)";
+		return "hardware ticks (KVM or a real PC)";
 	if (!strcmp(s, "native"))
 		return "native replay";
 	if (!strcmp(s, "host-linux"))
