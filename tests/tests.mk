@@ -44,6 +44,7 @@ TEST_BINS += tests/cli/test_run_integrity.sh
 TEST_BINS += tests/cli/test_trace_cmds.sh tests/cli/test_host.sh
 TEST_BINS += tests/cli/test_limits.sh tests/cli/test_replay_bench.sh
 TEST_BINS += tests/cli/test_replay_output.sh tests/cli/test_plot_cmds.sh
+TEST_BINS += tests/cli/test_import_serial.sh
 
 -include tests/fuzz/fuzz.mk
 -include tests/lab/lab.mk

@@ -117,8 +117,8 @@ static int on_line(struct import *im, char *line)
 	struct guest_result res;
 
 	line[strcspn(line, "\r\n")] = 0;
-	if (!rec)
-		return 0;
+	if (!rec || (im->have_done && record_kind_of(rec) != RECORD_HELLO))
+		return 0; /* after done: only another boot matters */
 	switch (record_kind_of(rec)) {
 	case RECORD_HELLO:
 		return on_hello(im, rec);
@@ -170,7 +170,7 @@ static int read_log(struct import *im, FILE *f)
 	size_t cap = 0;
 	int rc = 0;
 
-	while (!im->have_done && getline(&line, &cap, f) > 0) {
+	while (getline(&line, &cap, f) > 0) {
 		im->line_no++;
 		if (on_line(im, line) < 0) {
 			rc = -1;
