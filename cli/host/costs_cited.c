@@ -29,7 +29,7 @@ static void cite(struct host_cost *c, double cycles)
 	double ns = cycles / SEL4_SKYLAKE_GHZ;
 
 	c->have = true;
-	c->ns = (struct host_summary){ ns, ns, ns, 0 };
+	c->ns = (struct stats_summary){ ns, ns, ns, 0 };
 	c->ops = 0;
 }
 

@@ -176,8 +176,8 @@ static double confirmed_median(struct ipi_ctx *x, bool interrupting, double *one
 	}
 	if (interrupting)
 		x->confirmed += n;
-	*oneway = nw >= IPI_MIN_CALLS ? host_summarise(w, nw).median : -1;
-	return n >= IPI_MIN_CALLS ? host_summarise(v, n).median : -1;
+	*oneway = nw >= IPI_MIN_CALLS ? stats_summarise(w, nw).median : -1;
+	return n >= IPI_MIN_CALLS ? stats_summarise(v, n).median : -1;
 }
 
 static double empty_clock_pair(void)
@@ -187,7 +187,7 @@ static double empty_clock_pair(void)
 		uint64_t t0 = host_now_ns();
 		v[i] = (double)(host_now_ns() - t0);
 	}
-	return host_summarise(v, 201).median;
+	return stats_summarise(v, 201).median;
 }
 
 /* Start the spinner on @cpu, register for membarrier, open the counters. Returns 0 or -1 (@why). */

@@ -48,7 +48,7 @@ static const struct host_cost figures[HOST_COST_NR] = {
 void costs_sample(struct host_cost *c, double *v, unsigned int n, unsigned int ops)
 {
 	c->have = n > 0;
-	c->ns = host_summarise(v, n);
+	c->ns = stats_summarise(v, n);
 	c->ops = ops;
 }
 

@@ -11,6 +11,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "common/stats.h"
 #include "host_cpu.h"
 
 /* What a figure is to the cost it stands for. */
@@ -45,7 +46,7 @@ struct host_cost {
 	enum host_cost_kind kind;
 	const char *method; /* what is timed, one line */
 	bool have;          /* measured (or, for a cited one, always) */
-	struct host_summary ns;
+	struct stats_summary ns;
 	unsigned int ops; /* operations timed per run (calls that counted, for membarrier) */
 	char note[400];   /* how it was confirmed, or why it is missing */
 };

@@ -43,7 +43,7 @@ static json_t *cost_row(const struct host_costs *hc, const struct host_cost *c)
 	json_object_set_new(row, "cost", c->param ? json_string(c->param) : json_null());
 	json_object_set_new(row, "kind", json_string(host_cost_kind_names[c->kind]));
 	json_object_set_new(row, "measured", json_boolean(c->have && c->kind != HOST_COST_CITED));
-	json_object_set_new(row, "runs", json_integer(c->have ? c->ns.n : 0));
+	json_object_set_new(row, "runs", json_integer(c->have ? (json_int_t)c->ns.n : 0));
 	json_object_set_new(row, "ops_per_run", json_integer(c->ops));
 	json_object_set_new(row, "ns_median", c->have ? json_real(c->ns.median) : json_null());
 	json_object_set_new(row, "ns_min", c->have ? json_real(c->ns.min) : json_null());
