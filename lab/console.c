@@ -7,8 +7,6 @@
 #include "screen.h"
 #include <fpulab/abi.h>
 
-#define COM1 0x3f8
-
 static bool serial; /* a UART answers at COM1 */
 
 static struct spinlock console_lock;

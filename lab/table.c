@@ -11,8 +11,8 @@
 
 static const struct experiment *exp;
 static unsigned int npol;
-static uint64_t vals[MAX_POLICIES][TABLE_REPEATS];
-static unsigned int nvals[MAX_POLICIES];
+static uint64_t vals[CFG_MAX_POLICIES][TABLE_REPEATS];
+static unsigned int nvals[CFG_MAX_POLICIES];
 static char label[64];
 
 const char *table_clock_label(void)
@@ -112,7 +112,7 @@ void table_add(unsigned int p, const struct result *r)
 	else
 		ksnprintf(label, sizeof(label), "%s %s %s", r->placement ? r->placement : "-",
 			  r->fp_users ? r->fp_users : "-", r->regset ? r->regset : "-");
-	if (p < MAX_POLICIES && nvals[p] < TABLE_REPEATS)
+	if (p < CFG_MAX_POLICIES && nvals[p] < TABLE_REPEATS)
 		vals[p][nvals[p]++] = figure(r);
 }
 

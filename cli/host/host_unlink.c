@@ -22,6 +22,7 @@
 
 #include "host.h"
 #include "host_cpu.h"
+#include "common/stats.h"
 #include "common/util.h"
 
 #define CMD "host unlink"
@@ -196,7 +197,7 @@ int host_unlink(int argc, char **argv)
 	char dirbuf[4096];
 	bool processes = false, made_dir = false;
 	uint64_t ops = 200000, v;
-	int cpus[1024], ncpus = host_allowed_cpus(cpus, 1024), c, rc = 0;
+	int cpus[HOST_MAX_CPUS], ncpus = host_allowed_cpus(cpus, HOST_MAX_CPUS), c, rc = 0;
 	double(*ms)[MAX_ROWS] = NULL;
 	struct output out;
 	struct sigaction sa = { .sa_handler = on_signal };
@@ -331,15 +332,15 @@ int host_unlink(int argc, char **argv)
 		       made_dir ? "a fresh temporary one" : ul_dir, ops, h.repeat);
 	for (unsigned int i = 0; i < ntasks; i++) {
 		double t[1000], rate[1000], sum = 0;
-		struct host_summary st, sr;
+		struct stats_summary st, sr;
 		json_t *row = json_object();
 		for (unsigned int r = 0; r < h.repeat; r++) {
 			t[r] = ms[r][i];
 			rate[r] = ops / (t[r] / 1e3);
 			sum += t[r];
 		}
-		st = host_summarise(t, h.repeat);
-		sr = host_summarise(rate, h.repeat);
+		st = stats_summarise(t, h.repeat);
+		sr = stats_summarise(rate, h.repeat);
 		json_object_set_new(row, "tasks", json_integer(tasks[i]));
 		json_object_set_new(row, "mode", json_string(processes ? "processes" : "threads"));
 		json_object_set_new(row, "ops", json_integer((json_int_t)ops));
