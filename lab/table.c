@@ -108,7 +108,8 @@ void table_add(unsigned int p, const struct result *r)
 	if (r->cost != record_unset && r->cost)
 		ksnprintf(label, sizeof(label), "%s", r->cost);
 	else if (r->variant != record_unset && r->variant)
-		ksnprintf(label, sizeof(label), "%lu tasks %s", r->tasks, r->variant);
+		ksnprintf(label, sizeof(label), "%lut %s %s", r->tasks,
+			  r->fp_users ? r->fp_users : "-", r->variant);
 	else
 		ksnprintf(label, sizeof(label), "%s %s %s", r->placement ? r->placement : "-",
 			  r->fp_users ? r->fp_users : "-", r->regset ? r->regset : "-");

@@ -78,7 +78,7 @@ tail_of() { tr -d '\r' < "$work/$1.serial" | grep -v '^$' | tail -n 5 | cut -c1-
 # text shadow of the screen (screen_shadow in lab.elf, lab/screen.h) is read
 # out of guest memory (pmemsave) into $work/NAME.screen, one line a row,
 # until it shows "done:" or "PANIC", or SECONDS pass; then a screendump
-# ($work/NAME.ppm, kept in $build/test-image/ for a person to look at), quit.
+# ($work/NAME.png, kept in $build/test-image/ for a person to look at), quit.
 boot_screen() {
 	local name=$1 image=$2 fw=$3 cpus=$4 secs=$5
 	shift 5
@@ -98,7 +98,7 @@ boot_screen() {
 			-display none -vga std $serial -no-reboot $fwargs -monitor stdio \
 			-cdrom "$image" "$@" > "$work/$name.out" 2>&1
 	mkdir -p "$build/test-image"
-	cp "$work/$name.ppm" "$work/$name.screen" "$build/test-image/" 2>/dev/null
+	cp "$work/$name.png" "$work/$name.screen" "$build/test-image/" 2>/dev/null
 	touch "$work/$name.serial"
 }
 
@@ -114,7 +114,7 @@ monitor_script() {
 		grep -qE '^done:|PANIC' "$work/$name.screen" && break
 	done
 	echo "$t" > "$work/$name.time"
-	echo "screendump \"$work/$name.ppm\""
+	echo "screendump $work/$name.png -f png"
 	sleep 1
 	echo quit
 }
