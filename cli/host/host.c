@@ -95,7 +95,7 @@ int host_common_opt(struct host_common *h, int c, const char *arg)
 		h->plot = arg;
 		return 0;
 	case HOST_OPT_REPEAT:
-		if (parse_u64_arg(cmd, "repeat", arg, 1, 1000, &v))
+		if (parse_u64_arg(cmd, "repeat", arg, 1, FPULAB_MAX_REPEAT, &v))
 			return 2;
 		h->repeat = (unsigned int)v;
 		return 0;

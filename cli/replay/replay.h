@@ -30,13 +30,13 @@
 #define MAX_POLICIES 16
 
 /*
- * Assumed costs (docs/model.md cites where they come from). ns per event:
- * an #NM round trip (exception entry, handler dispatch, IRET), one CR0
- * write (CLTS or MOV to CR0, serializing), one IPI round trip.
+ * The costs assumed where none is given, ns per event: libfpu's defaults
+ * (include/fpu/fpu.h; docs/model.md cites where they come from), the same
+ * adaptive decides by unless told otherwise.
  */
-#define TRAP_NS_DEFAULT 150.0
-#define CR0_NS_DEFAULT 30.0
-#define IPI_NS_DEFAULT 1000.0
+#define TRAP_NS_DEFAULT ((double)FPU_DEFAULT_TRAP_NS)
+#define CR0_NS_DEFAULT ((double)FPU_DEFAULT_CR0_NS)
+#define IPI_NS_DEFAULT ((double)FPU_DEFAULT_IPI_NS)
 
 struct param {
 	double ns;

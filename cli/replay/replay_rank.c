@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fpulab/abi.h"
 #include "replay.h"
 #include "common/stats.h"
 #include "common/util.h"
@@ -61,13 +62,15 @@ char *break_even_text(const struct break_even *b, const char *other)
  * A distribution-free interval of the median of @n sorted @x: the k-th
  * least to the k-th greatest, which holds the median with probability
  * 1 - 2 P(Binomial(n, 1/2) < k); the narrowest with at least 90%. None
- * (conf 0) for fewer than 5 runs.
+ * (conf 0) for fewer than 5 runs. P(Bin = 0) = 2^-n is a normal double for
+ * n up to 1022, so for every --repeat (at most FPULAB_MAX_REPEAT).
  */
+_Static_assert(FPULAB_MAX_REPEAT <= 1022, "2^-repeat must be a normal double");
 static void median_interval(const double *x, unsigned long n, struct paired *q)
 {
-	double pk = ldexp(1, -(int)fmin((double)n, 1000)), cdf = 0; /* P(Bin = 0) */
+	double pk = ldexp(1, -(int)fmin((double)n, FPULAB_MAX_REPEAT)), cdf = 0; /* P(Bin = 0) */
 	q->conf = 0;
-	for (unsigned long k = 1; 2 * k <= n && n <= 1000; k++) {
+	for (unsigned long k = 1; 2 * k <= n && n <= FPULAB_MAX_REPEAT; k++) {
 		cdf += pk; /* P(Bin < k) */
 		if (1 - 2 * cdf < 0.9)
 			break;

@@ -335,9 +335,14 @@ void fpu_set_tracing(bool on);
 /*
  * Costs the adaptive policy weighs, in ns per event: an #NM round trip, one
  * CR0 write (set or clear TS), an IPI round trip, one save and one restore
- * of a task's state. Defaults: 150, 30, 1000, 50, 100 (docs/model.md says
+ * of a task's state. Defaults: FPU_DEFAULT_*_NS below (docs/model.md says
  * where they come from); a kernel measures its own and sets them.
  */
+#define FPU_DEFAULT_TRAP_NS 150    /* #NM: exception entry, handler dispatch, IRET */
+#define FPU_DEFAULT_CR0_NS 30      /* CLTS or MOV to CR0 (serializing) */
+#define FPU_DEFAULT_IPI_NS 1000    /* an IPI's round trip to another CPU */
+#define FPU_DEFAULT_SAVE_NS 50     /* one XSAVE* of a task's state */
+#define FPU_DEFAULT_RESTORE_NS 100 /* one XRSTOR* of it */
 struct fpu_costs {
 	uint32_t trap_ns, cr0_ns, ipi_ns, save_ns, restore_ns;
 };
