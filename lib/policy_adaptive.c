@@ -296,6 +296,7 @@ static void adaptive_reload(struct fpu_cpu *c, unsigned int cpu, struct fpu *cur
 
 const struct fpu_policy fpu_policy_adaptive = {
 	.name = "adaptive",
+	.flags = 0, /* it decides by the costs it is given: not static */
 	.switch_to = adaptive_switch,
 	.handle_nm = adaptive_handle_nm,
 	.flush_ipi = fpu_held_flush_ipi,
