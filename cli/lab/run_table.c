@@ -131,8 +131,6 @@ static json_t *row_object(struct report *r, const struct result_row *row)
 	}
 	put(o, "accel", json_string(r->accel));
 	put(o, "clock", json_string(r->clock));
-	put(o, "clock_label",
-	    json_string(r->clock_label ? r->clock_label : clock_description(r->clock)));
 	put(o, "repeats", json_integer(row->repeats));
 	for (size_t i = 0; i < sizeof(counts) / sizeof(counts[0]); i++) {
 		put_field(o, row, counts[i]);
@@ -167,6 +165,8 @@ static json_t *row_object(struct report *r, const struct result_row *row)
 	snprintf(xcr0, sizeof(xcr0), "0x%" PRIx64, have_xcr0 ? h->xcr0 : 0);
 	put(o, "xcr0", have_xcr0 ? json_string(xcr0) : NULL);
 	put(o, "tsc_khz", have_khz ? json_integer((json_int_t)h->tsc_khz) : NULL);
+	put(o, "clock_label",
+	    json_string(r->clock_label ? r->clock_label : clock_description(r->clock)));
 	put_hello_facts(o, h);
 	if (cost) { /* ns at the guest's TSC rate (tsc_khz) */
 		bool have = cost_ns(r, row, row->ticks_median, &ns[0]) &&

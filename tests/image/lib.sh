@@ -59,6 +59,8 @@ boot() {
 	echo $? > "$work/$name.rc"
 	echo $(($(date +%s) - t0)) > "$work/$name.time"
 	touch "$work/$name.serial"
+	mkdir -p "$build/test-image" # kept, for a failure's whole story
+	cp "$work/$name.serial" "$build/test-image/$name.serial"
 }
 rc_of() { cat "$work/$1.rc"; }
 
@@ -98,7 +100,7 @@ boot_screen() {
 			-display none -vga std $serial -no-reboot $fwargs -monitor stdio \
 			-cdrom "$image" "$@" > "$work/$name.out" 2>&1
 	mkdir -p "$build/test-image"
-	cp "$work/$name.png" "$work/$name.screen" "$build/test-image/" 2>/dev/null
+	cp "$work/$name.png" "$work/$name.screen" "$work/$name.serial" "$build/test-image/" 2>/dev/null
 	touch "$work/$name.serial"
 }
 
