@@ -204,6 +204,8 @@ void output_comment(struct output *o, const char *fmt, ...)
 
 const char *output_cell(const json_t *v, int decimals, char *buf, size_t len)
 {
+	if (!v) /* a key the row does not have (json_typeof() would read through NULL) */
+		return NULL;
 	switch (json_typeof(v)) {
 	case JSON_STRING:
 		return json_string_value(v);
