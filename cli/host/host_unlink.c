@@ -22,6 +22,7 @@
 
 #include "host.h"
 #include "host_cpu.h"
+#include "common/stats.h"
 #include "common/util.h"
 
 #define CMD "host unlink"
@@ -320,7 +321,7 @@ static json_t *ul_row(const struct ul_opts *o, unsigned int tasks, double (*ms)[
 		      unsigned int col, int ncpus)
 {
 	double t[1000], rate[1000], sum = 0;
-	struct host_summary st, sr;
+	struct stats_summary st, sr;
 	json_t *row = json_object();
 
 	for (unsigned int r = 0; r < o->h.repeat; r++) {
@@ -328,8 +329,8 @@ static json_t *ul_row(const struct ul_opts *o, unsigned int tasks, double (*ms)[
 		rate[r] = o->ops / (t[r] / 1e3);
 		sum += t[r];
 	}
-	st = host_summarise(t, o->h.repeat);
-	sr = host_summarise(rate, o->h.repeat);
+	st = stats_summarise(t, o->h.repeat);
+	sr = stats_summarise(rate, o->h.repeat);
 	json_object_set_new(row, "tasks", json_integer(tasks));
 	json_object_set_new(row, "mode", json_string(o->processes ? "processes" : "threads"));
 	json_object_set_new(row, "ops", json_integer((json_int_t)o->ops));
