@@ -21,6 +21,16 @@ int usage_error(const char *cmd, const char *fmt, ...)
 	return 2;
 }
 
+int fail_why(char *buf, size_t len, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, len, fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
 int parse_u64_arg(const char *cmd, const char *opt, const char *text, uint64_t min, uint64_t max,
 		  uint64_t *out)
 {

@@ -15,6 +15,13 @@
 int usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /*
+ * fail_why - the reason, formatted as printf does, into @buf (@len bytes);
+ * returns -1, so that a check that says why it failed can write
+ * `return fail_why(why, len, "not an ELF file")`.
+ */
+int fail_why(char *buf, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+/*
  * parse_u64_arg - @text as a decimal integer in [@min, @max] for option
  * --@opt of @cmd. Returns 0 with *@out set, or 2 after a usage error that
  * names the value and the range ("not a non-negative integer" or "out of
