@@ -77,7 +77,11 @@ int cmd_host(int argc, char **argv)
 	return usage_error("host", "unknown subcommand '%s' (%s)", sub, names);
 }
 
-int host_common_opt(struct host_common *h, int c, const char *arg)
+/*
+ * Common option @c (a getopt_long value) with argument @arg into @h.
+ * Returns 0, 2 after a usage error, or -1 when @c is not a common option.
+ */
+static int host_common_opt(struct host_common *h, int c, const char *arg)
 {
 	char cmd[64];
 	uint64_t v;
@@ -117,12 +121,36 @@ int host_common_opt(struct host_common *h, int c, const char *arg)
 	}
 }
 
-int host_bad_opt(const struct host_common *h, char **argv)
+int host_parse(struct host_common *h, int argc, char **argv, const struct option *longopts,
+	       host_opt_fn *own, void *ctx, void (*usage)(FILE *f))
 {
 	char cmd[64];
+	int c, rc;
 
 	snprintf(cmd, sizeof(cmd), "host %s", h->sub);
-	return usage_error(cmd, "unknown or incomplete option '%s'", argv[optind - 1]);
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "+h", longopts, NULL)) != -1) {
+		if (c == 'h') {
+			usage(stdout);
+			return 0;
+		}
+		if (c == '?' || c == ':')
+			return usage_error(cmd, "unknown or incomplete option '%s'",
+					   argv[optind - 1]);
+		rc = host_common_opt(h, c, optarg);
+		if (rc < 0)
+			rc = own ? own(ctx, c, optarg) : usage_error(cmd, "unknown option");
+		else if (!rc && c == HOST_OPT_SECONDS && h->no_seconds)
+			rc = usage_error(cmd, "--seconds: %s", h->no_seconds);
+		else if (!rc && c == HOST_OPT_PLOT && h->no_plot)
+			rc = usage_error(cmd, "--plot: %s", h->no_plot);
+		if (rc)
+			return rc;
+	}
+	if (optind < argc)
+		return usage_error(cmd, "unexpected argument '%s'", argv[optind]);
+	return -1;
 }
 
 int host_output_open(struct output *o, const struct host_common *h, const char *cmd, int argc,

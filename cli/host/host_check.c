@@ -432,6 +432,24 @@ struct check_opts {
 	const char *regset; /* NULL: the widest offered */
 };
 
+/* One of check's own options (host_opt_fn). */
+static int check_opt(void *ctx, int c, const char *arg)
+{
+	struct check_opts *o = ctx;
+
+	switch (c) {
+	case 't':
+		return parse_u64_arg(CMD, "threads", arg, 1, MAX_THREADS, &o->nthreads);
+	case 's':
+		return parse_u64_arg(CMD, "spinners", arg, 0, MAX_THREADS, &o->nspin);
+	case 'r':
+		o->regset = arg;
+		return 0;
+	default:
+		return usage_error(CMD, "unknown option");
+	}
+}
+
 /* Parse @argv into @o. Returns -1 to go on, or the exit status (0 after --help). */
 static int check_parse(int argc, char **argv, struct check_opts *o)
 {
@@ -442,41 +460,11 @@ static int check_parse(int argc, char **argv, struct check_opts *o)
 		HOST_COMMON_LONGOPTS,
 		{ NULL, 0, NULL, 0 },
 	};
-	int c;
+	int rc = host_parse(&o->h, argc, argv, longopts, check_opt, o, usage);
 
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+h", longopts, NULL)) != -1) {
-		int r = host_common_opt(&o->h, c, optarg);
-		if (r >= 0) {
-			if (r)
-				return r;
-			continue;
-		}
-		switch (c) {
-		case 'h':
-			usage(stdout);
-			return 0;
-		case 't':
-			if (parse_u64_arg(CMD, "threads", optarg, 1, MAX_THREADS, &o->nthreads))
-				return 2;
-			break;
-		case 's':
-			if (parse_u64_arg(CMD, "spinners", optarg, 0, MAX_THREADS, &o->nspin))
-				return 2;
-			break;
-		case 'r':
-			o->regset = optarg;
-			break;
-		default:
-			return host_bad_opt(&o->h, argv);
-		}
-	}
-	if (optind < argc)
-		return usage_error(CMD, "unexpected argument '%s'", argv[optind]);
-	if (o->h.repeat != 1)
+	if (rc < 0 && o->h.repeat != 1)
 		return usage_error(CMD, "--repeat: check is one run; use --seconds");
-	return -1;
+	return rc;
 }
 
 /* g.set: @name, or the widest set @cpu offers. Returns -1 to go on, else the exit status. */

@@ -374,6 +374,36 @@ static int parse_cpus(const char *text, int cpu[2])
 	return 0;
 }
 
+/* One of context-switch's own options (host_opt_fn): each a list, checked later. */
+static int cs_opt(void *ctx, int c, const char *arg)
+{
+	struct cs_opts *o = ctx;
+
+	switch (c) {
+	case 'i':
+		o->ipc = arg;
+		return 0;
+	case 'm':
+		o->mode = arg;
+		return 0;
+	case 'p':
+		o->placement = arg;
+		return 0;
+	case 'f':
+		o->fp = arg;
+		return 0;
+	case 'r':
+		o->regset = arg;
+		return 0;
+	case 'c':
+		o->cpus = arg;
+		return 0;
+	default:
+		return usage_error(CMD, "unknown option");
+	}
+}
+
+/* Parse @argv into @o. Returns -1 to go on, or the exit status (0 after --help). */
 static int cs_parse(int argc, char **argv, struct cs_opts *o)
 {
 	static const struct option longopts[] = {
@@ -386,46 +416,8 @@ static int cs_parse(int argc, char **argv, struct cs_opts *o)
 		HOST_COMMON_LONGOPTS,
 		{ NULL, 0, NULL, 0 },
 	};
-	int c;
 
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+h", longopts, NULL)) != -1) {
-		int rc = host_common_opt(&o->h, c, optarg);
-		if (rc >= 0) {
-			if (rc)
-				return rc;
-			continue;
-		}
-		switch (c) {
-		case 'h':
-			usage(stdout);
-			return 0;
-		case 'i':
-			o->ipc = optarg;
-			break;
-		case 'm':
-			o->mode = optarg;
-			break;
-		case 'p':
-			o->placement = optarg;
-			break;
-		case 'f':
-			o->fp = optarg;
-			break;
-		case 'r':
-			o->regset = optarg;
-			break;
-		case 'c':
-			o->cpus = optarg;
-			break;
-		default:
-			return host_bad_opt(&o->h, argv);
-		}
-	}
-	if (optind < argc)
-		return usage_error(CMD, "unexpected argument '%s'", argv[optind]);
-	return -1;
+	return host_parse(&o->h, argc, argv, longopts, cs_opt, o, usage);
 }
 
 static const struct output_column cs_columns[] = {

@@ -175,6 +175,33 @@ struct ul_opts {
 	uint64_t ops;
 };
 
+/* One of unlink's own options (host_opt_fn); --dir into ul_dir. */
+static int ul_opt(void *ctx, int c, const char *arg)
+{
+	static const char *const modes[] = { "threads", "processes", NULL };
+	struct ul_opts *o = ctx;
+	int i;
+
+	switch (c) {
+	case 't':
+		o->tasklist = arg;
+		return 0;
+	case 'm':
+		i = parse_choice(CMD, "mode", arg, modes);
+		if (i < 0)
+			return 2;
+		o->processes = i == 1;
+		return 0;
+	case 'n':
+		return parse_u64_arg(CMD, "ops", arg, 1, 1000000000, &o->ops);
+	case 'd':
+		ul_dir = arg;
+		return 0;
+	default:
+		return usage_error(CMD, "unknown option");
+	}
+}
+
 /* Parse @argv into @o (and ul_dir). Returns -1 to go on, or the exit status. */
 static int ul_parse(int argc, char **argv, struct ul_opts *o)
 {
@@ -186,49 +213,9 @@ static int ul_parse(int argc, char **argv, struct ul_opts *o)
 		HOST_COMMON_LONGOPTS,
 		{ NULL, 0, NULL, 0 },
 	};
-	static const char *const modes[] = { "threads", "processes", NULL };
-	int c;
 
-	optind = 1;
-	opterr = 0;
 	ul_dir = NULL;
-	while ((c = getopt_long(argc, argv, "+h", longopts, NULL)) != -1) {
-		int r = host_common_opt(&o->h, c, optarg);
-		if (r >= 0) {
-			if (r)
-				return r;
-			if (c == HOST_OPT_SECONDS)
-				return usage_error(CMD, "--seconds: unlink runs a fixed --ops");
-			continue;
-		}
-		switch (c) {
-		case 'h':
-			usage(stdout);
-			return 0;
-		case 't':
-			o->tasklist = optarg;
-			break;
-		case 'm': {
-			int i = parse_choice(CMD, "mode", optarg, modes);
-			if (i < 0)
-				return 2;
-			o->processes = i == 1;
-			break;
-		}
-		case 'n':
-			if (parse_u64_arg(CMD, "ops", optarg, 1, 1000000000, &o->ops))
-				return 2;
-			break;
-		case 'd':
-			ul_dir = optarg;
-			break;
-		default:
-			return host_bad_opt(&o->h, argv);
-		}
-	}
-	if (optind < argc)
-		return usage_error(CMD, "unexpected argument '%s'", argv[optind]);
-	return -1;
+	return host_parse(&o->h, argc, argv, longopts, ul_opt, o, usage);
 }
 
 /* The rows' task counts: --tasks @list, or 1, 2 and 4 x @ncpus. 0, or 2 after a usage error. */
@@ -416,7 +403,11 @@ out:
 
 int host_unlink(int argc, char **argv)
 {
-	struct ul_opts o = { .h = { .sub = "unlink", .repeat = 5, .seconds = 1 }, .ops = 200000 };
+	struct ul_opts o = { .h = { .sub = "unlink",
+				    .repeat = 5,
+				    .seconds = 1,
+				    .no_seconds = "unlink runs a fixed --ops" },
+			     .ops = 200000 };
 	unsigned int tasks[MAX_ROWS], ntasks, maxt;
 	int cpus[1024], ncpus = host_allowed_cpus(cpus, 1024), rc;
 	struct output out;
