@@ -18,6 +18,24 @@
 
 const char *const output_format_names[] = { "table", "json", "csv", NULL };
 
+int output_opt(struct output_opts *o, const char *cmd, const char *opt, const char *arg)
+{
+	if (!strcmp(opt, "format")) {
+		int i = parse_choice(cmd, "format", arg,
+				     o->formats ? o->formats : output_format_names);
+		if (i < 0)
+			return 2;
+		o->format = i;
+		return 0;
+	}
+	if (strcmp(opt, "output"))
+		return -1;
+	if (!*arg)
+		return usage_error(cmd, "--output: empty file name");
+	o->path = arg;
+	return 0;
+}
+
 #define JSON_FLAGS (JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10))
 
 /* A device or a pipe (/dev/stdout, a FIFO) is written as it is: no rename. */

@@ -9,14 +9,20 @@
 #include <stdlib.h>
 #include <string.h>
 
+int vusage_error(const char *cmd, const char *fmt, va_list ap)
+{
+	fprintf(stderr, "fpulab %s: ", cmd);
+	vfprintf(stderr, fmt, ap);
+	fprintf(stderr, "\ntry 'fpulab help %s'\n", cmd);
+	return 2;
+}
+
 int usage_error(const char *cmd, const char *fmt, ...)
 {
 	va_list ap;
 
 	va_start(ap, fmt);
-	fprintf(stderr, "fpulab %s: ", cmd);
-	vfprintf(stderr, fmt, ap);
-	fprintf(stderr, "\ntry 'fpulab help %s'\n", cmd);
+	vusage_error(cmd, fmt, ap);
 	va_end(ap);
 	return 2;
 }

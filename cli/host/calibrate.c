@@ -297,8 +297,8 @@ static void usage(FILE *f)
 		REPEAT_DEFAULT, REPEAT_MAX, BATCH);
 }
 
-static int parse_args(int argc, char **argv, enum output_format *fmt, const char **output,
-		      unsigned long *repeat, enum fpu_save_insn *insn)
+static int parse_args(int argc, char **argv, struct output_opts *out, unsigned long *repeat,
+		      enum fpu_save_insn *insn)
 {
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i], *v = NULL;
@@ -318,21 +318,9 @@ static int parse_args(int argc, char **argv, enum output_format *fmt, const char
 			  !strcmp(a, "--insn") || !strcmp(a, "--output")) &&
 			 i + 1 < argc)
 			v = argv[++i];
-		if (!strcmp(a, "--format") && v) {
-			if (!strcmp(v, "table"))
-				*fmt = OUTPUT_TABLE;
-			else if (!strcmp(v, "json"))
-				*fmt = OUTPUT_JSON;
-			else if (!strcmp(v, "csv"))
-				*fmt = OUTPUT_CSV;
-			else {
-				fprintf(stderr,
-					"fpulab calibrate: --format: '%s' is not table, json or csv\n",
-					v);
+		if ((!strcmp(a, "--format") || !strcmp(a, "--output")) && v) {
+			if (output_opt(out, "calibrate", a + 2, v))
 				return 2;
-			}
-		} else if (!strcmp(a, "--output") && v && *v) {
-			*output = v;
 		} else if (!strcmp(a, "--repeat") && v) {
 			char *end;
 			errno = 0;
@@ -711,17 +699,16 @@ int calibrate_switch_floor(unsigned long repeat, struct calibrate_floor *out)
 int cmd_calibrate(int argc, char **argv)
 {
 	enum fpu_save_insn insn = FPU_INSN_AUTO;
-	enum output_format fmt = OUTPUT_TABLE;
-	const char *path = NULL;
+	struct output_opts oo = { .format = OUTPUT_TABLE };
 	unsigned long repeat = REPEAT_DEFAULT;
 	struct output out;
 	struct calib c;
 	int rc;
 
-	rc = parse_args(argc, argv, &fmt, &path, &repeat, &insn);
+	rc = parse_args(argc, argv, &oo, &repeat, &insn);
 	if (rc >= 0)
 		return rc;
-	if (output_open(&out, fmt, path, "calibrate") < 0) {
+	if (output_open(&out, oo.format, oo.path, "calibrate") < 0) {
 		fprintf(stderr, "fpulab calibrate: %s\n", out.error);
 		output_close(&out);
 		return 2;

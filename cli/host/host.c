@@ -85,19 +85,13 @@ static int host_common_opt(struct host_common *h, int c, const char *arg)
 {
 	char cmd[64];
 	uint64_t v;
-	int i;
 
 	snprintf(cmd, sizeof(cmd), "host %s", h->sub);
 	switch (c) {
 	case HOST_OPT_FORMAT:
-		i = parse_choice(cmd, "format", arg, output_format_names);
-		if (i < 0)
-			return 2;
-		h->format = (enum output_format)i;
-		return 0;
+		return output_opt(&h->out, cmd, "format", arg);
 	case HOST_OPT_OUTPUT:
-		h->output = arg;
-		return 0;
+		return output_opt(&h->out, cmd, "output", arg);
 	case HOST_OPT_PLOT:
 		h->plot = arg;
 		return 0;
@@ -158,7 +152,8 @@ int host_output_open(struct output *o, const struct host_common *h, const char *
 {
 	char cs[64];
 
-	if (output_open(o, h->format, h->output, cmd) || (h->plot && output_plot(o, h->plot) < 0)) {
+	if (output_open(o, h->out.format, h->out.path, cmd) ||
+	    (h->plot && output_plot(o, h->plot) < 0)) {
 		fprintf(stderr, "fpulab %s: %s\n", cmd, o->error);
 		output_close(o);
 		return 1;

@@ -10,9 +10,8 @@
 
 /* Options every host subcommand takes. */
 struct host_common {
-	const char *sub; /* the subcommand's name, from host.c's table */
-	enum output_format format;
-	const char *output; /* NULL: stdout */
+	const char *sub;        /* the subcommand's name, from host.c's table */
+	struct output_opts out; /* --format, --output */
 	unsigned int repeat;
 	double seconds;
 	const char *plot;       /* --plot DIR; NULL: none */

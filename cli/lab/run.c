@@ -420,13 +420,13 @@ static int open_output(const struct run_options *o, const char *kernel, struct o
 {
 	struct stat a, b;
 
-	if (o->output_path && stat(o->output_path, &a) == 0 && stat(kernel, &b) == 0 &&
+	if (o->output.path && stat(o->output.path, &a) == 0 && stat(kernel, &b) == 0 &&
 	    a.st_dev == b.st_dev && a.st_ino == b.st_ino) {
 		fprintf(stderr, "fpulab run: --output %s is the kernel (--kernel %s)\n",
-			o->output_path, kernel);
+			o->output.path, kernel);
 		return 2;
 	}
-	if (output_open(out, o->format, o->output_path, "run") < 0 ||
+	if (output_open(out, o->output.format, o->output.path, "run") < 0 ||
 	    (o->plot_dir && output_plot(out, o->plot_dir) < 0)) {
 		fprintf(stderr, "fpulab run: %s\n", out->error);
 		output_close(out);

@@ -52,9 +52,8 @@ struct opts {
 	bool adaptive_builtin;    /* --adaptive-costs default: libfpu's, as the lab */
 	struct fpu_costs builtin; /* libfpu's built-in costs, read before any is set */
 	int insn;
-	enum output_format format;
-	const char *output_path; /* --output; NULL: stdout */
-	const char *plot_dir;    /* --plot DIR; NULL: none */
+	struct output_opts output; /* --format, --output (NULL: stdout) */
+	const char *plot_dir;      /* --plot DIR; NULL: none */
 	struct output *out;
 	struct targets *targets;
 };

@@ -518,8 +518,8 @@ enum report_format { REPORT_TABLE, REPORT_MD, REPORT_JSON };
 /* What report's options chose. */
 struct report_opts {
 	json_t *from; /* --from FILE...: an array of file names; empty: run the experiments */
-	const char *path, *plot_dir;
-	int format; /* enum report_format */
+	struct output_opts out; /* --format (enum report_format), --output */
+	const char *plot_dir;
 };
 
 /* Parse @argv into @o. Returns -1 to go on, or the exit status (0 after --help). */
@@ -533,10 +533,10 @@ static int report_parse(int argc, char **argv, struct report_opts *o)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	int c;
+	int c, idx;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "", opts, &idx)) != -1) {
 		switch (c) {
 		case 'f':
 			json_array_append_new(o->from, json_string(optarg));
@@ -545,12 +545,9 @@ static int report_parse(int argc, char **argv, struct report_opts *o)
 				json_array_append_new(o->from, json_string(argv[optind++]));
 			break;
 		case 'F':
-			o->format = parse_choice("report", "format", optarg, report_formats);
-			if (o->format < 0)
-				return 2;
-			break;
 		case 'o':
-			o->path = optarg;
+			if (output_opt(&o->out, "report", opts[idx].name, optarg))
+				return 2;
 			break;
 		case 'p':
 			o->plot_dir = optarg;
@@ -664,7 +661,8 @@ static int write_text(json_t *table, int format, const char *path, int argc, cha
 
 int cmd_report(int argc, char **argv)
 {
-	struct report_opts o = { .from = json_array(), .format = REPORT_TABLE };
+	struct report_opts o = { .from = json_array(),
+				 .out = { .formats = report_formats, .format = REPORT_TABLE } };
 	json_t *rows = json_array(), *table = NULL;
 	char *why_run[sizeof(plans) / sizeof(plans[0])] = { 0 };
 	int rc = report_parse(argc, argv, &o);
@@ -677,8 +675,9 @@ int cmd_report(int argc, char **argv)
 	if (o.plot_dir && plot_rows(rows, o.plot_dir, "report") < 0)
 		rc = 1;
 	table = claims_table(rows, o.from, why_run);
-	int wrote = o.format == REPORT_JSON ? write_json(table, o.path, argc, argv)
-					    : write_text(table, o.format, o.path, argc, argv);
+	int wrote = o.out.format == REPORT_JSON
+			    ? write_json(table, o.out.path, argc, argv)
+			    : write_text(table, o.out.format, o.out.path, argc, argv);
 	rc = wrote ? wrote : rc;
 out:
 	for (size_t p = 0; p < sizeof(plans) / sizeof(plans[0]); p++)

@@ -215,7 +215,7 @@ for bad in "--no-such-option" "--placement elsewhere" "--placement same-cpu,,cro
 	# shellcheck disable=SC2086 # each entry is several words
 	run_fpulab "$work/good" $bad
 	if [ "$rc" = 2 ] && [ ! -e "$work/qemu-args" ] && [ "$(wc -l < "$work/err")" = 2 ] &&
-	   grep -q '^fpulab run: ' "$work/err" && [ "$(tail -n 1 "$work/err")" = "try 'fpulab run --help'" ]; then
+	   grep -q '^fpulab run: ' "$work/err" && [ "$(tail -n 1 "$work/err")" = "try 'fpulab help run'" ]; then
 		ok "usage error exits 2 before QEMU, one line and a hint: $bad"
 	else
 		not_ok "usage error exits 2 before QEMU, one line and a hint: $bad" "exit $rc" "stderr: $(cat "$work/err")"
