@@ -12,6 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cpu_model.h"
 #include "plot.h"
 #include "util.h"
 #include "version.h"
@@ -104,23 +105,12 @@ void output_provenance(struct output *o, const char *key, json_t *value)
 	json_object_set_new(o->provenance, key, value ? value : json_null());
 }
 
+/* The host CPU's model (cpu_model.h: the CPUID brand string), or null. */
 static json_t *host_cpu_model(void)
 {
-	FILE *f = fopen("/proc/cpuinfo", "r");
-	char line[512];
-	json_t *model = NULL;
+	char model[64];
 
-	while (f && !model && fgets(line, sizeof(line), f)) {
-		char *colon = strchr(line, ':');
-		if (strncmp(line, "model name", 10) || !colon)
-			continue;
-		colon += 1 + (colon[1] == ' ');
-		colon[strcspn(colon, "\n")] = '\0';
-		model = json_string(colon);
-	}
-	if (f)
-		fclose(f);
-	return model ? model : json_null();
+	return cpu_model(model, sizeof(model)) ? json_string(model) : json_null();
 }
 
 /* The command line as a shell would take it back: words quoted where needed. */
