@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 
 #include "catalog.h"
+#include "clock.h"
 #include "util.h"
 
 json_t *result_file_load_partial(const char *path, char *err, size_t len, char *partial,
@@ -162,41 +163,24 @@ bool result_figure(const json_t *row, struct result_figure *fig)
 	return false;
 }
 
+/* What calibrate wrote as its source before it named its clock (a result file may still say it). */
+#define CALIBRATE_OLD_SOURCE "native user-mode TSC"
+
 const char *result_source(const json_t *row)
 {
 	const char *s = result_str(row, "source", NULL);
-	const char *clock = result_str(row, "clock", NULL);
+	const struct clock_kind *c = clock_by_key(result_str(row, "clock", NULL));
 
+	if (s && !strcmp(s, CALIBRATE_OLD_SOURCE))
+		return clock_kinds[CLOCK_NATIVE_TSC].source;
 	if (s)
 		return s;
-	if (clock && !strcmp(clock, "emulated-tsc"))
-		return "emulated";
-	if (clock && !strcmp(clock, "hardware-tsc"))
-		return "hardware";
-	if (clock && !strcmp(clock, "icount"))
-		return "icount";
-	return "unknown";
+	return c ? c->source : "unknown";
 }
 
 const char *result_source_description(const char *source)
 {
-	if (!strcmp(source, "emulated"))
-		return "EMULATED TSC ticks under QEMU TCG, not hardware timings";
-	if (!strcmp(source, "icount"))
-		return "guest instruction counts (QEMU -icount), not timings";
-	if (!strcmp(source, "hardware"))
-		return "hardware TSC ticks (lab under KVM)";
-	if (!strcmp(source, "native"))
-		return "native host user-mode timings (real instructions on this CPU)";
-	if (!strcmp(source, "native-emulated-costs"))
-		return "native replay timings plus per-event costs the lab measured under QEMU "
-		       "TCG (emulated)";
-	if (!strcmp(source, "native-hardware-costs"))
-		return "native replay timings plus per-event costs the lab measured under KVM "
-		       "(hardware)";
-	if (!strcmp(source, "host-linux"))
-		return "this host's Linux, hardware timings";
-	return "figures of unknown source";
+	return clock_source_description(source);
 }
 
 /* Keys that describe the machine, the build or the measurement, never the

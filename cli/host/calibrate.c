@@ -22,6 +22,7 @@
 
 #include "calibrate.h"
 #include "cli.h"
+#include "common/clock.h"
 #include "common/output.h"
 #include "common/stats.h"
 #include "common/tsc.h"
@@ -393,7 +394,8 @@ static json_t *figure_row(const struct figure *f, double tpn, unsigned long repe
 	json_object_set_new(o, "xinuse", json_string(xinuse));
 	json_object_set_new(o, "state_verified", json_boolean(f->state_ok));
 	json_object_set_new(o, "vs_raw_pair", ratio > 0 ? rounded(ratio, 1000) : json_null());
-	json_object_set_new(o, "source", json_string("native user-mode TSC"));
+	json_object_set_new(o, "clock", json_string(clock_kinds[CLOCK_NATIVE_TSC].key));
+	json_object_set_new(o, "source", json_string(clock_kinds[CLOCK_NATIVE_TSC].source));
 	json_object_set_new(o, "tsc_mhz", rounded(tpn * 1000.0, 1000));
 	json_object_set_new(o, "repeat", json_integer((json_int_t)repeat));
 	json_object_set_new(o, "batch", json_integer(BATCH));

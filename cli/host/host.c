@@ -12,6 +12,7 @@
 #include <sys/utsname.h>
 
 #include "common/catalog.h"
+#include "common/clock.h"
 #include "cli.h"
 #include "host_cpu.h"
 #include "common/util.h"
@@ -162,7 +163,7 @@ int host_output_open(struct output *o, const struct host_common *h, const char *
 	output_provenance(o, "clocksource", json_string(host_clocksource(cs, sizeof(cs))));
 	/* what compare, report and plot read: whose figures, from which benchmark */
 	output_provenance(o, "experiment", json_sprintf("host %s", h->sub));
-	output_provenance(o, "source", json_string("host-linux"));
+	output_provenance(o, "source", json_string(clock_kinds[CLOCK_HOST_MONOTONIC].source));
 	return 0;
 }
 

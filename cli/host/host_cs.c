@@ -25,6 +25,7 @@
 
 #include "calibrate.h"
 #include "common/catalog.h"
+#include "common/clock.h"
 #include "host.h"
 #include "host_cpu.h"
 #include "common/stats.h"
@@ -523,7 +524,7 @@ static json_t *cs_row(const struct cs_config *c, const struct cs_opts *o, const 
 		json_object_set_new(row, "floor_ns_per_round_trip", json_null());
 		json_object_set_new(row, "floor_share", json_null());
 	}
-	json_object_set_new(row, "clock", json_string("CLOCK_MONOTONIC"));
+	json_object_set_new(row, "clock", json_string(clock_kinds[CLOCK_HOST_MONOTONIC].key));
 	return row;
 }
 

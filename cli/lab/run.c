@@ -858,9 +858,9 @@ static void start_report(struct run_state *s, struct output *out, bool kvm,
 		.out = out,
 		.accel = kvm ? "kvm" : "tcg",
 		.accel_arg = cmd->accel,
-		.clock = kvm           ? "hardware-tsc"
-			 : opt->icount ? "icount"
-				       : "emulated-tsc",
+		.clock = &clock_kinds[kvm           ? CLOCK_HARDWARE_TSC
+				      : opt->icount ? CLOCK_ICOUNT
+						    : CLOCK_EMULATED_TSC],
 		.machine = opt->machine,
 		.qemu_cpu = qemu_cpu_model(setup),
 		.cpus = opt->cpus,
@@ -880,7 +880,7 @@ static void say_booting(const struct run_state *s, const char *kernel, const cha
 		"fpulab: booting %s on QEMU %s, accel %s (-accel %s), %u CPU%s; "
 		"ticks are %s\nfpulab: kernel command line: %s\n",
 		kernel, opt->machine, s->report.accel, cmd->accel, opt->cpus, plural(opt->cpus),
-		clock_description(s->report.clock), cmdline);
+		s->report.clock->ticks_line, cmdline);
 	if (opt->verbose) {
 		fprintf(stderr, "fpulab: QEMU:");
 		for (char *const *a = cmd->argv; *a; a++)

@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "common/catalog.h"
+#include "common/clock.h"
 #include "cli.h"
 #include "common/output.h"
 #include "common/plot.h"
@@ -138,20 +139,13 @@ static bool has_experiment(json_t *rows, const char *experiment)
 	return find(rows, experiment, NULL, NULL, NULL, NULL, NULL, NULL, NULL) != NULL;
 }
 
+/* The source column: the clock's short name ("emulated ticks"), or the source itself. */
 static const char *source_name(const json_t *row)
 {
 	const char *s = result_source(row);
-	if (!strcmp(s, "emulated"))
-		return "emulated ticks";
-	if (!strcmp(s, "icount"))
-		return "icount (instructions)";
-	if (!strcmp(s, "hardware"))
-		return "hardware ticks (KVM)";
-	if (!strcmp(s, "native"))
-		return "native replay";
-	if (!strcmp(s, "host-linux"))
-		return "host Linux";
-	return s;
+	const struct clock_kind *c = clock_by_source(s);
+
+	return c ? c->short_name : s;
 }
 
 static int runs_of(const json_t *row)
@@ -259,8 +253,8 @@ static void measure_gain(const struct claim *c, json_t *rows, struct finding *f)
 			 "the min-max ranges overlap (gain %+.1f%% .. %+.1f%%): no real difference",
 			 lo, hi);
 	bool off_scale = fabs(gain) > 2 * c->claimed || fabs(gain) < c->claimed / 2;
-	if (!strcmp(result_source(ra), "emulated") && c->note_emulated &&
-	    (off_scale || strcmp(c->note_emulated, NOTE_SCALE)))
+	if (clock_by_source(result_source(ra)) == &clock_kinds[CLOCK_EMULATED_TSC] &&
+	    c->note_emulated && (off_scale || strcmp(c->note_emulated, NOTE_SCALE)))
 		snprintf(f->note + strlen(f->note), sizeof(f->note) - strlen(f->note), "%s%s",
 			 f->note[0] ? "; " : "", c->note_emulated);
 }
