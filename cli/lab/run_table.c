@@ -103,8 +103,10 @@ static json_t *row_object(struct report *r, const struct result_row *row)
 	put(o, "ticks_per", string_or_null(cost && row->ticks_per ? "operation" : row->ticks_per));
 	/* what the ticks are per (a unit of FP work, a call, an operation), from abi.h */
 	const struct fpulab_experiment *xi = experiment_info(row->median.experiment);
-	if (xi && experiment_is_timed(row->median.experiment) && !cost)
-		put(o, "unit", json_string(xi->unit));
+	if (xi && experiment_is_timed(row->median.experiment)) {
+		char unit[96]; /* abi.h's, in this run's clock: instructions under --icount */
+		put(o, "unit", json_string(clock_unit(r->clock, xi->unit, unit, sizeof(unit))));
+	}
 	for (int f = 0; f < RESULT_FIELD_COUNT; f++)
 		if (!(done & (UINT64_C(1) << f)))
 			put_field(o, row, (enum result_field)f);

@@ -77,13 +77,31 @@ static void test_row_source(void **state)
 	json_decref(d);
 }
 
+/* A row without a "unit" (an older costs row) gets its figure's unit in its own clock. */
+static void test_figure_unit_in_clock(void **state)
+{
+	json_t *ic = json_pack("{s:s, s:s, s:f}", "experiment", "costs", "clock", "icount",
+			       "ticks_per_op", 141.0);
+	json_t *em = json_pack("{s:s, s:s, s:f}", "experiment", "costs", "clock", "emulated-tsc",
+			       "ticks_per_op", 3851.9);
+	struct result_figure f, g;
+
+	assert_true(result_figure(ic, &f));
+	assert_string_equal(f.unit, "instructions per operation");
+	assert_true(result_figure(em, &g));
+	assert_string_equal(g.unit, "TSC ticks per operation");
+	assert_true(result_figure(ic, &g));
+	assert_ptr_equal(g.unit, f.unit); /* each text made once */
+	json_decref(ic);
+	json_decref(em);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_keys_and_sources),
-		cmocka_unit_test(test_unit),
-		cmocka_unit_test(test_projection_source),
-		cmocka_unit_test(test_row_source),
+		cmocka_unit_test(test_keys_and_sources),     cmocka_unit_test(test_unit),
+		cmocka_unit_test(test_projection_source),    cmocka_unit_test(test_row_source),
+		cmocka_unit_test(test_figure_unit_in_clock),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
