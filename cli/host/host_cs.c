@@ -33,7 +33,6 @@
 
 #define CMD "host context-switch"
 #define FLOOR_REPEAT 2000
-#define MAX_CPUS 1024
 
 enum ipc { IPC_PIPE, IPC_FUTEX, IPC_YIELD, IPC_NR };
 enum mode { MODE_THREADS, MODE_PROCESSES, MODE_NR };
@@ -315,7 +314,7 @@ static void usage(FILE *f)
 		"                                  sets they do not offer are skipped, and said so\n"
 		"  --cpus A,B                      default the first two CPUs this process may use\n"
 		"  --seconds S                     default 1 (0.01..86400)\n"
-		"  --repeat K                      default 5 (1..1000)\n"
+		"  --repeat K                      default 5 (1..%d)\n"
 		"Each FP-using task checks every register of its set after every round trip\n"
 		"(integrity_errors) and reads XGETBV(1) while they are loaded (xinuse_a for\n"
 		"task A, which holds the set for fp one and both; xinuse_b for B). The\n"
@@ -323,7 +322,8 @@ static void usage(FILE *f)
 		"dirty, measured in the same run) times the FP tasks switched per round trip.\n"
 		"fill_check_ns_per_fp_task: what holding and checking the set costs an FP task\n"
 		"in user mode per round trip (no syscall), measured in the same run.\n"
-		"Exit 1 on any integrity error or a failed syscall, 2 on bad usage.\n");
+		"Exit 1 on any integrity error or a failed syscall, 2 on bad usage.\n",
+		FPULAB_MAX_REPEAT);
 }
 
 struct cs_opts {
@@ -470,9 +470,9 @@ static json_t *cs_row(const struct cs_config *c, const struct cs_opts *o, const 
 		      const struct calibrate_floor *fl, bool cpu_xgetbv1)
 {
 	json_t *row = json_object();
-	double rate[1000];
+	double rate[FPULAB_MAX_REPEAT];
 	struct stats_summary ns, rt;
-	double samples[1000];
+	double samples[FPULAB_MAX_REPEAT];
 	int pairs = c->fp == FP_BOTH ? 2 : c->fp == FP_ONE ? 1 : 0;
 	char buf[64];
 
@@ -559,7 +559,7 @@ static int cs_select(const struct cs_opts *o, const struct host_cpu *cpu, struct
 /* The two CPUs: --cpus, or the first two this process may use. -1 to go on, else the status. */
 static int cs_choose_cpus(const struct cs_opts *o, unsigned int places, int cpus[2])
 {
-	int allowed[MAX_CPUS], nallowed = host_allowed_cpus(allowed, MAX_CPUS), rc;
+	int allowed[HOST_MAX_CPUS], nallowed = host_allowed_cpus(allowed, HOST_MAX_CPUS), rc;
 	bool cross = places & 1u << PL_CROSS;
 
 	if (o->cpus) {

@@ -307,7 +307,7 @@ static void ul_catch_signals(void)
 static json_t *ul_row(const struct ul_opts *o, unsigned int tasks, double (*ms)[MAX_ROWS],
 		      unsigned int col, int ncpus)
 {
-	double t[1000], rate[1000], sum = 0;
+	double t[FPULAB_MAX_REPEAT], rate[FPULAB_MAX_REPEAT], sum = 0;
 	struct stats_summary st, sr;
 	json_t *row = json_object();
 
@@ -409,7 +409,7 @@ int host_unlink(int argc, char **argv)
 				    .no_seconds = "unlink runs a fixed --ops" },
 			     .ops = 200000 };
 	unsigned int tasks[MAX_ROWS], ntasks, maxt;
-	int cpus[1024], ncpus = host_allowed_cpus(cpus, 1024), rc;
+	int cpus[HOST_MAX_CPUS], ncpus = host_allowed_cpus(cpus, HOST_MAX_CPUS), rc;
 	struct output out;
 
 	if ((rc = ul_parse(argc, argv, &o)) >= 0)
