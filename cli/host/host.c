@@ -120,7 +120,7 @@ int host_parse(struct host_common *h, int argc, char **argv, const struct option
 	       host_opt_fn *own, void *ctx, void (*usage)(FILE *f))
 {
 	char cmd[64];
-	int c, rc;
+	int c;
 
 	snprintf(cmd, sizeof(cmd), "host %s", h->sub);
 	optind = 1;
@@ -133,7 +133,7 @@ int host_parse(struct host_common *h, int argc, char **argv, const struct option
 		if (c == '?' || c == ':')
 			return usage_error(cmd, "unknown or incomplete option '%s'",
 					   argv[optind - 1]);
-		rc = host_common_opt(h, c, optarg);
+		int rc = host_common_opt(h, c, optarg);
 		if (rc < 0)
 			rc = own ? own(ctx, c, optarg) : usage_error(cmd, "unknown option");
 		else if (!rc && c == HOST_OPT_SECONDS && h->no_seconds)

@@ -695,6 +695,9 @@ int host_check(int argc, char **argv)
 	sp = calloc(o.nspin + 1, sizeof(*sp));
 	if (!d.t || !sp) {
 		fprintf(stderr, "fpulab " CMD ": out of memory\n");
+		free(d.t);
+		free(sp);
+		output_close(&out);
 		return 1;
 	}
 	d.nthreads = (unsigned int)o.nthreads;

@@ -559,11 +559,12 @@ static int cs_select(const struct cs_opts *o, const struct host_cpu *cpu, struct
 /* The two CPUs: --cpus, or the first two this process may use. -1 to go on, else the status. */
 static int cs_choose_cpus(const struct cs_opts *o, unsigned int places, int cpus[2])
 {
-	int allowed[HOST_MAX_CPUS], nallowed = host_allowed_cpus(allowed, HOST_MAX_CPUS), rc;
+	int allowed[HOST_MAX_CPUS], nallowed = host_allowed_cpus(allowed, HOST_MAX_CPUS);
 	bool cross = places & 1u << PL_CROSS;
 
 	if (o->cpus) {
-		if ((rc = parse_cpus(o->cpus, cpus)))
+		int rc = parse_cpus(o->cpus, cpus);
+		if (rc)
 			return rc;
 	} else {
 		if (nallowed < 1 || (cross && nallowed < 2)) {
