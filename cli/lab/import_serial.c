@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "common/clock.h"
 #include "common/output.h"
 #include "common/util.h"
 #include "guest_records.h"
@@ -68,16 +69,15 @@ static int on_hello(struct import *im, const char *rec)
 	r->hello = h;
 	r->cpus = (unsigned)h->cpus;
 	if (!strcmp(h->hypervisor, "none")) {
-		r->accel = "none", r->clock = "hardware-tsc";
+		r->accel = "none", r->clock = clock_by_key("hardware-tsc");
 		snprintf(im->clock_label, sizeof(im->clock_label), "hardware TSC, bare metal");
 		snprintf(im->machine, sizeof(im->machine), "bare metal (%s)", h->boot);
 	} else if (!strcmp(h->hypervisor, "tcg")) {
-		r->accel = "tcg", r->clock = "emulated-tsc";
-		snprintf(im->clock_label, sizeof(im->clock_label), "%s",
-			 clock_description("emulated-tsc"));
+		r->accel = "tcg", r->clock = clock_by_key("emulated-tsc");
+		snprintf(im->clock_label, sizeof(im->clock_label), "%s", r->clock->ticks_line);
 		snprintf(im->machine, sizeof(im->machine), "QEMU TCG (%s)", h->boot);
 	} else {
-		r->accel = h->hypervisor, r->clock = "hardware-tsc";
+		r->accel = h->hypervisor, r->clock = clock_by_key("hardware-tsc");
 		snprintf(im->clock_label, sizeof(im->clock_label),
 			 "hardware TSC, under a hypervisor (%s)", h->hypervisor);
 		snprintf(im->machine, sizeof(im->machine), "%s guest (%s)", h->hypervisor, h->boot);

@@ -8,18 +8,19 @@
 #include <stdbool.h>
 #include <stdio.h>
 
+#include "common/clock.h"
 #include "common/output.h"
 #include "guest_records.h"
 #include "run_stats.h"
 #include "run_options.h"
 
 struct report {
-	struct output *out;    /* opened before the guest boots */
-	const char *accel;     /* "tcg" | "kvm" */
-	const char *accel_arg; /* the -accel argument, e.g. "tcg,thread=single" */
-	const char *clock;     /* key: "emulated-tsc" | "hardware-tsc" | "icount" */
+	struct output *out;             /* opened before the guest boots */
+	const char *accel;              /* "tcg" | "kvm" */
+	const char *accel_arg;          /* the -accel argument, e.g. "tcg,thread=single" */
+	const struct clock_kind *clock; /* emulated TSC (TCG), icount or hardware TSC (KVM) */
 	const char *
-		clock_label; /* for people: "hardware TSC, bare metal"; NULL: clock_description() */
+		clock_label; /* for people: "hardware TSC, bare metal"; NULL: the clock's ticks_line */
 	const char *machine;
 	const char *qemu_cpu;
 	unsigned cpus;
@@ -46,8 +47,6 @@ struct report {
 	size_t nintegrity_notes;
 };
 
-/* A line saying what the ticks are, e.g. "EMULATED TSC ticks under QEMU TCG". */
-const char *clock_description(const char *clock);
 /* What the guest measured its TSC against (hello clock_ref): "the HPET", ...;
  * "its APIC timer" when it did not say (an older kernel). */
 const char *clock_ref_description(const char *ref);
