@@ -175,17 +175,29 @@ static int cmd_dump(int argc, char **argv)
 		printf("# recorded by the lab%s\n", t.hdr.flags & FPULAB_TRACE_F_TRUNCATED
 							    ? "; TRUNCATED: its buffer filled up"
 							    : "");
+	if (t.lx)
+		printf("# imported from Linux%s, fp use %s\n",
+		       t.hdr.flags & FPULAB_TRACE_F_LOSSY ? "; LOSSY" : "",
+		       trace_fp_use_name(t.lx->fp_use));
 	printf("# seq cpu event args\n");
 	for (uint64_t i = 0; i < t.hdr.nevents && i < limit; i++) {
 		const struct fpulab_trace_event *e = &t.ev[i];
 		printf("%u %u %s", e->seq, e->cpu, trace_type_name(e->type));
 		switch (e->type) {
 		case FPULAB_EV_SWITCH:
-			printf(" %u -> %u%s", e->task, e->arg,
-			       e->flags & FPULAB_EVF_NO_USER ? " no-user" : "");
+			printf(" %u -> %u%s%s%s", e->task, e->arg,
+			       e->flags & FPULAB_EVF_NO_USER ? " no-user" : "",
+			       t.lx && (e->flags & FPULAB_EVF_WINDOW) ? " window" : "",
+			       t.lx && (e->flags & FPULAB_EVF_RESYNC) ? " resync" : "");
 			break;
 		case FPULAB_EV_USE:
-			printf(" task %u mask 0x%x", e->task, e->mask);
+			printf(" task %u mask 0x%x%s", e->task, e->mask,
+			       t.lx && (e->flags & FPULAB_EVF_EVIDENCE) ? " evidence" : "");
+			break;
+		case FPULAB_EV_KFPU_BEGIN:
+		case FPULAB_EV_KFPU_END:
+			printf(" task %u%s", e->task,
+			       t.lx && (e->flags & FPULAB_EVF_INFERRED) ? " inferred" : "");
 			break;
 		case FPULAB_EV_MIGRATE:
 			printf(" task %u to cpu %u", e->task, e->arg);
@@ -229,6 +241,8 @@ static int cmd_info(int argc, char **argv)
 		       : "");
 	printf("  version    %u\n  cpus       %u\n  tasks      %u\n  xcr0       0x%" PRIx64 "\n",
 	       t.hdr.version, t.hdr.ncpus, t.hdr.ntasks, t.hdr.xcr0);
+	if (t.lx)
+		trace_linux_summary(stdout, &t.hdr, t.lx);
 	printf("  events     %" PRIu64 " (%" PRIu64 " bytes)\n", t.hdr.nevents,
 	       (uint64_t)sizeof(t.hdr) + t.hdr.nevents * sizeof(*t.ev));
 	for (unsigned int k = 1; k < FPULAB_EV_NR; k++)
