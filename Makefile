@@ -49,9 +49,6 @@ $(BUILD)/lab/%.S.o: %.S
 $(BUILD)/lab.elf: $(LAB_OBJS) lab/lab.ld
 	$(CC) $(KLDFLAGS) -T lab/lab.ld -o $@ $(LAB_OBJS)
 
-# Each wait function of the sleeping lock is followed by its end label (sleeplock.c).
-$(BUILD)/lab/lab/sleeplock.c.o $(BUILD)/lab-test/lab/sleeplock.c.o: KCFLAGS += -fno-toplevel-reorder
-
 # The same kernel with test-only policies and fault injection compiled in.
 $(BUILD)/lab-test/%.c.o: %.c
 	@mkdir -p $(dir $@)

@@ -19,8 +19,10 @@ static const struct command commands[] = {
 	{ "calibrate", cmd_calibrate, "measure the native XSAVE*/XRSTOR cost on this host" },
 	{ "host", cmd_host, "benchmarks and an xstate check of the host Linux" },
 	{ "xstate", cmd_xstate, "check or dump an xstate image (xstate check|dump FILE)" },
-	{ "compare", cmd_compare, "compare two result files (A B), configuration by configuration" },
-	{ "summary", cmd_summary, "which policy wins each class of configuration (summary FILE...)" },
+	{ "compare", cmd_compare,
+	  "compare two result files (A B), configuration by configuration" },
+	{ "summary", cmd_summary,
+	  "which policy wins each class of configuration (summary FILE...)" },
 	{ "report", cmd_report, "the seed reproduction table: each claim beside fpulab's figure" },
 	{ "plot", cmd_plot, "SVG plots of result files (plot DIR FILE...), with gnuplot" },
 };
@@ -31,7 +33,8 @@ static void usage(FILE *f)
 	fprintf(f, "usage: fpulab <command> [options]\n");
 	for (size_t i = 0; i < NR_COMMANDS; i++)
 		fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].summary);
-	fprintf(f, "  %-10s %s\n", "help", "this text; 'fpulab help COMMAND' for a command's options");
+	fprintf(f, "  %-10s %s\n", "help",
+		"this text; 'fpulab help COMMAND' for a command's options");
 	fprintf(f, "  %-10s %s\n", "--version",
 		"fpulab's version and the git description it was built from");
 }

@@ -1,8 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The sleeping lock (sleeplock.h). This file is compiled with
- * -fno-toplevel-reorder so that each wait function is followed directly by
- * its end label (sleeplock_wait_bytes()).
+ * The sleeping lock (sleeplock.h). Each wait function is followed directly
+ * by its end label (SL_WAIT_FN, sleeplock_wait_bytes()).
  *
  * No lost wake-up: a waiter queues itself before its first test, and writes
  * its state with a full barrier before every test; unlock clears the lock,
@@ -142,29 +141,39 @@ static __attribute__((always_inline)) inline void sl_wait(struct sleeplock *l, e
 	sl_dequeue(l, &w);
 }
 
-/* Each function is followed by its end label (this file keeps source order). */
-#define SL_END_LABEL(fn) \
-	__asm__(".pushsection .text\n\t.globl " #fn "_end\n" #fn "_end:\n\t.popsection")
+/*
+ * Each wait function has a text section of its own, and its end label is in
+ * that section's subsection 1, which the assembler places after the whole of
+ * subsection 0, where the compiler puts the function. So the label follows
+ * the function's last byte whatever order the compiler emits top-level asm
+ * and functions in (gcc keeps source order only with -fno-toplevel-reorder;
+ * clang emits top-level asm first), and whatever order the linker gives the
+ * sections.
+ */
+#define SL_WAIT_FN(fn) __attribute__((noinline, section(".text." #fn)))
+#define SL_END_LABEL(fn)                                                                      \
+	__asm__(".pushsection .text." #fn ",\"ax\",@progbits\n\t.subsection 1\n\t.globl " #fn \
+		"_end\n" #fn "_end:\n\t.popsection")
 
-__attribute__((noinline)) void sl_wait_task(struct sleeplock *l)
+SL_WAIT_FN(sl_wait_task) void sl_wait_task(struct sleeplock *l)
 {
 	sl_wait(l, STATE_API_TASK);
 }
 SL_END_LABEL(sl_wait_task);
 
-__attribute__((noinline)) void sl_wait_current(struct sleeplock *l)
+SL_WAIT_FN(sl_wait_current) void sl_wait_current(struct sleeplock *l)
 {
 	sl_wait(l, STATE_API_CURRENT);
 }
 SL_END_LABEL(sl_wait_current);
 
-__attribute__((noinline)) void sl_wait_current_volatile(struct sleeplock *l)
+SL_WAIT_FN(sl_wait_current_volatile) void sl_wait_current_volatile(struct sleeplock *l)
 {
 	sl_wait(l, STATE_API_CURRENT_VOLATILE);
 }
 SL_END_LABEL(sl_wait_current_volatile);
 
-__attribute__((noinline)) void sl_wait_current_stack(struct sleeplock *l)
+SL_WAIT_FN(sl_wait_current_stack) void sl_wait_current_stack(struct sleeplock *l)
 {
 	sl_wait(l, STATE_API_CURRENT_STACK);
 }

@@ -1,0 +1,202 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * fpulab replay's per-event costs: --trap-ns, --cr0-ns, --ipi-ns, --costs FILE
+ * (the lab's costs experiment, or an object of them), and what they add per switch.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fpulab/abi.h"
+#include "replay.h"
+#include "common/result_file.h"
+#include "common/util.h"
+
+/* A per-event cost in ns: 0..COST_NS_MAX, as --trap-ns, --cr0-ns and --ipi-ns take. */
+#define COST_NS_MAX 1e9
+static bool cost_ns_ok(double x)
+{
+	return x >= 0 && x <= COST_NS_MAX;
+}
+
+/* --costs FILE's value @x of @what out of range: the options' message. */
+static int cost_file_error(const char *path, const char *what, double x)
+{
+	fprintf(stderr, "fpulab replay: --costs %s: %s %g is not a cost in ns (0..1e9)\n", path,
+		what, x);
+	return 1;
+}
+
+int costs_parse_ns(const char *opt, const char *v, struct param *p)
+{
+	char *end;
+	errno = 0;
+	double x = strtod(v, &end);
+	if (!*v || *end || errno || !cost_ns_ok(x))
+		return usage_error("replay", "--%s: '%s' is not a cost in ns (0..1e9)", opt, v);
+	p->ns = x;
+	p->source = opt;
+	return 0;
+}
+
+/*
+ * The rows of `fpulab run --experiment costs`: each cost's ns_per_op (the
+ * median of its runs) for the parameter it measures, labelled with where it
+ * was measured. Ticks under --icount are instructions: refused.
+ */
+static int load_lab_costs(const char *path, json_t *rows, struct opts *o)
+{
+	static const char *const costs[] = { "nm-trap", "cr0-write", "ipi" };
+	struct param *ps[] = { &o->trap, &o->cr0, &o->ipi };
+	bool seen[3] = { false, false, false };
+	size_t i;
+	json_t *row;
+	int found = 0;
+
+	json_array_foreach(rows, i, row)
+	{
+		const char *cost = result_str(row, "cost", NULL);
+		const char *clock = result_str(row, "clock", "");
+		const json_t *ns = json_object_get(row, "ns_per_op");
+		int k = -1;
+
+		if (strcmp(result_str(row, "experiment", ""),
+			   fpulab_experiments[FPULAB_EXP_costs].name) ||
+		    !cost)
+			continue;
+		for (int c = 0; c < 3; c++)
+			if (!strcmp(cost, costs[c]))
+				k = c;
+		if (k < 0)
+			continue;
+		if (seen[k]) {
+			fprintf(stderr, "fpulab replay: --costs %s: two rows for %s\n", path, cost);
+			return 1;
+		}
+		seen[k] = true;
+		if (!strcmp(clock, "icount")) {
+			fprintf(stderr,
+				"fpulab replay: --costs %s: %s was measured under --icount: "
+				"instructions, not time\n",
+				path, cost);
+			return 1;
+		}
+		if (!json_is_number(ns)) {
+			fprintf(stderr, "fpulab replay: --costs %s: %s has no ns_per_op\n", path,
+				cost);
+			return 1;
+		}
+		if (!cost_ns_ok(json_number_value(ns))) {
+			char what[64];
+			snprintf(what, sizeof(what), "%s's ns_per_op", cost);
+			return cost_file_error(path, what, json_number_value(ns));
+		}
+		ps[k]->ns = json_number_value(ns);
+		ps[k]->source = !strcmp(clock, "hardware-tsc")   ? "lab costs, hardware (KVM)"
+				: !strcmp(clock, "emulated-tsc") ? "lab costs, emulated (TCG)"
+								 : "lab costs, unknown clock";
+		ps[k]->runs = (unsigned)json_integer_value(json_object_get(row, "repeats"));
+		found++;
+	}
+	if (!found) {
+		fprintf(stderr,
+			"fpulab replay: --costs %s: no row of the costs experiment with a cost "
+			"(nm-trap, cr0-write, ipi)\n",
+			path);
+		return 1;
+	}
+	o->costs_file = path;
+	return 0;
+}
+
+int costs_load(const char *path, struct opts *o)
+{
+	json_error_t je;
+	json_t *j = json_load_file(path, 0, &je);
+	static const char *const keys[] = { "trap_ns", "cr0_ns", "ipi_ns" };
+	struct param *ps[] = { &o->trap, &o->cr0, &o->ipi };
+	int found = 0;
+
+	if (!j || json_is_array(j) || json_object_get(j, "experiment")) {
+		/* JSON lines (or an array) of result rows: the costs experiment's */
+		char err[512];
+		json_t *rows = result_file_load(path, err, sizeof(err));
+		int rc;
+		json_decref(j);
+		if (!rows) {
+			fprintf(stderr, "fpulab replay: --costs: %s\n", err);
+			return 1;
+		}
+		rc = load_lab_costs(path, rows, o);
+		json_decref(rows);
+		return rc;
+	}
+	if (!json_is_object(j)) {
+		fprintf(stderr, "fpulab replay: --costs %s: not a JSON object\n", path);
+		json_decref(j);
+		return 1;
+	}
+	for (int i = 0; i < 3; i++) {
+		json_t *v = json_object_get(j, keys[i]);
+		if (!v)
+			continue;
+		if (!json_is_number(v)) {
+			fprintf(stderr,
+				"fpulab replay: --costs %s: %s is not a non-negative number\n",
+				path, keys[i]);
+			json_decref(j);
+			return 1;
+		}
+		if (!cost_ns_ok(json_number_value(v))) {
+			cost_file_error(path, keys[i], json_number_value(v));
+			json_decref(j);
+			return 1;
+		}
+		ps[i]->ns = json_number_value(v);
+		ps[i]->source = path;
+		found++;
+	}
+	json_decref(j);
+	if (!found) {
+		fprintf(stderr, "fpulab replay: --costs %s: none of trap_ns, cr0_ns, ipi_ns\n",
+			path);
+		return 1;
+	}
+	return 0;
+}
+
+/* The per-event costs of @n, ns per switch: #NM x trap + TS writes x CR0 + IPIs x IPI. */
+double costs_assumed_ns(const struct opts *o, const struct replay_counts *n)
+{
+	double sw = (double)(n->switches ? n->switches : 1);
+	return (o->trap.ns * (double)n->nm_traps + o->cr0.ns * (double)n->ts_writes +
+		o->ipi.ns * (double)n->flush_ipis) /
+	       sw;
+}
+
+/* A policy's cost by its counts alone: saves and restores at the batch costs, plus params. */
+double costs_priced(const struct opts *o, const struct replay_counts *n, double save_ns,
+		    double rest_ns)
+{
+	double sw = (double)(n->switches ? n->switches : 1);
+	return (save_ns * (double)n->saves + rest_ns * (double)n->restores) / sw +
+	       costs_assumed_ns(o, n);
+}
+
+/* The source of a row's figures (result_file.h's): native, plus lab costs measured where. */
+const char *costs_source(const struct opts *o)
+{
+	const char *source = "native";
+	const struct param *const params[] = { &o->trap, &o->cr0, &o->ipi };
+
+	for (int k = 0; k < 3; k++) {
+		const struct param *q = params[k];
+		if (!strcmp(q->source, "lab costs, emulated (TCG)"))
+			source = "native-emulated-costs";
+		else if (!strcmp(q->source, "lab costs, hardware (KVM)") &&
+			 !strcmp(source, "native"))
+			source = "native-hardware-costs";
+	}
+	return source;
+}

@@ -1,0 +1,123 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * fpulab replay's targets over every trace (issue 12): adaptive against the
+ * best static policy and the oracle.
+ */
+#include <math.h>
+#include <stdlib.h>
+
+#include "replay.h"
+
+static void worst(double x, const char *trace, double *w, const char **wt)
+{
+	if (x > *w) {
+		*w = x;
+		if (wt)
+			*wt = trace;
+	}
+}
+
+void targets_add(struct targets *tg, const struct target_input *in)
+{
+	if (in->switches < TARGET_MIN_SWITCHES) {
+		tg->short_traces++;
+		return;
+	}
+	if (!isfinite(in->best) || in->best <= 0 || !isfinite(in->best_priced) || !in->vs_best.n)
+		return;
+	double rb = in->vs_best.med;
+	tg->traces++;
+	tg->near_best += rb <= 1.02;
+	if (in->vs_best.conf > 0) {
+		if (!tg->with_interval || in->vs_best.conf < tg->conf_min)
+			tg->conf_min = in->vs_best.conf;
+		tg->with_interval++;
+		tg->interval_below += in->vs_best.hi <= 1.02;
+		tg->interval_above += in->vs_best.lo > 1.02;
+	}
+	if (in->control.n) {
+		double dev = fabs(in->control.med - 1);
+		if (!tg->controls || in->control.med < tg->control_lo)
+			tg->control_lo = in->control.med;
+		if (!tg->controls || in->control.med > tg->control_hi)
+			tg->control_hi = in->control.med;
+		double *d = realloc(tg->control_dev, (tg->controls + 1) * sizeof(*d));
+		if (d) {
+			tg->control_dev = d;
+			d[tg->controls++] = dev;
+		}
+		tg->control_over_2pc += dev > 0.02;
+		tg->undecided += fabs(rb - 1.02) <= dev;
+	}
+	worst(rb, in->trace, &tg->worst_best, &tg->worst_best_trace);
+	worst(in->adaptive - in->best, in->trace, &tg->worst_gap, &tg->worst_gap_trace);
+	double rp = in->best_priced > 0 ? in->adaptive_priced / in->best_priced
+					: (in->adaptive_priced > 0 ? INFINITY : 1);
+	tg->near_best_priced += rp <= 1.02;
+	worst(rp, in->trace, &tg->worst_best_priced, &tg->worst_priced_trace);
+	if (in->oracle <= 0 || in->oracle_work <= 0)
+		return;
+	double ro = in->adaptive / in->oracle, rw = in->work / in->oracle_work;
+	tg->with_oracle++;
+	tg->near_oracle_work += rw <= 1.15;
+	worst(rw, in->trace, &tg->worst_oracle_work, NULL);
+	tg->near_oracle += ro <= 1.15;
+	worst(ro, in->trace, &tg->worst_oracle, &tg->worst_oracle_trace);
+}
+
+void targets_print(struct output *out, const struct targets *tg, unsigned long repeat)
+{
+	if (tg->traces) {
+		output_comment(out,
+			       "targets over %u traces (totals in ns per switch: native less the "
+			       "timing residue, plus the per-event costs; adaptive's total over "
+			       "the best static policy's, run k against run k, median of %lu "
+			       "paired runs): adaptive within 1.02x of the best static policy on "
+			       "%u (worst %.3fx: %s; largest gap of the median totals %.1f ns per "
+			       "switch: %s)",
+			       tg->traces, repeat, tg->near_best, tg->worst_best,
+			       tg->worst_best_trace, tg->worst_gap, tg->worst_gap_trace);
+		if (tg->with_interval)
+			output_comment(
+				out,
+				"targets: adaptive / best static, the interval of the median of its "
+				"paired runs (k-th least to k-th greatest of %lu, at least %.1f%% "
+				"confidence) at or below 1.02x on %u of %u traces, above 1.02x on "
+				"%u, across 1.02x (not resolved) on %u",
+				repeat, 100 * tg->conf_min, tg->interval_below, tg->with_interval,
+				tg->interval_above,
+				tg->with_interval - tg->interval_below - tg->interval_above);
+		if (tg->controls) {
+			double dev_med = median(tg->control_dev, tg->controls);
+			output_comment(
+				out,
+				"targets: resolution: on each trace the static policy best by "
+				"counts replayed again after every round, against itself paired by "
+				"run (median of %lu runs): from %.3fx to %.3fx over %u traces "
+				"(median deviation from 1x %.1f%%, largest %.1f%%; over 2%% on %u); "
+				"adaptive's median is nearer 1.02x than that trace's deviation, "
+				"so its verdict is not resolved, on %u",
+				repeat, tg->control_lo, tg->control_hi, tg->controls, 100 * dev_med,
+				100 * tg->control_dev[tg->controls - 1], tg->control_over_2pc,
+				tg->undecided);
+		}
+		output_comment(out,
+			       "targets: by counts alone (saves and restores at the batch costs "
+			       "plus the per-event costs: its decisions without its bookkeeping), "
+			       "adaptive within 1.02x of the best static policy on %u of %u "
+			       "(worst %.3fx: %s)",
+			       tg->near_best_priced, tg->traces, tg->worst_best_priced,
+			       tg->worst_priced_trace);
+	}
+	if (tg->with_oracle)
+		output_comment(
+			out,
+			"targets: adaptive within 1.15x of the oracle on %u of the %u traces "
+			"where the oracle does any work (worst %.2fx: %s); in work (saves + "
+			"restores) on %u (worst %.2fx)",
+			tg->near_oracle, tg->with_oracle, tg->worst_oracle, tg->worst_oracle_trace,
+			tg->near_oracle_work, tg->worst_oracle_work);
+	if (tg->short_traces)
+		output_comment(out, "targets: %u traces of fewer than %d switches left out",
+			       tg->short_traces, TARGET_MIN_SWITCHES);
+}

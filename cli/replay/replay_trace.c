@@ -1,0 +1,418 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * fpulab replay of one trace: its setup, each policy's log, the interleaved
+ * runs, each policy's summary and the ranking, then replay_print.c's output.
+ */
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <fpu/fpu.h>
+
+#include "fpulab/abi.h"
+#include "replay.h"
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return (x > y) - (x < y);
+}
+
+static bool same_counts(const struct replay_counts *a, const struct replay_counts *b)
+{
+	return !memcmp(a, b, sizeof(*a));
+}
+
+/*
+ * The cost of one empty timed region by entry point, in TSC ticks beyond the
+ * subtracted overhead, pooled over every policy's empty runs of the trace:
+ * per run k, all policies' empty-region ticks over their regions; the
+ * median of the K. Policies with the same timed regions get the same
+ * residue. @samples has room for @repeat values.
+ */
+static void empty_region_ticks(const struct replay_result *eres, int np, unsigned long repeat,
+			       double *samples, double *ticks)
+{
+	for (int h = 0; h < REPLAY_HOOK_NR; h++) {
+		unsigned long n = 0;
+		for (unsigned long k = 0; k < repeat; k++) {
+			int64_t sum = 0;
+			uint64_t calls = 0;
+			for (int p = 0; p < np; p++) {
+				sum += eres[(size_t)p * repeat + k].hook_ticks[h];
+				calls += eres[(size_t)p * repeat + k].hook_calls[h];
+			}
+			if (calls)
+				samples[n++] = (double)sum / (double)calls;
+		}
+		ticks[h] = median(samples, n);
+	}
+}
+
+/* Room for @np policies' @repeat runs over a trace of @switches switches; -1: out of memory. */
+static int runs_alloc(struct runs *r, int np, unsigned long repeat, uint64_t switches)
+{
+	size_t n = (size_t)np * repeat;
+
+	*r = (struct runs){ .np = np, .repeat = repeat };
+	r->native = calloc(n, sizeof(*r->native));
+	r->bare = calloc(n, sizeof(*r->bare));
+	r->empty = calloc(n, sizeof(*r->empty));
+	r->control = calloc(repeat, sizeof(*r->control));
+	r->skips = malloc((switches + 1) * sizeof(*r->skips));
+	r->samples = malloc(repeat * sizeof(*r->samples));
+	if (!r->native || !r->bare || !r->empty || !r->control || !r->skips || !r->samples)
+		return -1;
+	return 0;
+}
+
+static void runs_free(struct runs *r)
+{
+	for (int p = 0; p < r->np; p++)
+		replay_log_free(r->logs[p]);
+	free(r->native);
+	free(r->bare);
+	free(r->empty);
+	free(r->control);
+	free(r->skips);
+	free(r->samples);
+}
+
+/* Reads @tr->path, runs the oracle, times the batch save and restore and sets adaptive's costs. */
+static int trace_setup(struct trace_replay *tr)
+{
+	const struct opts *o = tr->o;
+	char err[512];
+
+	if (trace_read(tr->path, &tr->t, err, sizeof(err))) {
+		fprintf(stderr, "fpulab replay: %s\n", err);
+		return 1;
+	}
+	if (oracle_run(&tr->t, &tr->oc)) {
+		fprintf(stderr, "fpulab replay: out of memory\n");
+		trace_free(&tr->t);
+		return 1;
+	}
+	tr->rp = replay_new(&tr->t, o->insn);
+	if (!tr->rp) {
+		trace_free(&tr->t);
+		return 1;
+	}
+	for (uint64_t i = 0; i < tr->t.hdr.nevents; i++)
+		if (tr->t.ev[i].type == FPULAB_EV_USE)
+			tr->umask |= tr->t.ev[i].mask;
+	uint64_t save_t, rest_t;
+	replay_floor(tr->rp, tr->umask ? tr->umask : 3, 201, &save_t, &rest_t);
+	tr->save_ns = (double)save_t / tr->tpn;
+	tr->rest_ns = (double)rest_t / tr->tpn;
+	/* adaptive decides by the costs this replay charges (fpu_set_costs), or by
+	 * libfpu's built-in ones as in the lab (--adaptive-costs default) */
+	tr->fc = (struct fpu_costs){ (uint32_t)lround(o->trap.ns), (uint32_t)lround(o->cr0.ns),
+				     (uint32_t)lround(o->ipi.ns), (uint32_t)lround(tr->save_ns),
+				     (uint32_t)lround(tr->rest_ns) };
+	if (o->adaptive_builtin)
+		tr->fc = o->builtin;
+	fpu_set_costs(&tr->fc);
+	return 0;
+}
+
+static void trace_teardown(struct trace_replay *tr)
+{
+	runs_free(&tr->runs);
+	replay_free(tr->rp);
+	trace_free(&tr->t);
+}
+
+/*
+ * Each policy replayed once to log its saves and restores (its floor,
+ * replay_bare), and the control chosen: the static policy best by counts.
+ * -1: out of memory (nothing printed); 1: a log does not match its counts.
+ */
+static int record_logs(struct trace_replay *tr)
+{
+	const struct opts *o = tr->o;
+	double ctl_priced = INFINITY;
+	int rc = 0;
+
+	tr->ctl = -1;
+	for (int p = 0; p < tr->np; p++) {
+		struct replay_result r = { 0 };
+		struct replay_log *log = replay_log_new(&tr->t);
+		tr->runs.logs[p] = log;
+		if (!log || replay_record(tr->rp, tr->pols[p], log, &r))
+			return -1;
+		if (replay_log_saves(log) != r.n.saves ||
+		    replay_log_restores(log) != r.n.restores) {
+			fprintf(stderr,
+				"fpulab replay: %s: %s: the floor's log has %" PRIu64
+				" saves and %" PRIu64 " restores, the policy counted %" PRIu64
+				" and %" PRIu64 "\n",
+				tr->path, tr->pols[p], replay_log_saves(log),
+				replay_log_restores(log), r.n.saves, r.n.restores);
+			rc = 1;
+		}
+		double pr = costs_priced(o, &r.n, tr->save_ns, tr->rest_ns);
+		if (policy_is_static(tr->pols[p]) && pr < ctl_priced) {
+			ctl_priced = pr;
+			tr->ctl = p;
+		}
+	}
+	return rc;
+}
+
+/* Run 1 of policy @p: the median of its skipped-restore switches' ticks, kept in its row. */
+static void skip_ticks(struct trace_replay *tr, int p, const struct replay_result *r)
+{
+	struct prow *w = &tr->rows[p];
+
+	w->skip_med = -1;
+	if (!r->nskip)
+		return;
+	qsort(tr->runs.skips, r->nskip, sizeof(*tr->runs.skips), cmp_u64);
+	w->skip_med = (double)tr->runs.skips[r->nskip / 2];
+	w->nskip = r->nskip;
+}
+
+/*
+ * Interleaved: run k of every policy, its bare floor and its empty regions,
+ * then the control again; then run k + 1. Run k of each shares the host's
+ * conditions, which is what pairing run k against run k relies on.
+ */
+static void interleaved_runs(struct trace_replay *tr)
+{
+	struct runs *rs = &tr->runs;
+
+	for (unsigned long k = 0; k < rs->repeat; k++)
+		for (int p = 0; p < tr->np; p++) {
+			struct replay_result *r = &runs_of(rs, rs->native, p)[k];
+			r->skip_ticks = k == 0 ? rs->skips : NULL;
+			replay_run(tr->rp, tr->pols[p], r);
+			if (k == 0)
+				skip_ticks(tr, p, r);
+			r->skip_ticks = NULL;
+			replay_bare(tr->rp, rs->logs[p], false, &runs_of(rs, rs->bare, p)[k]);
+			replay_bare(tr->rp, rs->logs[p], true, &runs_of(rs, rs->empty, p)[k]);
+			if (p == tr->np - 1 &&
+			    tr->ctl >= 0) /* the round's last: the control again */
+				replay_run(tr->rp, tr->pols[tr->ctl], &rs->control[k]);
+		}
+}
+
+/* ns per switch of @r's ticks. */
+static double per_switch(const struct replay_result *r, double ticks, double tpn)
+{
+	return ticks / tpn / (double)(r->n.switches ? r->n.switches : 1);
+}
+
+/* @w's native ns per switch (median, min, max of the runs at @r), its counts and clipped calls. */
+static void summarise_native(struct trace_replay *tr, struct prow *w, const struct replay_result *r)
+{
+	double *s = tr->runs.samples;
+	unsigned long n = tr->runs.repeat;
+
+	w->n = r[0].n;
+	w->counts_differ = false;
+	w->clipped = 0;
+	for (unsigned long k = 0; k < n; k++) {
+		s[k] = per_switch(&r[k], (double)r[k].ticks, tr->tpn);
+		w->clipped += r[k].clipped;
+		if (!same_counts(&r[k].n, &w->n))
+			w->counts_differ = true;
+	}
+	w->native_med = median(s, n);
+	w->native_min = s[0];
+	w->native_max = s[n - 1];
+}
+
+/* @w's bare floor (the runs at @b): its median; 1 where a run did not replay its saves and restores. */
+static int summarise_bare(struct trace_replay *tr, struct prow *w, const struct replay_result *b)
+{
+	double *s = tr->runs.samples;
+	int rc = 0;
+
+	for (unsigned long k = 0; k < tr->runs.repeat; k++) {
+		s[k] = per_switch(&b[k], (double)b[k].ticks, tr->tpn);
+		if (b[k].desync || b[k].n.integrity_errors || b[k].n.saves != w->n.saves ||
+		    b[k].n.restores != w->n.restores) {
+			fprintf(stderr,
+				"fpulab replay: %s: %s: the bare floor run did not replay "
+				"the policy's saves and restores (%" PRIu64
+				" calls unmatched, %" PRIu64 " integrity errors)\n",
+				tr->path, w->policy, b[k].desync, b[k].n.integrity_errors);
+			rc = 1;
+		}
+	}
+	w->bare_med = median(s, tr->runs.repeat);
+	return rc;
+}
+
+/* @w's timed regions (run 1 at @r) at the trace's pooled empty-region cost, ns per switch. */
+static void summarise_residue(struct trace_replay *tr, struct prow *w,
+			      const struct replay_result *r)
+{
+	w->residue = 0;
+	w->regions = 0;
+	for (int h = 0; h < REPLAY_HOOK_NR; h++) {
+		w->residue += (double)r[0].regions[h] * tr->empty_region[h];
+		w->regions += r[0].regions[h];
+	}
+	w->residue /= tr->tpn * (double)(w->n.switches ? w->n.switches : 1);
+}
+
+/*
+ * libfpu's own share by entry point (native @r less bare @b, ns per switch,
+ * median of the runs), and its own ticks per skipped-restore switch (native
+ * mean less bare mean, median of the runs).
+ */
+static void summarise_overheads(struct trace_replay *tr, struct prow *w,
+				const struct replay_result *r, const struct replay_result *b)
+{
+	double *s = tr->runs.samples;
+	unsigned long n = tr->runs.repeat;
+
+	for (int h = 0; h < REPLAY_HOOK_NR; h++) {
+		for (unsigned long k = 0; k < n; k++)
+			s[k] = per_switch(&r[k], (double)(r[k].hook_ticks[h] - b[k].hook_ticks[h]),
+					  tr->tpn);
+		w->hook_overhead[h] = median(s, n);
+		w->hook_calls[h] = r[0].hook_calls[h];
+	}
+	for (unsigned long k = 0; k < n; k++)
+		s[k] = r[k].nskip && b[k].nskip ? (double)r[k].skip_sum / (double)r[k].nskip -
+							  (double)b[k].skip_sum / (double)b[k].nskip
+						: 0;
+	w->skip_lib = median(s, n);
+}
+
+/* Policy @p's row from its runs; 1 where its counts or its floor do not hold. */
+static int summarise_policy(struct trace_replay *tr, int p)
+{
+	struct runs *rs = &tr->runs;
+	const struct replay_result *r = runs_of(rs, rs->native, p), *b = runs_of(rs, rs->bare, p);
+	struct prow *w = &tr->rows[p];
+	int rc;
+
+	w->policy = tr->pols[p];
+	summarise_native(tr, w, r);
+	rc = summarise_bare(tr, w, b);
+	summarise_residue(tr, w, r);
+	w->floor_med = w->bare_med - w->residue;
+	w->overhead = w->native_med - w->bare_med;
+	summarise_overheads(tr, w, r, b);
+	w->assumed = costs_assumed_ns(tr->o, &w->n);
+	/* The timing's residue is the harness's, not libfpu's: left out of the total. */
+	w->total = w->native_med - w->residue + w->assumed;
+	if (w->n.integrity_errors || w->counts_differ)
+		rc = 1;
+	return rc;
+}
+
+static const struct paired no_pair = { NAN, NAN, NAN, 0, NAN, NAN, 0 };
+
+/*
+ * The oracle's ns per switch, the best static policy, every policy against
+ * it run by run, the control against its own second copy, and the
+ * break-even trap costs. 1 where the control's copy counted differently.
+ */
+static int rank(struct trace_replay *tr)
+{
+	const struct opts *o = tr->o;
+	struct runs *rs = &tr->runs;
+	struct prow *rows = tr->rows;
+	int best_p = -1, rc = 0;
+
+	tr->oracle_ns = (tr->save_ns * (double)tr->oc.saves +
+			 tr->rest_ns * (double)tr->oc.restores) /
+			(double)(tr->oc.switches ? tr->oc.switches : 1);
+	tr->best = INFINITY;
+	tr->best_name = "-";
+	for (int p = 0; p < tr->np; p++)
+		if (policy_is_static(rows[p].policy) && rows[p].total < tr->best) {
+			tr->best = rows[p].total;
+			tr->best_name = rows[p].policy;
+		}
+	for (int p = 0; p < tr->np; p++)
+		if (rows[p].policy == tr->best_name)
+			best_p = p;
+	/* run k against run k: each policy against the best static, the control against itself */
+	for (int p = 0; p < tr->np; p++)
+		rows[p].vs_best = best_p < 0 ? no_pair
+					     : pair_runs(runs_of(rs, rs->native, p), &rows[p],
+							 runs_of(rs, rs->native, best_p),
+							 &rows[best_p], rs->repeat, tr->tpn,
+							 rs->samples);
+	tr->control = no_pair;
+	if (tr->ctl >= 0) {
+		const struct prow *c = &rows[tr->ctl];
+		for (unsigned long k = 0; k < rs->repeat; k++)
+			if (!same_counts(&rs->control[k].n, &c->n)) {
+				fprintf(stderr,
+					"fpulab replay: %s: %s: the control's copy counted differently\n",
+					tr->path, c->policy);
+				rc = 1;
+			}
+		tr->control = pair_runs(rs->control, c, runs_of(rs, rs->native, tr->ctl), c,
+					rs->repeat, tr->tpn, rs->samples);
+	}
+	tr->be[0] = break_even(rows, tr->np, "lazy", o->cr0.ns, o->ipi.ns);
+	tr->be[1] = break_even(rows, tr->np, "lazy-counter", o->cr0.ns, o->ipi.ns);
+	return rc;
+}
+
+/* What every row of the trace shares. */
+static void trace_info_fill(struct trace_replay *tr)
+{
+	tr->ti = (struct trace_info){ tr->path,
+				      tr->t.hdr.workload,
+				      tr->t.hdr.ncpus,
+				      tr->t.hdr.ntasks,
+				      costs_source(tr->o),
+				      tr->save_ns,
+				      tr->rest_ns,
+				      tr->tpn,
+				      tr->ctl >= 0 ? tr->pols[tr->ctl] : NULL,
+				      tr->control };
+}
+
+/*
+ * Replays the trace at @path under each of @np policies @pols, @o->repeat
+ * runs interleaved, and prints its header, rows and footer to @o->out.
+ * @tpn: TSC ticks per ns. 0, or 1 after an error (said on stderr); a trace
+ * that cannot be read or replayed prints nothing.
+ */
+int replay_trace(const char *path, const struct opts *o, const char **pols, int np, double tpn)
+{
+	struct trace_replay *tr = calloc(1, sizeof(*tr));
+	int rc;
+
+	if (!tr) {
+		fprintf(stderr, "fpulab replay: out of memory\n");
+		return 1;
+	}
+	*tr = (struct trace_replay){ .path = path, .o = o, .pols = pols, .np = np, .tpn = tpn };
+	if (trace_setup(tr)) {
+		free(tr);
+		return 1;
+	}
+	if (runs_alloc(&tr->runs, np, o->repeat, tr->oc.switches) < 0 ||
+	    (rc = record_logs(tr)) < 0) {
+		fprintf(stderr, "fpulab replay: out of memory\n");
+		rc = 1;
+		goto out;
+	}
+	interleaved_runs(tr);
+	empty_region_ticks(tr->runs.empty, np, o->repeat, tr->runs.samples, tr->empty_region);
+	for (int p = 0; p < np; p++)
+		rc |= summarise_policy(tr, p);
+	rc |= rank(tr);
+	trace_info_fill(tr);
+	trace_print_header(tr);
+	trace_print_rows(tr);
+	trace_print_footer(tr);
+out:
+	trace_teardown(tr);
+	free(tr);
+	return rc;
+}
