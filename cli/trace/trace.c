@@ -10,6 +10,7 @@
 #include <fpu/xstate.h>
 
 #include "cli.h"
+#include "trace_cmd.h"
 #include "trace_io.h"
 #include "common/util.h"
 
@@ -22,11 +23,18 @@ static void usage(FILE *f)
 		"usage: fpulab trace synth WORKLOAD|all -o FILE|DIR [--switches N] [--seed S] [--xcr0 MASK]\n"
 		"       fpulab trace dump FILE [--limit N]\n"
 		"       fpulab trace info FILE\n"
+		"       fpulab trace import INPUT [-o FILE] [--fp-use every-return|evidence] [--strict]\n"
+		"                           [--name NAME]\n"
+		"       fpulab trace record -o FILE [--seconds N] [--fp-use M] [--strict] [--name NAME]\n"
+		"                           [--perf-data FILE] [-- CMD ARGS...]\n"
 		"synth makes a synthetic trace of about N context switches (default %d,\n"
 		"1..%llu) from seed S (default 1); with 'all', one FILE per workload in DIR\n"
 		"(DIR/WORKLOAD.trace; DIR is created if missing, one level, like mkdir). Use\n"
 		"masks are drawn from MASK (default: this host's XCR0). dump prints one event\n"
-		"per line; info counts them. Workloads:\n",
+		"per line; info counts them. import converts a Linux recording (the text of\n"
+		"perf script, - for standard input, or a perf.data); record makes one with perf\n"
+		"(as root) while CMD runs or for N seconds (default 5), and imports it\n"
+		"(docs/linux-traces.md). Workloads:\n",
 		SWITCHES_DEFAULT, SWITCHES_MAX);
 	const char *const *names = trace_workloads();
 	for (int i = 0; names[i]; i++)
@@ -262,12 +270,13 @@ int cmd_trace(int argc, char **argv)
 	const char *sub = argc > 1 ? argv[1] : NULL;
 
 	if (!sub)
-		return usage_error("trace", "needs a subcommand: synth, dump or info");
+		return usage_error("trace",
+				   "needs a subcommand: synth, dump, info, import or record");
 	if (!strcmp(sub, "--help") || !strcmp(sub, "-h")) {
 		usage(stdout);
 		return 0;
 	}
-	for (int i = 2; i < argc; i++)
+	for (int i = 2; i < argc && strcmp(argv[i], "--"); i++)
 		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
 			usage(stdout);
 			return 0;
@@ -278,5 +287,9 @@ int cmd_trace(int argc, char **argv)
 		return cmd_dump(argc - 1, argv + 1);
 	if (!strcmp(sub, "info"))
 		return cmd_info(argc - 1, argv + 1);
+	if (!strcmp(sub, "import"))
+		return cmd_trace_import(argc - 1, argv + 1);
+	if (!strcmp(sub, "record"))
+		return cmd_trace_record(argc - 1, argv + 1);
 	return usage_error("trace", "unknown subcommand '%s'", sub);
 }
