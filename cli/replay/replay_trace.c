@@ -13,12 +13,7 @@
 
 #include "fpulab/abi.h"
 #include "replay.h"
-
-static int cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-	return (x > y) - (x < y);
-}
+#include "common/stats.h"
 
 static bool same_counts(const struct replay_counts *a, const struct replay_counts *b)
 {
@@ -47,7 +42,7 @@ static void empty_region_ticks(const struct replay_result *eres, int np, unsigne
 			if (calls)
 				samples[n++] = (double)sum / (double)calls;
 		}
-		ticks[h] = median(samples, n);
+		ticks[h] = n ? median(samples, n) : 0;
 	}
 }
 
@@ -170,8 +165,7 @@ static void skip_ticks(struct trace_replay *tr, int p, const struct replay_resul
 	w->skip_med = -1;
 	if (!r->nskip)
 		return;
-	qsort(tr->runs.skips, r->nskip, sizeof(*tr->runs.skips), cmp_u64);
-	w->skip_med = (double)tr->runs.skips[r->nskip / 2];
+	w->skip_med = (double)median_u64(tr->runs.skips, r->nskip);
 	w->nskip = r->nskip;
 }
 
@@ -221,9 +215,10 @@ static void summarise_native(struct trace_replay *tr, struct prow *w, const stru
 		if (!same_counts(&r[k].n, &w->n))
 			w->counts_differ = true;
 	}
-	w->native_med = median(s, n);
-	w->native_min = s[0];
-	w->native_max = s[n - 1];
+	struct stats_summary st = stats_summarise(s, n);
+	w->native_med = st.median;
+	w->native_min = st.min;
+	w->native_max = st.max;
 }
 
 /* @w's bare floor (the runs at @b): its median; 1 where a run did not replay its saves and restores. */
