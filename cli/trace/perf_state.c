@@ -296,8 +296,6 @@ static int switch_to(struct state *st, unsigned int c, uint32_t next_inc, unsign
 		k->need_load = true; /* deferred_switch() */
 		k->returned = false;
 	}
-	if ((flags & FPULAB_EVF_RESYNC) && u->cur_inc != INC_IDLE)
-		u->owner = 0; /* a task that ran unseen may have loaded its registers */
 	u->cur = (uint16_t)next;
 	u->cur_inc = next_inc;
 	return 0;

@@ -164,6 +164,24 @@ FPULAB_PERF=$work/badperf check "perf script failing: its status and message, no
 holds "... and no output file" test ! -e "$work/pd2.trace"
 FPULAB_PERF=$work/none check "perf missing for a perf.data: said so" 1 - "perf script failed (not found or not runnable: exit status 127)" -- "$fpulab" trace import "$work/perf.data" -o "$work/pd3.trace"
 
+# ---- replay: Linux's row, deferred against it, the bounds ----
+check "replay: the linux (recorded) row: Linux's switch saves and activations" 0 "linux (recorded)        6        -        3        9" - -- "$fpulab" replay "$work/sig.trace" --repeat 1 --policy deferred,lazy
+has "replay: deferred against Linux by cause" out "linux: deferred loads the registers 11 times, Linux 9 (x86_fpu_regs_activated): +2 (+22.22%), NOT within 3%; by cause: window start +2 (registers Linux loaded before the recording began), signals -0"
+has "replay: ... other +0: the importer's window start explains all" out "other +0"
+has "replay: FPU cost as a share of the workload's CPU time" out "linux: FPU cost as a share of the workload's CPU time (0.005 s busy, not idle, over 2 CPUs in 0.004 s recorded; total ns per switch x 6 switches): oracle"
+has "replay: lazy's traps at both --fp-use bounds" out "linux: lazy         #NM traps 11 (every-return) .. 0 (evidence)"
+"$fpulab" replay "$work/sig.trace" --repeat 1 --policy deferred --format json > "$work/sig.json" 2> "$work/err"
+has "replay --format json: the linux row and each row's cpu_time_share" sig.json '"policy": "linux (recorded)"'
+has "replay --format json: cpu_time_share" sig.json '"cpu_time_share": 0.'
+# On every excerpt, replay's deferred loads exactly what the importer's shadow of it predicted.
+for f in signal signal-no-sigreturn exit-sigframe fork-exec-exit kfpu hidden-task-us idle-exit lost; do
+	"$fpulab" trace import "$fx/$f.txt" -o "$work/d.trace" > "$work/d.out" 2> "$work/err"
+	want=$(sed -n 's/.*deferred   \([0-9]*\) loads predicted.*/\1/p' "$work/d.out")
+	got=$("$fpulab" replay "$work/d.trace" --repeat 1 --policy deferred --format csv 2>> "$work/err" |
+		awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "restores") c = i; next } $2 == "deferred" { print $c }')
+	if [ -n "$want" ] && [ "$want" = "$got" ]; then ok "$f: replay's deferred loads $got, as the importer predicted"; else not_ok "$f: replay's deferred loads as the importer predicted" "predicted '$want', replayed '$got'" "$(head -n 3 "$work/err")"; fi
+done
+
 # ---- trace record: what it needs, said with the fix ----
 FPULAB_PERF=$work/none check "record: perf missing" 1 - "perf is not installed (no '$work/none' in PATH): install it (Debian: apt-get install linux-perf" -- "$fpulab" trace record -o "$work/r.trace" --seconds 1
 FPULAB_PERF=$work/fakeperf FPULAB_TRACEFS=$work/notracefs check "record: tracefs not mounted" 1 - "tracefs is not mounted (no /sys/kernel/tracing/events): mount it with mount -t tracefs nodev /sys/kernel/tracing" -- "$fpulab" trace record -o "$work/r.trace" --seconds 1
