@@ -181,11 +181,11 @@ static char **record_argv(const struct record_opts *o, const char *data, bool si
 	return v;
 }
 
-/* Wait for perf record; with CMD and --seconds, stop it (SIGINT, as ^C) after them. */
-static int wait_record(struct tool *t, const struct record_opts *o)
+/* Wait for perf record; with CMD and --seconds, stop it (SIGINT, as ^C) after them
+ * (*@stopped then). */
+static int wait_record(struct tool *t, const struct record_opts *o, bool *stopped)
 {
 	struct timespec start, now, tick = { 0, 50 * 1000 * 1000 };
-	bool stopped = false;
 	int status;
 
 	clock_gettime(CLOCK_MONOTONIC, &start);
@@ -196,9 +196,9 @@ static int wait_record(struct tool *t, const struct record_opts *o)
 		if (p < 0 && errno != EINTR)
 			return -1;
 		clock_gettime(CLOCK_MONOTONIC, &now);
-		if (p == 0 && !stopped && (uint64_t)(now.tv_sec - start.tv_sec) >= o->seconds) {
+		if (p == 0 && !*stopped && (uint64_t)(now.tv_sec - start.tv_sec) >= o->seconds) {
 			kill(t->pid, SIGINT);
-			stopped = true;
+			*stopped = true;
 		}
 		nanosleep(&tick, NULL);
 	}
@@ -227,6 +227,7 @@ static int record(const struct record_opts *o, const char *data, bool sigreturn)
 	char secs[32], msg[2048];
 	struct tool t;
 	char err[512];
+	bool stopped = false;
 	int st;
 
 	snprintf(secs, sizeof(secs), "%llu",
@@ -238,14 +239,19 @@ static int record(const struct record_opts *o, const char *data, bool sigreturn)
 		return 1;
 	}
 	free(argv);
-	st = wait_record(&t, o);
+	st = wait_record(&t, o, &stopped);
 	tool_stderr(&t, msg, sizeof(msg));
 	tool_free(&t);
 	if (st != 0 && (!strstr(msg, "Captured and wrote") || access(data, R_OK))) {
 		record_failed(st, msg);
 		return 1;
 	}
-	if (st != 0)
+	if (stopped)
+		fprintf(stderr,
+			"fpulab trace record: %s stopped after %llu s (--seconds); the recording "
+			"is imported\n",
+			o->cmd[0], (unsigned long long)o->seconds);
+	else if (st != 0)
 		fprintf(stderr,
 			"fpulab trace record: note: %s exited with status %d; the recording "
 			"is imported\n",
