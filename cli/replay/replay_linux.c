@@ -10,21 +10,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/policy.h"
 #include "replay.h"
 
 /* deferred must load the registers as often as Linux did, within this share. */
 #define LINUX_LOADS_TOLERANCE 0.03
-
-/* Policies that trap on a use, whose counts depend on the --fp-use model. */
-static const char *const lazy_style[] = { "lazy", "lazy-counter", "smp-lazy", "adaptive" };
-
-static bool is_lazy_style(const char *policy)
-{
-	for (size_t i = 0; i < sizeof(lazy_style) / sizeof(lazy_style[0]); i++)
-		if (!strcmp(policy, lazy_style[i]))
-			return true;
-	return false;
-}
 
 double linux_busy_ns(const struct trace *t)
 {
@@ -74,8 +64,8 @@ int linux_bound_policies(const struct trace_replay *tr, const char **pols)
 	bool lazy = false;
 
 	for (int p = 0; p < tr->np; p++)
-		if (is_lazy_style(tr->pols[p]) || !strcmp(tr->pols[p], "deferred")) {
-			lazy |= is_lazy_style(tr->pols[p]);
+		if (policy_traps(tr->pols[p]) || !strcmp(tr->pols[p], policy_linux())) {
+			lazy |= policy_traps(tr->pols[p]);
 			if (pols)
 				pols[n] = tr->pols[p];
 			n++;
@@ -127,35 +117,36 @@ static void print_loads(const struct trace_replay *tr)
 {
 	const struct fpulab_trace_linux *x = tr->t.lx;
 	struct output *out = tr->o->out;
-	const struct prow *d = row_of(tr->rows, tr->np, "deferred");
+	const struct prow *d = row_of(tr->rows, tr->np, policy_linux());
 
 	if (!d) {
 		output_comment(out,
-			       "linux: deferred (Linux since 5.2) not replayed: no check of its "
-			       "loads against Linux's (--policy deferred)");
+			       "linux: %s (Linux since 5.2) not replayed: no check of its loads "
+			       "against Linux's (--policy %s)",
+			       policy_linux(), policy_linux());
 		return;
 	}
 	int64_t diff = (int64_t)d->n.restores - (int64_t)x->activations;
 	double share = x->activations ? (double)diff / (double)x->activations : 0;
 	int64_t other = diff - (int64_t)x->window_loads + (int64_t)x->act_sigframe;
 	output_comment(out,
-		       "linux: deferred loads the registers %" PRIu64 " times, Linux %" PRIu64
+		       "linux: %s loads the registers %" PRIu64 " times, Linux %" PRIu64
 		       " (x86_fpu_regs_activated): %+" PRId64
 		       " (%+.2f%%), %s 3%%; by cause: window "
 		       "start +%" PRIu64 " (registers Linux loaded before the recording began), "
 		       "signals -%" PRIu64 " (Linux loads the registers to write the signal frame "
 		       "from them), inferred kernel FPU 0 (%" PRIu64 " sections in the trace, "
-		       "after each deferred reloads as Linux did), other %+" PRId64,
-		       d->n.restores, x->activations, diff, 100 * share,
+		       "after each %s reloads as Linux did), other %+" PRId64,
+		       d->policy, d->n.restores, x->activations, diff, 100 * share,
 		       fabs(share) <= LINUX_LOADS_TOLERANCE ? "within" : "NOT within",
-		       x->window_loads, x->act_sigframe, x->kfpu_inferred, other);
+		       x->window_loads, x->act_sigframe, x->kfpu_inferred, d->policy, other);
 	output_comment(
 		out,
 		"linux: saves: Linux %" PRIu64 " at switches (%" PRIu64
-		" of them a dead task's final switch, which no policy saves), deferred %" PRIu64
+		" of them a dead task's final switch, which no policy saves), %s %" PRIu64
 		" (at switches, and before each export, import, reset and kernel-FPU section, "
 		"where Linux's saves have no tracepoint)",
-		x->switch_saves, x->exit_saves, d->n.saves);
+		x->switch_saves, x->exit_saves, d->policy, d->n.saves);
 	if (tr->t.hdr.flags & FPULAB_TRACE_F_LOSSY)
 		output_comment(
 			out,
@@ -186,7 +177,7 @@ static void print_shares(const struct trace_replay *tr)
 		line);
 }
 
-/* "cheaper" or "costlier" than deferred; NULL where the two are equal. */
+/* "cheaper" or "costlier" than Linux's policy; NULL where the two are equal. */
 static const char *verdict(double p, double d)
 {
 	return p < d ? "cheaper" : p > d ? "costlier" : NULL;
@@ -196,8 +187,8 @@ static const char *verdict(double p, double d)
 static void print_bounds(const struct trace_replay *tr)
 {
 	struct output *out = tr->o->out;
-	const struct prow *du = row_of(tr->rows, tr->np, "deferred"),
-			  *dl = row_of(tr->lower.rows, tr->lower.np, "deferred");
+	const struct prow *du = row_of(tr->rows, tr->np, policy_linux()),
+			  *dl = row_of(tr->lower.rows, tr->lower.np, policy_linux());
 
 	if (tr->t.lx->fp_use == FPULAB_FP_USE_EVIDENCE) {
 		output_comment(out,
@@ -210,30 +201,30 @@ static void print_bounds(const struct trace_replay *tr)
 	output_comment(out,
 		       "linux: --fp-use bounds: every-return (each return to ring 3 uses the FPU, "
 		       "%" PRIu64 " uses) and evidence (only slices whose XINUSE grew, %" PRIu64
-		       " uses); a verdict against deferred (Linux) is decided only if it holds at "
+		       " uses); a verdict against %s (Linux) is decided only if it holds at "
 		       "both",
-		       tr->oc.uses, tr->lower.uses);
+		       tr->oc.uses, tr->lower.uses, policy_linux());
 	for (int p = 0; p < tr->lower.np; p++) {
 		const struct prow *lo = &tr->lower.rows[p],
 				  *up = row_of(tr->rows, tr->np, lo->policy);
-		if (!is_lazy_style(lo->policy) || !up)
+		if (!policy_traps(lo->policy) || !up)
 			continue;
 		const char *vu = du ? verdict(up->total, du->total) : NULL,
 			   *vl = dl ? verdict(lo->total, dl->total) : NULL;
-		char v[96];
+		char v[128];
 		if (vu && vl && !strcmp(vu, vl))
-			snprintf(v, sizeof(v), "decided: %s than deferred at both bounds", vu);
+			snprintf(v, sizeof(v), "decided: %s than %s at both bounds", vu,
+				 policy_linux());
 		else
 			snprintf(v, sizeof(v),
-				 "undecided: %s than deferred at every-return, %s at "
-				 "evidence",
-				 vu ? vu : "as costly", vl ? vl : "as costly");
-		output_comment(out,
-			       "linux: %-12s #NM traps %" PRIu64 " (every-return) .. %" PRIu64
-			       " (evidence), total %.1f .. %.1f ns per switch (deferred %.1f .. "
-			       "%.1f): %s",
-			       lo->policy, up->n.nm_traps, lo->n.nm_traps, up->total, lo->total,
-			       du ? du->total : NAN, dl ? dl->total : NAN, v);
+				 "undecided: %s than %s at every-return, %s at evidence",
+				 vu ? vu : "as costly", policy_linux(), vl ? vl : "as costly");
+		output_comment(
+			out,
+			"linux: %-12s #NM traps %" PRIu64 " (every-return) .. %" PRIu64
+			" (evidence), total %.1f .. %.1f ns per switch (%s %.1f .. %.1f): %s",
+			lo->policy, up->n.nm_traps, lo->n.nm_traps, up->total, lo->total,
+			policy_linux(), du ? du->total : NAN, dl ? dl->total : NAN, v);
 	}
 }
 
