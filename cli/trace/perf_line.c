@@ -8,26 +8,15 @@
  */
 #include "perf_line.h"
 
-#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "common/util.h"
+
 #define FIELDS_HINT                                                                      \
 	" (perf script with other -F fields? the importer reads its default ones, with " \
 	"or without comm and with pid/tid)"
-
-static int fail(char *err, size_t errlen, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-static int fail(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-	return -1;
-}
 
 static bool is_digit(char c)
 {
@@ -109,13 +98,14 @@ static int parse_switch(const char *f, const char *end, struct perf_line *l, cha
 	const char *arrow = rfind(f, end, " ==> next_comm="), *st, *prio, *nprio;
 
 	if (strncmp(f, "prev_comm=", 10) || !arrow)
-		return fail(err, errlen, "sched_switch without prev_comm= ... ==> next_comm=");
+		return fail_why(err, errlen, "sched_switch without prev_comm= ... ==> next_comm=");
 	st = rfind(f, arrow, " prev_state=");
 	prio = st ? rfind(f, st, " prev_prio=") : NULL;
 	nprio = rfind(arrow, end, " next_prio=");
 	if (!prio || !nprio || !key_pid(f, prio, " prev_pid=", &l->pid_a, NULL) ||
 	    !key_pid(arrow, nprio, " next_pid=", &l->pid_b, NULL))
-		return fail(err, errlen, "sched_switch without prev_pid, prev_state or next_pid");
+		return fail_why(err, errlen,
+				"sched_switch without prev_pid, prev_state or next_pid");
 	l->dead = memchr(st + 12, 'X', (size_t)(arrow - st - 12)) ||
 		  memchr(st + 12, 'Z', (size_t)(arrow - st - 12));
 	return 0;
@@ -133,7 +123,8 @@ static int parse_migrate(const char *f, const char *end, struct perf_line *l, ch
 	if (!prio || !key_pid(f, prio, " pid=", &l->pid_a, NULL) ||
 	    !parse_dec(orig + 10, dest, &a) || !parse_dec(dest + 10, end, &b) || a < 0 || b < 0 ||
 	    a > 1 << 20 || b > 1 << 20)
-		return fail(err, errlen, "sched_migrate_task without pid, orig_cpu or dest_cpu");
+		return fail_why(err, errlen,
+				"sched_migrate_task without pid, orig_cpu or dest_cpu");
 	l->cpu_a = (uint32_t)a;
 	l->cpu_b = (uint32_t)b;
 	return 0;
@@ -148,15 +139,15 @@ static int parse_task(const char *f, const char *end, struct perf_line *l, char 
 	if (l->type == PE_FORK) {
 		if (!key_pid(f, end, " child_pid=", &l->pid_b, &k) ||
 		    !(k = rfind(f, k, " child_comm=")) || !key_pid(f, k, " pid=", &l->pid_a, NULL))
-			return fail(err, errlen, "sched_process_fork without pid or child_pid");
+			return fail_why(err, errlen, "sched_process_fork without pid or child_pid");
 	} else if (l->type == PE_EXEC) {
 		if (!key_pid(f, end, " old_pid=", &l->pid_b, &k) ||
 		    !key_pid(f, k, " pid=", &l->pid_a, NULL))
-			return fail(err, errlen, "sched_process_exec without pid or old_pid");
+			return fail_why(err, errlen, "sched_process_exec without pid or old_pid");
 	} else {
 		k = rfind(f, end, " prio=");
 		if (!k || !key_pid(f, k, " pid=", &l->pid_a, NULL))
-			return fail(err, errlen, "sched_process_exit without pid");
+			return fail_why(err, errlen, "sched_process_exit without pid");
 	}
 	return 0;
 }
@@ -169,7 +160,7 @@ static int parse_signal(const char *f, const char *end, struct perf_line *l, cha
 	uint64_t v;
 
 	if (!h || !fl || fl < h || !parse_hex(h + 12, fl, &v))
-		return fail(err, errlen, "signal_deliver without sa_handler");
+		return fail_why(err, errlen, "signal_deliver without sa_handler");
 	l->handler = v > 1; /* SIG_DFL 0, SIG_IGN 1 */
 	return 0;
 }
@@ -182,12 +173,12 @@ static int parse_fpu(const char *f, const char *end, struct perf_line *l, char *
 	int64_t v;
 
 	if (!ld)
-		return fail(err, errlen,
-			    "x86_fpu event without a load: field (Linux before 5.2, without "
-			    "TIF_NEED_FPU_LOAD, is not supported)");
+		return fail_why(err, errlen,
+				"x86_fpu event without a load: field (Linux before 5.2, without "
+				"TIF_NEED_FPU_LOAD, is not supported)");
 	if (!xf || !xc || !(ld < xf && xf < xc) || !parse_dec(ld + 7, xf, &v) || v < 0 || v > 1 ||
 	    !parse_hex(xf + 12, xc, &l->xfeatures) || !parse_hex(xc + 11, end, &l->xcomp_bv))
-		return fail(err, errlen, "x86_fpu event without load, xfeatures or xcomp_bv");
+		return fail_why(err, errlen, "x86_fpu event without load, xfeatures or xcomp_bv");
 	l->load = (int)v;
 	return 0;
 }
@@ -242,7 +233,7 @@ static int parse_lost(const char *p, const char *end, struct perf_line *l, char 
 	int64_t v;
 
 	if (!k || !parse_dec(k + 6, end, &v) || v < 0)
-		return fail(err, errlen, "PERF_RECORD_LOST without a count");
+		return fail_why(err, errlen, "PERF_RECORD_LOST without a count");
 	l->type = PE_LOST;
 	l->lost = (uint64_t)v;
 	return 0;
@@ -312,14 +303,14 @@ int perf_parse_line(char *line, size_t len, struct perf_line *l, char *err, size
 		return 1;
 	memset(l, 0, sizeof(*l));
 	if (parse_head(line, end, l, &p))
-		return fail(err, errlen,
-			    "not a line of perf script's default fields (COMM TID [CPU] TIME: "
-			    "EVENT: FIELDS): no [CPU] after a TID" FIELDS_HINT);
+		return fail_why(err, errlen,
+				"not a line of perf script's default fields (COMM TID [CPU] TIME: "
+				"EVENT: FIELDS): no [CPU] after a TID" FIELDS_HINT);
 	while (p < end && *p == ' ')
 		p++;
 	if (parse_time(p, end, l, &p))
-		return fail(err, errlen, "no timestamp SECONDS.FRACTION: after [%u]" FIELDS_HINT,
-			    l->cpu);
+		return fail_why(err, errlen,
+				"no timestamp SECONDS.FRACTION: after [%u]" FIELDS_HINT, l->cpu);
 	while (p < end && *p == ' ')
 		p++;
 	if (!strncmp(p, "PERF_RECORD_LOST", 16))
@@ -328,7 +319,7 @@ int perf_parse_line(char *line, size_t len, struct perf_line *l, char *err, size
 	colon = memchr(p, ':', (size_t)(end - p));
 	colon = colon ? memchr(colon + 1, ':', (size_t)(end - colon - 1)) : NULL;
 	if (!colon || memchr(name, ' ', (size_t)(colon - name)))
-		return fail(err, errlen, "no SYSTEM:EVENT: after the timestamp" FIELDS_HINT);
+		return fail_why(err, errlen, "no SYSTEM:EVENT: after the timestamp" FIELDS_HINT);
 	*(char *)colon = '\0';
 	l->name = name;
 	p = colon + 1 + (colon + 1 < end && colon[1] == ' ');
@@ -340,7 +331,7 @@ int perf_parse_line(char *line, size_t len, struct perf_line *l, char *err, size
 	if (parse_fields(p, end, l, err, errlen)) {
 		char what[384];
 		snprintf(what, sizeof(what), "%s: %s" FIELDS_HINT, name, err);
-		return fail(err, errlen, "%s", what);
+		return fail_why(err, errlen, "%s", what);
 	}
 	return 0;
 }

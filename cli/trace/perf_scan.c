@@ -14,23 +14,12 @@
 
 #include <errno.h>
 #include <inttypes.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/util.h"
+
 #define CHUNK (1u << 20)
-
-static int fail(char *err, size_t errlen, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-static int fail(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-	return -1;
-}
 
 /* pid -> its current incarnation: open addressing, linear probing. */
 struct pidmap {
@@ -162,16 +151,17 @@ static void rename_pid(struct scanner *k, int32_t old, int32_t pid)
 static int cpu_slot(struct scanner *k, uint32_t cpu, uint32_t line, char *err, size_t errlen)
 {
 	if (cpu >= PERF_CPU_LIMIT)
-		return fail(err, errlen,
-			    "line %" PRIu32 ": CPU %" PRIu32
-			    ": the importer maps CPU numbers below %d",
-			    line, cpu, PERF_CPU_LIMIT);
+		return fail_why(err, errlen,
+				"line %" PRIu32 ": CPU %" PRIu32
+				": the importer maps CPU numbers below %d",
+				line, cpu, PERF_CPU_LIMIT);
 	if (!k->cpu_slot[cpu]) {
 		if (k->nslots == FPULAB_TRACE_MAX_CPUS)
-			return fail(err, errlen,
-				    "line %" PRIu32 ": CPU %" PRIu32
-				    " is the recording's 65th: an fpulab trace has at most %d CPUs",
-				    line, cpu, FPULAB_TRACE_MAX_CPUS);
+			return fail_why(
+				err, errlen,
+				"line %" PRIu32 ": CPU %" PRIu32
+				" is the recording's 65th: an fpulab trace has at most %d CPUs",
+				line, cpu, FPULAB_TRACE_MAX_CPUS);
 		k->slot_cpu[k->nslots] = (uint16_t)cpu;
 		k->cpu_slot[cpu] = (uint8_t)++k->nslots;
 	}
@@ -229,17 +219,17 @@ static int check_time(struct scanner *k, const struct perf_line *l, unsigned int
 		      uint32_t line, char *err, size_t errlen)
 {
 	if (k->slot_line[slot] && l->ts_ns < k->slot_ts[slot])
-		return fail(err, errlen,
-			    "line %" PRIu32 ": timestamp %" PRIu64 ".%09" PRIu64
-			    " on CPU %u goes back from %" PRIu64 ".%09" PRIu64 " (line %" PRIu32
-			    ") on the same CPU",
-			    line, l->ts_ns / 1000000000, l->ts_ns % 1000000000, l->cpu,
-			    k->slot_ts[slot] / 1000000000, k->slot_ts[slot] % 1000000000,
-			    k->slot_line[slot]);
+		return fail_why(err, errlen,
+				"line %" PRIu32 ": timestamp %" PRIu64 ".%09" PRIu64
+				" on CPU %u goes back from %" PRIu64 ".%09" PRIu64 " (line %" PRIu32
+				") on the same CPU",
+				line, l->ts_ns / 1000000000, l->ts_ns % 1000000000, l->cpu,
+				k->slot_ts[slot] / 1000000000, k->slot_ts[slot] % 1000000000,
+				k->slot_line[slot]);
 	if (k->s->events && (l->digits == 9) != k->s->ns)
-		return fail(err, errlen,
-			    "line %" PRIu32 ": a timestamp with %u decimals after ones with %u",
-			    line, l->digits, k->s->ns ? 9 : 6);
+		return fail_why(err, errlen,
+				"line %" PRIu32 ": a timestamp with %u decimals after ones with %u",
+				line, l->digits, k->s->ns ? 9 : 6);
 	k->slot_ts[slot] = l->ts_ns;
 	k->slot_line[slot] = line;
 	return 0;
@@ -301,9 +291,9 @@ static int scan_event(struct scanner *k, const struct perf_line *l, uint32_t lin
 			    (l->handler ? PRF_HANDLER : 0));
 	s->sigreturn |= l->type == PE_SIGRETURN;
 	if (k->oom)
-		return fail(err, errlen, "line %" PRIu32 ": out of memory", line);
+		return fail_why(err, errlen, "line %" PRIu32 ": out of memory", line);
 	if (fwrite(&r, sizeof(r), 1, s->spool) != 1)
-		return fail(err, errlen, "the importer's temporary file: %s", strerror(errno));
+		return fail_why(err, errlen, "the importer's temporary file: %s", strerror(errno));
 	return 0;
 }
 
@@ -320,10 +310,10 @@ static int scan_lines(struct scanner *k, char *buf, size_t len, size_t *used, ch
 		uint32_t line = (uint32_t)++k->s->lines;
 		*nl = '\0';
 		if (k->s->lines >= UINT32_MAX)
-			return fail(err, errlen, "more than %u lines", UINT32_MAX - 1);
+			return fail_why(err, errlen, "more than %u lines", UINT32_MAX - 1);
 		int rc = perf_parse_line(p, (size_t)(nl - p), &l, msg, sizeof(msg));
 		if (rc < 0)
-			return fail(err, errlen, "line %" PRIu32 ": %s", line, msg);
+			return fail_why(err, errlen, "line %" PRIu32 ": %s", line, msg);
 		if (!rc && scan_event(k, &l, line, err, errlen))
 			return -1;
 		p = nl + 1;
@@ -357,11 +347,11 @@ int perf_scan(FILE *in, struct perf_scan *s, char *err, size_t errlen)
 	if (!k || !buf || !s->spool) {
 		free(k);
 		free(buf);
-		return fail(err, errlen, "the importer's temporary file: %s", strerror(errno));
+		return fail_why(err, errlen, "the importer's temporary file: %s", strerror(errno));
 	}
 	k->s = s;
 	if (new_inc(k, 0) != INC_IDLE) /* incarnation 0: the idle task */
-		rc = fail(err, errlen, "out of memory");
+		rc = fail_why(err, errlen, "out of memory");
 	while (!rc && (got = fread(buf + have, 1, CHUNK - have, in)) > 0) {
 		have += got;
 		used = 0;
@@ -371,18 +361,18 @@ int perf_scan(FILE *in, struct perf_scan *s, char *err, size_t errlen)
 		memmove(buf, buf + used, have - used);
 		have -= used;
 		if (have == CHUNK)
-			rc = fail(err, errlen, "line %" PRIu64 ": longer than %u bytes",
-				  s->lines + 1, CHUNK);
+			rc = fail_why(err, errlen, "line %" PRIu64 ": longer than %u bytes",
+				      s->lines + 1, CHUNK);
 	}
 	if (!rc && ferror(in))
-		rc = fail(err, errlen, "reading the recording: %s", strerror(errno));
+		rc = fail_why(err, errlen, "reading the recording: %s", strerror(errno));
 	if (!rc && have)
-		rc = fail(err, errlen,
-			  "line %" PRIu64
-			  ": truncated: the recording ends inside a line (no newline)",
-			  s->lines + 1);
+		rc = fail_why(err, errlen,
+			      "line %" PRIu64
+			      ": truncated: the recording ends inside a line (no newline)",
+			      s->lines + 1);
 	if (!rc && fflush(s->spool))
-		rc = fail(err, errlen, "the importer's temporary file: %s", strerror(errno));
+		rc = fail_why(err, errlen, "the importer's temporary file: %s", strerror(errno));
 	if (!rc)
 		number_cpus(k, s->slot_to_cpu);
 	free(k->map.key);

@@ -5,12 +5,13 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <stdbool.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+#include "common/util.h"
 
 static const char *const type_names[FPULAB_EV_NR] = {
 	[FPULAB_EV_SWITCH] = "switch",         [FPULAB_EV_USE] = "use",
@@ -23,18 +24,6 @@ static const char *const type_names[FPULAB_EV_NR] = {
 const char *trace_type_name(unsigned int type)
 {
 	return type && type < FPULAB_EV_NR ? type_names[type] : "?";
-}
-
-static int fail(char *err, size_t errlen, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-static int fail(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-	return -1;
 }
 
 void trace_free(struct trace *t)
@@ -53,10 +42,10 @@ static int read_linux(FILE *f, struct trace *t, const char *path, char *err, siz
 		return 0;
 	t->lx = malloc(sizeof(*t->lx));
 	if (!t->lx)
-		return fail(err, errlen, "%s: out of memory", path);
+		return fail_why(err, errlen, "%s: out of memory", path);
 	if (fread(t->lx, sizeof(*t->lx), 1, f) != 1)
-		return fail(err, errlen, "%s: shorter than a version-3 header (%zu bytes)", path,
-			    trace_header_size(t->hdr.version));
+		return fail_why(err, errlen, "%s: shorter than a version-3 header (%zu bytes)",
+				path, trace_header_size(t->hdr.version));
 	return 0;
 }
 
@@ -68,19 +57,19 @@ int trace_read(const char *path, struct trace *t, char *err, size_t errlen)
 
 	memset(t, 0, sizeof(*t));
 	if (!f)
-		return fail(err, errlen, "%s: %s", path, strerror(errno));
+		return fail_why(err, errlen, "%s: %s", path, strerror(errno));
 	if (fstat(fileno(f), &st) || !S_ISREG(st.st_mode)) {
 		fclose(f);
-		return fail(err, errlen, "%s: not a regular file", path);
+		return fail_why(err, errlen, "%s: not a regular file", path);
 	}
 	if (fread(&t->hdr, sizeof(t->hdr), 1, f) != 1) {
 		fclose(f);
-		return fail(err, errlen, "%s: shorter than a trace header (%zu bytes)", path,
-			    sizeof(t->hdr));
+		return fail_why(err, errlen, "%s: shorter than a trace header (%zu bytes)", path,
+				sizeof(t->hdr));
 	}
 	if (trace_check_header(&t->hdr, msg, sizeof(msg))) {
 		fclose(f);
-		return fail(err, errlen, "%s: %s", path, msg);
+		return fail_why(err, errlen, "%s: %s", path, msg);
 	}
 	if (read_linux(f, t, path, err, errlen)) {
 		fclose(f);
@@ -93,32 +82,33 @@ int trace_read(const char *path, struct trace *t, char *err, size_t errlen)
 		trace_free(t);
 		memset(t, 0, sizeof(*t));
 		if (n > (UINT64_MAX - hsize) / sizeof(*t->ev)) /* no exact size */
-			return fail(
+			return fail_why(
 				err, errlen,
 				"%s: %lld bytes, but the header says %" PRIu64
 				" events, which would need %.3g bytes (a trace holds at most 2^32 "
 				"events)",
 				path, (long long)st.st_size, n,
 				(double)hsize + (double)n * (double)sizeof(*t->ev));
-		return fail(err, errlen,
-			    "%s: %lld bytes, but the header says %" PRIu64
-			    " events, which need %" PRIu64 " bytes (%" PRIu64
-			    " of header, %zu per event%s)",
-			    path, (long long)st.st_size, n, hsize + n * sizeof(*t->ev), hsize,
-			    sizeof(*t->ev),
-			    n > ((uint64_t)1 << 32) ? "; a trace holds at most 2^32 events" : "");
+		return fail_why(err, errlen,
+				"%s: %lld bytes, but the header says %" PRIu64
+				" events, which need %" PRIu64 " bytes (%" PRIu64
+				" of header, %zu per event%s)",
+				path, (long long)st.st_size, n, hsize + n * sizeof(*t->ev), hsize,
+				sizeof(*t->ev),
+				n > ((uint64_t)1 << 32) ? "; a trace holds at most 2^32 events"
+							: "");
 	}
 	t->ev = malloc(t->hdr.nevents ? t->hdr.nevents * sizeof(*t->ev) : 1);
 	if (!t->ev || fread(t->ev, sizeof(*t->ev), t->hdr.nevents, f) != t->hdr.nevents) {
 		const char *why = t->ev ? "short read" : "out of memory";
 		fclose(f);
 		trace_free(t);
-		return fail(err, errlen, "%s: %s", path, why);
+		return fail_why(err, errlen, "%s: %s", path, why);
 	}
 	fclose(f);
 	if (trace_check(t, msg, sizeof(msg))) {
 		trace_free(t);
-		return fail(err, errlen, "%s: %s", path, msg);
+		return fail_why(err, errlen, "%s: %s", path, msg);
 	}
 	return 0;
 }
@@ -144,11 +134,11 @@ int trace_write(const char *path, const struct trace *t, char *err, size_t errle
 	FILE *f;
 
 	if (!tmp)
-		return fail(err, errlen, "out of memory");
+		return fail_why(err, errlen, "out of memory");
 	snprintf(tmp, len, "%s.tmp%d", path, (int)getpid());
 	f = fopen(tmp, "wb");
 	if (!f) {
-		fail(err, errlen, "%s: %s", tmp, strerror(errno));
+		fail_why(err, errlen, "%s: %s", tmp, strerror(errno));
 		free(tmp);
 		return -1;
 	}
@@ -156,7 +146,7 @@ int trace_write(const char *path, const struct trace *t, char *err, size_t errle
 		  fwrite(t->ev, sizeof(*t->ev), t->hdr.nevents, f) == t->hdr.nevents;
 	ok = (fclose(f) == 0) && ok;
 	if (!ok || rename(tmp, path)) {
-		fail(err, errlen, "%s: %s", ok ? path : tmp, strerror(errno));
+		fail_why(err, errlen, "%s: %s", ok ? path : tmp, strerror(errno));
 		unlink(tmp);
 		free(tmp);
 		return -1;

@@ -43,7 +43,8 @@ fuzz: $(BUILD)/tests/fuzz_import
 # ---- the Linux importer (perf script text) ----
 PERF_FUZZ_CORPUS := tests/fuzz/corpus/perf_import
 PERF_FUZZ_SRCS   := tests/fuzz/fuzz_perf_import.c
-PERF_IMPORT_SRCS := $(wildcard cli/trace/perf_*.c) cli/trace/trace_check.c cli/trace/trace_io.c
+PERF_IMPORT_SRCS := $(wildcard cli/trace/perf_*.c) cli/trace/trace_check.c cli/trace/trace_io.c \
+		    cli/common/util.c
 PERF_FUZZ_DEPS   := $(PERF_FUZZ_SRCS) tests/fuzz/fuzz_perf_import.h $(PERF_IMPORT_SRCS) \
 		    $(wildcard cli/trace/*.h include/fpulab/*.h)
 
@@ -51,14 +52,14 @@ $(BUILD)/tests/fuzz_replay_perf_import: tests/fuzz/replay_perf_import.c $(PERF_F
 	@mkdir -p $(dir $@)
 	$(CC) $(HCFLAGS) -Icli -DCORPUS_DIR='"$(CURDIR)/$(PERF_FUZZ_CORPUS)"' \
 		-DFIXTURES_DIR='"$(CURDIR)/tests/cli/fixtures/linux"' -o $@ \
-		tests/fuzz/replay_perf_import.c $(PERF_FUZZ_SRCS) $(PERF_IMPORT_SRCS)
+		tests/fuzz/replay_perf_import.c $(PERF_FUZZ_SRCS) $(PERF_IMPORT_SRCS) -lm
 
 TEST_BINS += $(BUILD)/tests/fuzz_replay_perf_import
 
 $(BUILD)/tests/fuzz_perf_import: $(PERF_FUZZ_DEPS)
 	@mkdir -p $(dir $@)
 	clang -std=gnu11 -O1 -g -Iinclude -Icli -D_GNU_SOURCE -DFUZZ_LIBFUZZER \
-		-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined -o $@ $(PERF_FUZZ_SRCS) $(PERF_IMPORT_SRCS)
+		-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined -o $@ $(PERF_FUZZ_SRCS) $(PERF_IMPORT_SRCS) -lm
 
 # Seeded with its corpus and the real excerpts (a selector byte 0 in front).
 .PHONY: fuzz-perf-import
