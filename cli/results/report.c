@@ -408,6 +408,35 @@ static const char *why_not(enum fpulab_experiment_id experiment, char *const *wh
 	return NULL;
 }
 
+/*
+ * Which per-event costs the figures used: the first replay row's, with their
+ * sources; none for lab rows alone (their ticks are emulated, their counts
+ * exact, no cost charged on top). malloc'd.
+ */
+static char *costs_used(json_t *rows)
+{
+	size_t i;
+	json_t *row;
+
+	json_array_foreach(rows, i, row)
+	{
+		if (strcmp(result_str(row, "experiment", ""), "replay") ||
+		    !json_is_number(json_object_get(row, "trap_ns")))
+			continue;
+		return xasprintf("the replay rows charge #NM trap %.1f ns (%s), CR0 write %.1f ns "
+				 "(%s), IPI %.1f ns (%s)",
+				 json_number_value(json_object_get(row, "trap_ns")),
+				 result_str(row, "trap_source", "?"),
+				 json_number_value(json_object_get(row, "cr0_ns")),
+				 result_str(row, "cr0_source", "?"),
+				 json_number_value(json_object_get(row, "ipi_ns")),
+				 result_str(row, "ipi_source", "?"));
+	}
+	return xstrdup("none charged: the claims rest on exact lab counts and emulated ticks, "
+		       "no per-event cost is added to them (this host's, from fpulab host costs, "
+		       "enter replay only)");
+}
+
 static json_t *finding_row(const struct claim *c, const struct finding *f, const char *from)
 {
 	json_t *row = json_object();
@@ -527,6 +556,7 @@ int cmd_report(int argc, char **argv)
 	const char *path = NULL, *plot_dir = NULL;
 	int format = 0, c, rc = 0;
 	json_t *rows = json_array(), *table = json_array(), *from = json_array();
+	char *costs = NULL;
 	char *why_run[sizeof(plans) / sizeof(plans[0])] = { 0 }, err[512];
 	char dir[] = "/tmp/fpulab-report-XXXXXX";
 
@@ -601,6 +631,9 @@ int cmd_report(int argc, char **argv)
 				      finding_row(&claims[i], &f, *files ? files : "this run"));
 	}
 	free(files);
+	costs = costs_used(rows);
+	for (size_t i = 0; i < json_array_size(table); i++)
+		json_object_set_new(json_array_get(table, i), "costs", json_string(costs));
 
 	if (format == 2) {
 		struct output o;
@@ -622,6 +655,7 @@ int cmd_report(int argc, char **argv)
 		goto out;
 	}
 	print_provenance(out, format == 1 ? "    " : "# ", argc, argv);
+	fprintf(out, "%scosts: %s\n", format == 1 ? "    " : "# ", costs);
 	if (format == 1)
 		print_md(out, table);
 	else
@@ -632,6 +666,7 @@ int cmd_report(int argc, char **argv)
 		rc = 1;
 	}
 out:
+	free(costs);
 	for (size_t p = 0; p < sizeof(plans) / sizeof(plans[0]); p++)
 		free(why_run[p]);
 	json_decref(rows);

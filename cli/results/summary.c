@@ -237,7 +237,7 @@ static double row_number(const json_t *row, const char *key)
 static void summarise_replay_workload(FILE *out, json_t *rows, const char *workload)
 {
 	struct policy_score sc[16] = { 0 };
-	size_t ns = 0, i, traces = 0, nbe = 0;
+	size_t ns = 0, i, traces = 0, nbe = 0, eager_won = 0, lazy_won = 0, undecided = 0;
 	double be[512];
 	json_t *row;
 
@@ -257,6 +257,12 @@ static void summarise_replay_workload(FILE *out, json_t *rows, const char *workl
 		if (!strcmp(policy, "lazy") && isfinite(row_number(row, "break_even_trap_ns")) &&
 		    nbe < sizeof(be) / sizeof(be[0]))
 			be[nbe++] = row_number(row, "break_even_trap_ns");
+		if (!strcmp(policy, "lazy")) {
+			const char *v = result_str(row, "verdict", "");
+			eager_won += !strncmp(v, "decided: eager", 14);
+			lazy_won += !strncmp(v, "decided: lazy", 13);
+			undecided += !strncmp(v, "undecided", 9);
+		}
 		struct policy_score *k = score_of(sc, &ns, sizeof(sc) / sizeof(sc[0]), policy);
 		if (!k)
 			continue;
@@ -303,8 +309,12 @@ static void summarise_replay_workload(FILE *out, json_t *rows, const char *workl
 	if (nbe) {
 		snprintf(breakeven, sizeof(breakeven), "%.0f ns", median(be, nbe));
 	}
-	fprintf(out, "  %-16s %6zu  %-12s %5.2fx   %-19s %-9s %-15s %s\n", workload, traces,
-		sc[best].policy, exp(mb), runner, vs_adaptive, breakeven,
+	char verdicts[64] = "-";
+	if (eager_won + lazy_won + undecided)
+		snprintf(verdicts, sizeof(verdicts), "eager %zu, lazy %zu, undecided %zu",
+			 eager_won, lazy_won, undecided);
+	fprintf(out, "  %-16s %6zu  %-12s %5.2fx   %-19s %-9s %-15s %-30s %s\n", workload, traces,
+		sc[best].policy, exp(mb), runner, vs_adaptive, breakeven, verdicts,
 		beyond_answer(one_run, beyond));
 }
 
@@ -372,9 +382,18 @@ static void summarise_replay(FILE *out, json_t *rows)
 			"  the static policy with the lowest geometric mean over the traces of its "
 			"ns per switch / eager's (lower is better); adaptive against it; eager beats "
 			"lazy above the break-even trap cost (median over the traces):\n");
-		fprintf(out, "  %-16s %6s  %-12s %-8s %-19s %-9s %-15s %s\n", "workload", "traces",
-			"wins", "vs eager", "vs the runner-up", "adaptive", "break-even",
-			"beyond the min-max ranges of the runs?");
+		if (isfinite(row_number(first, "trap_range_lo_ns")))
+			fprintf(out,
+				"  this host's trap range: %.0f ns (syscall round trip, lower bound) "
+				"to %.0f ns (%s, estimate); eager vs lazy is decided on a trace only "
+				"where its break-even lies outside it (traces decided each way, and "
+				"undecided)\n",
+				row_number(first, "trap_range_lo_ns"),
+				row_number(first, "trap_range_hi_ns"),
+				result_str(first, "trap_range_estimate", "-"));
+		fprintf(out, "  %-16s %6s  %-12s %-8s %-19s %-9s %-15s %-30s %s\n", "workload",
+			"traces", "wins", "vs eager", "vs the runner-up", "adaptive", "break-even",
+			"verdict vs lazy", "beyond the min-max ranges of the runs?");
 		json_array_foreach(workloads, j, w)
 		{
 			summarise_replay_workload(out, mine, json_string_value(w));
