@@ -14,6 +14,7 @@
 
 #include <fpu/fpu.h>
 
+#include "fpulab/abi.h"
 #include "cli.h"
 #include "replay.h"
 #include "common/output.h"
@@ -55,7 +56,7 @@ static void usage(FILE *f)
 		"as a table (default), JSON lines or CSV, with provenance; `fpulab compare`\n"
 		"reads two such files (docs/model.md). --plot DIR: an SVG of each policy's\n"
 		"projected ns per switch per trace, min-max bars (gnuplot).\n",
-		REPEAT_DEFAULT, IPI_NS_ASSUMED);
+		REPEAT_DEFAULT, IPI_NS_DEFAULT);
 }
 
 static int parse_args(int argc, char **argv, struct opts *o, int *first_trace)
@@ -82,7 +83,7 @@ static int parse_args(int argc, char **argv, struct opts *o, int *first_trace)
 			o->policies = v;
 		} else if (!strcmp(a, "--repeat")) {
 			uint64_t k;
-			if (parse_u64_arg("replay", "repeat", v, 1, 1000, &k))
+			if (parse_u64_arg("replay", "repeat", v, 1, FPULAB_MAX_REPEAT, &k))
 				return 2;
 			o->repeat = (unsigned long)k;
 		} else if (!strcmp(a, "--trap-ns")) {

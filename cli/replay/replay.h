@@ -32,12 +32,13 @@
 #define MAX_POLICIES 16
 
 /*
- * The IPI round trip charged where this host cannot measure one (one CPU,
- * no IPI confirmed): an assumption of order of magnitude, no published
- * figure checked (docs/model.md). The trap and CR0 costs always have a
- * figure: this host's syscall, the cited CR0 write (replay_host.c).
+ * replay charges this host's figures (replay_host.c): the syscall for the
+ * trap, the cited CR0 write, the measured IPI; and libfpu's assumed IPI
+ * (include/fpu/fpu.h) only where this host cannot measure one (one CPU, no
+ * IPI confirmed): an order of magnitude, no published figure checked
+ * (docs/model.md).
  */
-#define IPI_NS_ASSUMED 1000.0
+#define IPI_NS_DEFAULT ((double)FPU_DEFAULT_IPI_NS)
 
 struct host_costs; /* host/host_costs.h */
 
@@ -138,20 +139,25 @@ struct prow {
 	uint64_t clipped; /* over all runs */
 };
 
-/* The trap cost above which eager beats @other (docs/model.md), or why there is none. */
+/*
+ * The trap cost above which the baseline (eager) beats @other, a policy with
+ * a break-even (lazy, lazy-counter: FPU_POLICY_BREAK_EVEN; docs/model.md),
+ * or why there is none.
+ */
 struct break_even {
-	bool have;       /* @other and eager both ran */
-	bool none;       /* @other takes no more traps than eager */
-	double ns;       /* the break-even trap cost, ns per trap (may be negative) */
-	double traps;    /* more traps per switch under @other */
-	bool eager_wins; /* none: eager wins at any trap cost */
+	const char *baseline, *other; /* policy names */
+	bool have;                    /* @other and the baseline both ran */
+	bool none;                    /* @other takes no more traps than the baseline */
+	double ns;                    /* the break-even trap cost, ns per trap (may be negative) */
+	double traps;                 /* more traps per switch under @other */
+	bool eager_wins;              /* none: the baseline wins at any trap cost */
 };
 
 /* A break-even against this host's trap range (replay_verdict.c). */
 enum verdict {
 	VERDICT_NONE,      /* no break-even, or no range */
-	VERDICT_EAGER,     /* eager beats the other over the whole range */
-	VERDICT_OTHER,     /* the other beats eager over the whole range */
+	VERDICT_BASELINE,  /* the baseline (eager) beats the other over the whole range */
+	VERDICT_OTHER,     /* the other beats the baseline over the whole range */
 	VERDICT_UNDECIDED, /* the break-even lies inside the range */
 };
 
@@ -208,10 +214,10 @@ struct trace_replay {
 	double empty_region[REPLAY_HOOK_NR]; /* TSC ticks of one empty timed region */
 	struct prow rows[MAX_POLICIES];
 	/* rank */
-	double oracle_ns, best;  /* ns per switch: the oracle's, the best static policy's total */
-	const char *best_name;   /* "-": none */
-	struct paired control;   /* the control's second copy against it, run by run */
-	struct break_even be[2]; /* eager against lazy, against lazy-counter */
+	double oracle_ns, best; /* ns per switch: the oracle's, the best static policy's total */
+	const char *best_name;  /* "-": none */
+	struct paired control;  /* the control's second copy against it, run by run */
+	struct break_even be[MAX_POLICIES]; /* the baseline against each policy with a break-even */
 	struct trace_info ti;
 };
 
@@ -267,8 +273,7 @@ void costs_host_comment(const struct opts *o, struct output *out);
 /* replay_verdict.c */
 
 /* verdict_of - @b against @o's trap range; @text (@len bytes) says it in words. */
-enum verdict verdict_of(const struct opts *o, const struct break_even *b, const char *other,
-			char *text, size_t len);
+enum verdict verdict_of(const struct opts *o, const struct break_even *b, char *text, size_t len);
 
 /*
  * sweep_parse - --sweep's value @v ("trap=LO..HI", "ipi=LO..HI") into @s.
@@ -280,27 +285,26 @@ int sweep_parse(const char *v, struct sweep *s);
 double sweep_total(const struct opts *o, const struct prow *w, const char *param, double x);
 
 /*
- * sweep_crossover - where eager's and @other's totals cross as @param
- * sweeps @o's range, found from the sweep's points (linear between them);
- * false when they do not cross in it.
+ * sweep_crossover - where the baseline's (eager's) and @rows[@other]'s
+ * totals cross as @o's sweep runs, found from the sweep's points (linear
+ * between them); false when they do not cross in it or the baseline did not run.
  */
-bool sweep_crossover(const struct opts *o, const struct prow *rows, int n, const char *other,
-		     double *x);
+bool sweep_crossover(const struct opts *o, const struct prow *rows, int n, int other, double *x);
 
 /* sweep_print - one trace's sweep: comments (table), rows (JSON), the plot (--plot). */
 void sweep_print(const struct trace_replay *tr);
 
 /* replay_rank.c */
 
-/* policy_is_static - whether @policy decides without looking at the workload (not adaptive). */
-bool policy_is_static(const char *policy);
-
-/* break_even - the trap cost above which eager beats @other among @n @rows, @cr0 and @ipi ns per event. */
-struct break_even break_even(const struct prow *rows, int n, const char *other, double cr0,
-			     double ipi);
+/*
+ * break_even - the trap cost above which the baseline among @n @rows beats
+ * @rows[@other], at @cr0 and @ipi ns per event; have false where @other has
+ * no break-even (policy_has_break_even) or the baseline did not run.
+ */
+struct break_even break_even(const struct prow *rows, int n, int other, double cr0, double ipi);
 
 /* break_even_text - @b as a sentence (malloc'd; the caller frees it). */
-char *break_even_text(const struct break_even *b, const char *other);
+char *break_even_text(const struct break_even *b);
 
 /*
  * pair_runs - run k of @a's totals (its row @wa) over run k of @b's (@wb),

@@ -51,7 +51,7 @@ static void param_from_host(struct param *p, const struct host_costs *hc, const 
 		return;
 	/* only the IPI can be missing: one CPU, or no IPI confirmed */
 	snprintf(why, sizeof(why), "%.*s", (int)sizeof(why) - 1, p->buf);
-	p->ns = IPI_NS_ASSUMED;
+	p->ns = IPI_NS_DEFAULT;
 	snprintf(p->buf, sizeof(p->buf), "assumed (%s)", why);
 }
 

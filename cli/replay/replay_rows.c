@@ -228,7 +228,7 @@ json_t *policy_row(const struct trace_info *ti, const struct opts *o, const stru
 	set(r, "break_even_trap_ns", be && be->have && !be->none ? ns1(be->ns) : NULL);
 	char verdict[256] = "";
 	if (be)
-		verdict_of(o, be, w->policy, verdict, sizeof(verdict));
+		verdict_of(o, be, verdict, sizeof(verdict));
 	set(r, "verdict", *verdict ? json_string(verdict) : NULL);
 	set(r, "floor_ns_per_switch", ns1(fl));
 	set(r, "timing_residue_ns_per_switch", ns1(w->residue));

@@ -13,13 +13,14 @@
 #include <string.h>
 
 #include "common/plot.h"
+#include "common/policy.h"
 #include "common/util.h"
 #include "host/host_costs.h"
 #include "replay.h"
 
-enum verdict verdict_of(const struct opts *o, const struct break_even *b, const char *other,
-			char *text, size_t len)
+enum verdict verdict_of(const struct opts *o, const struct break_even *b, char *text, size_t len)
 {
+	const char *base = b->baseline, *other = b->other;
 	double lo = o->trap_lo, hi = o->trap_hi;
 
 	*text = 0;
@@ -27,8 +28,8 @@ enum verdict verdict_of(const struct opts *o, const struct break_even *b, const 
 		return VERDICT_NONE;
 	if (b->none) {
 		snprintf(text, len, "decided: %s beats %s here at any trap cost",
-			 b->eager_wins ? "eager" : other, b->eager_wins ? other : "eager");
-		return b->eager_wins ? VERDICT_EAGER : VERDICT_OTHER;
+			 b->eager_wins ? base : other, b->eager_wins ? other : base);
+		return b->eager_wins ? VERDICT_BASELINE : VERDICT_OTHER;
 	}
 	if (!o->have_range) {
 		snprintf(text, len, "no measured trap range to decide over");
@@ -36,22 +37,22 @@ enum verdict verdict_of(const struct opts *o, const struct break_even *b, const 
 	}
 	if (b->ns < lo) {
 		snprintf(text, len,
-			 "decided: eager beats %s here (break-even %.1f ns, below this host's trap "
+			 "decided: %s beats %s here (break-even %.1f ns, below this host's trap "
 			 "range %.1f-%.1f ns)",
-			 other, b->ns, lo, hi);
-		return VERDICT_EAGER;
+			 base, other, b->ns, lo, hi);
+		return VERDICT_BASELINE;
 	}
 	if (b->ns > hi) {
 		snprintf(text, len,
-			 "decided: %s beats eager here (break-even %.1f ns, above this host's trap "
+			 "decided: %s beats %s here (break-even %.1f ns, above this host's trap "
 			 "range %.1f-%.1f ns)",
-			 other, b->ns, lo, hi);
+			 other, base, b->ns, lo, hi);
 		return VERDICT_OTHER;
 	}
 	snprintf(text, len,
 		 "undecided between %.1f and %.1f ns: the break-even %.1f ns lies inside this "
-		 "host's trap range (eager wins above it, %s below)",
-		 lo, hi, b->ns, other);
+		 "host's trap range (%s wins above it, %s below)",
+		 lo, hi, b->ns, base, other);
 	return VERDICT_UNDECIDED;
 }
 
@@ -94,22 +95,22 @@ static double sweep_x(const struct sweep *s, int i)
 	return s->lo + (s->hi - s->lo) * i / (SWEEP_POINTS - 1);
 }
 
-static const struct prow *row_named(const struct prow *rows, int n, const char *policy)
+/* The baseline's row (eager), or NULL when it did not run. */
+static const struct prow *baseline_row(const struct prow *rows, int n)
 {
 	for (int i = 0; i < n; i++)
-		if (!strcmp(rows[i].policy, policy))
+		if (policy_is_baseline(rows[i].policy))
 			return &rows[i];
 	return NULL;
 }
 
-bool sweep_crossover(const struct opts *o, const struct prow *rows, int n, const char *other,
-		     double *x)
+bool sweep_crossover(const struct opts *o, const struct prow *rows, int n, int other, double *x)
 {
-	const struct prow *e = row_named(rows, n, "eager"), *l = row_named(rows, n, other);
+	const struct prow *e = baseline_row(rows, n), *l = &rows[other];
 	const struct sweep *s = &o->sweep;
 	double d0, d1;
 
-	if (!e || !l || !s->param)
+	if (!e || !s->param)
 		return false;
 	d0 = sweep_total(o, e, s->param, s->lo) - sweep_total(o, l, s->param, s->lo);
 	for (int i = 1; i < SWEEP_POINTS; i++, d0 = d1) {
@@ -174,42 +175,45 @@ static void sweep_comments(const struct trace_replay *tr, const double *y, bool 
 	}
 }
 
-/* Where eager and lazy, and eager and lazy-counter, cross in the sweep, beside the break-even. */
-static void sweep_crossings(const struct trace_replay *tr, double cross[2], bool have[2])
+/*
+ * Where the baseline (eager) crosses each policy with a break-even against
+ * it, into @cross[p] (@have[p]), said beside the break-even in the table.
+ */
+static void sweep_crossings(const struct trace_replay *tr, double *cross, bool *have)
 {
 	const struct opts *o = tr->o;
-	static const char *const others[2] = { "lazy", "lazy-counter" };
+	const char *base = policy_baseline();
 
-	for (int i = 0; i < 2; i++) {
-		have[i] = sweep_crossover(o, tr->rows, tr->np, others[i], &cross[i]);
-		if (!row_named(tr->rows, tr->np, others[i]) ||
-		    !row_named(tr->rows, tr->np, "eager"))
+	for (int p = 0; p < tr->np; p++) {
+		const struct break_even *b = &tr->be[p];
+		const char *other = tr->rows[p].policy;
+		have[p] = policy_has_break_even(other) &&
+			  sweep_crossover(o, tr->rows, tr->np, p, &cross[p]);
+		if (!policy_has_break_even(other) || !baseline_row(tr->rows, tr->np) ||
+		    o->out->format != OUTPUT_TABLE)
 			continue;
-		if (o->out->format != OUTPUT_TABLE)
-			continue;
-		if (!have[i])
-			output_comment(o->out, "sweep: eager and %s do not cross in %.1f..%.1f ns",
-				       others[i], o->sweep.lo, o->sweep.hi);
-		else if (!strcmp(o->sweep.param, "trap") && tr->be[i].have && !tr->be[i].none)
+		if (!have[p])
+			output_comment(o->out, "sweep: %s and %s do not cross in %.1f..%.1f ns",
+				       base, other, o->sweep.lo, o->sweep.hi);
+		else if (!strcmp(o->sweep.param, "trap") && b->have && !b->none)
 			output_comment(o->out,
-				       "sweep crossover, eager vs %s: %.1f ns (the break-even "
-				       "trap cost: %.1f ns)",
-				       others[i], cross[i], tr->be[i].ns);
+				       "sweep crossover, %s vs %s: %.1f ns (the break-even trap "
+				       "cost: %.1f ns)",
+				       base, other, cross[p], b->ns);
 		else
-			output_comment(o->out, "sweep crossover, eager vs %s: %s %.1f ns",
-				       others[i], o->sweep.param, cross[i]);
+			output_comment(o->out, "sweep crossover, %s vs %s: %s %.1f ns", base, other,
+				       o->sweep.param, cross[p]);
 	}
 }
 
 /* The sweep as JSON rows: one per policy and point. */
 static void sweep_rows(const struct trace_replay *tr, const double *y, bool ranged, double lo,
-		       double hi, const double cross[2], const bool have[2])
+		       double hi, const double *cross, const bool *have)
 {
 	const struct opts *o = tr->o;
 
 	for (int p = 0; p < tr->np; p++) {
 		const char *pol = tr->rows[p].policy;
-		int k = !strcmp(pol, "lazy") ? 0 : !strcmp(pol, "lazy-counter") ? 1 : -1;
 		for (int i = 0; i < SWEEP_POINTS; i++) {
 			json_t *r = json_object();
 			double x = sweep_x(&o->sweep, i);
@@ -223,8 +227,8 @@ static void sweep_rows(const struct trace_replay *tr, const double *y, bool rang
 			json_object_set_new(r, "unit", json_string("ns per switch"));
 			json_object_set_new(r, "in_measured_range",
 					    json_boolean(ranged && x >= lo && x <= hi));
-			json_object_set_new(r, "crossover_eager_ns",
-					    k >= 0 && have[k] ? json_real(cross[k]) : json_null());
+			json_object_set_new(r, "crossover_baseline_ns",
+					    have[p] ? json_real(cross[p]) : json_null());
 			output_row(o->out, r);
 		}
 	}
@@ -271,8 +275,8 @@ static void sweep_plot(const struct trace_replay *tr, const double *x, const dou
 void sweep_print(const struct trace_replay *tr)
 {
 	const struct opts *o = tr->o;
-	double x[SWEEP_POINTS], y[MAX_POLICIES * SWEEP_POINTS], lo = 0, hi = 0, cross[2];
-	bool ranged, have[2];
+	double x[SWEEP_POINTS], y[MAX_POLICIES * SWEEP_POINTS], lo = 0, hi = 0, cross[MAX_POLICIES];
+	bool ranged, have[MAX_POLICIES];
 
 	if (!o->sweep.param)
 		return;

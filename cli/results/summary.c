@@ -18,6 +18,7 @@
 #include "common/catalog.h"
 #include "cli.h"
 #include "common/plot.h"
+#include "common/policy.h"
 #include "common/result_file.h"
 #include "common/stats.h"
 #include "common/util.h"
@@ -155,7 +156,7 @@ static void summarise_class(FILE *out, json_t *crows, const char *class, const c
 
 	json_array_foreach(crows, i, row)
 	{
-		const json_t *eager = twin(crows, row, "eager");
+		const json_t *eager = twin(crows, row, policy_baseline());
 		if (!eager || !result_figure(row, &f) || !result_figure(eager, &fe) ||
 		    fe.median <= 0)
 			continue;
@@ -237,7 +238,7 @@ static double row_number(const json_t *row, const char *key)
 static void summarise_replay_workload(FILE *out, json_t *rows, const char *workload)
 {
 	struct policy_score sc[16] = { 0 };
-	size_t ns = 0, i, traces = 0, nbe = 0, eager_won = 0, lazy_won = 0, undecided = 0;
+	size_t ns = 0, i, traces = 0, nbe = 0, base_won = 0, other_won = 0, undecided = 0;
 	double be[512];
 	json_t *row;
 
@@ -247,20 +248,23 @@ static void summarise_replay_workload(FILE *out, json_t *rows, const char *workl
 		if (strcmp(result_str(row, "workload", ""), workload) ||
 		    !strcmp(policy, "oracle") || row_number(row, "switches") < REPLAY_MIN_SWITCHES)
 			continue;
-		const json_t *eager = replay_twin(rows, row, "eager");
+		const json_t *eager = replay_twin(rows, row, policy_baseline());
 		double x = row_number(row, "ns_per_switch");
 		double xe = eager ? row_number(eager, "ns_per_switch") : NAN;
 		if (!(x > 0) || !(xe > 0))
 			continue;
-		if (!strcmp(policy, "eager"))
+		if (policy_is_baseline(policy))
 			traces++;
-		if (!strcmp(policy, "lazy") && isfinite(row_number(row, "break_even_trap_ns")) &&
+		if (!strcmp(policy, policy_break_even_first()) &&
+		    isfinite(row_number(row, "break_even_trap_ns")) &&
 		    nbe < sizeof(be) / sizeof(be[0]))
 			be[nbe++] = row_number(row, "break_even_trap_ns");
-		if (!strcmp(policy, "lazy")) {
+		if (!strcmp(policy, policy_break_even_first())) { /* replay_verdict.c's words */
 			const char *v = result_str(row, "verdict", "");
-			eager_won += !strncmp(v, "decided: eager", 14);
-			lazy_won += !strncmp(v, "decided: lazy", 13);
+			char base[64];
+			snprintf(base, sizeof(base), "decided: %s beats", policy_baseline());
+			base_won += !strncmp(v, base, strlen(base));
+			other_won += !strncmp(v, "decided: ", 9) && strncmp(v, base, strlen(base));
 			undecided += !strncmp(v, "undecided", 9);
 		}
 		struct policy_score *k = score_of(sc, &ns, sizeof(sc) / sizeof(sc[0]), policy);
@@ -272,7 +276,7 @@ static void summarise_replay_workload(FILE *out, json_t *rows, const char *workl
 	size_t best = SIZE_MAX, second = SIZE_MAX, adaptive = SIZE_MAX;
 	for (size_t k = 0; k < ns; k++) {
 		double m = sc[k].log_ratio_sum / (double)sc[k].n;
-		if (!strcmp(sc[k].policy, "adaptive"))
+		if (policy_is_adaptive(sc[k].policy))
 			adaptive = k;
 		else if (best == SIZE_MAX || m < sc[best].log_ratio_sum / (double)sc[best].n) {
 			second = best;
@@ -310,9 +314,10 @@ static void summarise_replay_workload(FILE *out, json_t *rows, const char *workl
 		snprintf(breakeven, sizeof(breakeven), "%.0f ns", median(be, nbe));
 	}
 	char verdicts[64] = "-";
-	if (eager_won + lazy_won + undecided)
-		snprintf(verdicts, sizeof(verdicts), "eager %zu, lazy %zu, undecided %zu",
-			 eager_won, lazy_won, undecided);
+	if (base_won + other_won + undecided)
+		snprintf(verdicts, sizeof(verdicts), "%s %zu, %s %zu, undecided %zu",
+			 policy_baseline(), base_won, policy_break_even_first(), other_won,
+			 undecided);
 	fprintf(out, "  %-16s %6zu  %-12s %5.2fx   %-19s %-9s %-15s %-30s %s\n", workload, traces,
 		sc[best].policy, exp(mb), runner, vs_adaptive, breakeven, verdicts,
 		beyond_answer(one_run, beyond));
@@ -380,20 +385,22 @@ static void summarise_replay(FILE *out, json_t *rows)
 			REPLAY_MIN_SWITCHES);
 		fprintf(out,
 			"  the static policy with the lowest geometric mean over the traces of its "
-			"ns per switch / eager's (lower is better); adaptive against it; eager beats "
-			"lazy above the break-even trap cost (median over the traces):\n");
+			"ns per switch / %s's (lower is better); adaptive against it; %s beats "
+			"%s above the break-even trap cost (median over the traces):\n",
+			policy_baseline(), policy_baseline(), policy_break_even_first());
 		if (isfinite(row_number(first, "trap_range_lo_ns")))
 			fprintf(out,
 				"  this host's trap range: %.0f ns (syscall round trip, lower bound) "
-				"to %.0f ns (%s, estimate); eager vs lazy is decided on a trace only "
+				"to %.0f ns (%s, estimate); %s vs %s is decided on a trace only "
 				"where its break-even lies outside it (traces decided each way, and "
 				"undecided)\n",
 				row_number(first, "trap_range_lo_ns"),
 				row_number(first, "trap_range_hi_ns"),
-				result_str(first, "trap_range_estimate", "-"));
+				result_str(first, "trap_range_estimate", "-"), policy_baseline(),
+				policy_break_even_first());
 		fprintf(out, "  %-16s %6s  %-12s %-8s %-19s %-9s %-15s %-30s %s\n", "workload",
 			"traces", "wins", "vs eager", "vs the runner-up", "adaptive", "break-even",
-			"verdict vs lazy", "beyond the min-max ranges of the runs?");
+			"verdict", "beyond the min-max ranges of the runs?");
 		json_array_foreach(workloads, j, w)
 		{
 			summarise_replay_workload(out, mine, json_string_value(w));

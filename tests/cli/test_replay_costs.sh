@@ -80,7 +80,7 @@ t "sweep json: 11 rows per policy; a total linear in the trap cost; the crossove
 	jq -e -s '(map(select(.experiment == "replay-sweep")) | length == 22) and
 		([.[] | select(.experiment == "replay-sweep" and .policy == "lazy")] as $s | [.[] | select(.experiment == "replay" and .policy == "lazy")][0] as $l |
 		 (($s[1].ns_per_switch - $s[0].ns_per_switch) - ($s[10].ns_per_switch - $s[9].ns_per_switch) | fabs) < 1e-6 and
-		 (if ($l.break_even_trap_ns != null and $l.break_even_trap_ns >= 0 and $l.break_even_trap_ns <= 1000) then (($s[0].crossover_eager_ns - $l.break_even_trap_ns) | fabs) <= 0.05 else $s[0].crossover_eager_ns == null end) and
+		 (if ($l.break_even_trap_ns != null and $l.break_even_trap_ns >= 0 and $l.break_even_trap_ns <= 1000) then (($s[0].crossover_baseline_ns - $l.break_even_trap_ns) | fabs) <= 0.05 else $s[0].crossover_baseline_ns == null end) and
 		 ([$s[] | select(.in_measured_range)] | map(.sweep_ns) == [100, 200, 300]))' "$work/s.json"
 if command -v gnuplot > /dev/null; then
 	"$fpulab" replay "$work/p1.trace" --repeat 1 --policy eager,lazy --costs "$work/hc.json" --sweep ipi=0..10000 --plot "$work/plot" > /dev/null 2> "$work/err"
