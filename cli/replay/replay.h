@@ -23,6 +23,7 @@
 
 #include <fpu/fpu.h>
 
+#include "common/clock.h"
 #include "common/output.h"
 #include "oracle.h"
 #include "replay_engine.h"
@@ -46,7 +47,8 @@ struct param {
 	double ns;
 	const char *source; /* NULL: not given yet; "--trap-ns", a file, "lab costs, ...", buf */
 	unsigned runs;      /* lab costs: runs its median summarises; 0 otherwise */
-	char buf[400];      /* a source made here ("measured on this host: ...") */
+	const struct clock_kind *clock; /* lab costs: the clock they were measured in; else NULL */
+	char buf[400];                  /* a source made here ("measured on this host: ...") */
 };
 
 /* --sweep PARAM=LO..HI: each policy's total per switch against one per-event cost. */
@@ -64,9 +66,8 @@ struct opts {
 	bool adaptive_builtin;    /* --adaptive-costs default: libfpu's, as the lab */
 	struct fpu_costs builtin; /* libfpu's built-in costs, read before any is set */
 	int insn;
-	enum output_format format;
-	const char *output_path; /* --output; NULL: stdout */
-	const char *plot_dir;    /* --plot DIR; NULL: none */
+	struct output_opts output; /* --format, --output (NULL: stdout) */
+	const char *plot_dir;      /* --plot DIR; NULL: none */
 	struct output *out;
 	struct targets *targets;
 	struct host_costs *host; /* this host's figures (replay_host.c); NULL: none read */
