@@ -44,11 +44,16 @@ TEST_BINS += tests/cli/test_run_integrity.sh
 TEST_BINS += tests/cli/test_trace_cmds.sh tests/cli/test_host.sh tests/cli/test_host_costs.sh
 TEST_BINS += tests/cli/test_trace_import.sh
 TEST_BINS += tests/cli/test_limits.sh tests/cli/test_replay_bench.sh
-TEST_BINS += tests/cli/test_replay_output.sh tests/cli/test_plot_cmds.sh
+TEST_BINS += tests/cli/test_replay_output.sh tests/cli/test_plot_cmds.sh tests/cli/test_replay_costs.sh
 TEST_BINS += tests/cli/test_import_serial.sh
 
 -include tests/fuzz/fuzz.mk
 -include tests/lab/lab.mk
+
+# This host's costs, measured once per `make test`: the replays of the tests
+# read them ($FPULAB_HOST_COSTS, docs/model.md) instead of measuring them
+# each time (0.6 s a replay); tests/cli/test_replay_costs.sh measures too.
+HOST_COSTS_CACHE := $(abspath $(BUILD))/tests/host-costs.json
 
 .PHONY: test-bins
 test-bins: all $(TEST_BINS)
@@ -57,7 +62,9 @@ test:
 	./tools/ensure-deps test
 	$(MAKE) --no-print-directory test-bins
 	@echo "make test: the GRUB image boots (BIOS and UEFI, minutes under TCG) are not run here: make test-image (.ci/run runs it)"
-	FPULAB=$(BUILD)/fpulab tests/run-tests.sh $(if $(SUITE),$(SUITE_BINS),$(TEST_BINS))
+	$(BUILD)/fpulab host costs --repeat 3 --format json --output $(HOST_COSTS_CACHE) 2> /dev/null
+	FPULAB=$(BUILD)/fpulab FPULAB_HOST_COSTS=$(HOST_COSTS_CACHE) \
+		tests/run-tests.sh $(if $(SUITE),$(SUITE_BINS),$(TEST_BINS))
 
 # The bootable image's tests (docs/bare-metal.md): boots of GRUB images under
 # QEMU TCG on SeaBIOS and OVMF, slow, so not part of make test; .ci/run runs them.
