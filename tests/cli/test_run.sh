@@ -68,7 +68,8 @@ run_fpulab "$work/good" --format json
 expect "good run exits 0" 0
 missing=
 for key in experiment policy placement fp_users regset cpus accel round_trips switches nm_traps \
-	   saves restores ipis integrity_errors ticks_per_round_trip ticks_min ticks_max repeats clock; do
+	   saves restores ipis integrity_errors ticks_per_round_trip_median ticks_per_round_trip_min \
+	   ticks_per_round_trip_max repeats clock; do
 	[ "$(grep -cF "\"$key\": " "$work/out")" = 4 ] || missing="$missing $key"
 done
 [ -z "$missing" ] && ok "json: every required key in every row" ||
@@ -76,15 +77,15 @@ done
 [ "$(wc -l < "$work/out")" = 4 ] && ok "json: one line per configuration and policy" ||
 	not_ok "json: one line per configuration and policy" "$(wc -l < "$work/out") lines"
 json_has eager same-cpu "json: eager same-cpu median/min/max over 3 runs" \
-	'ticks_per_round_trip: 4000.0' 'ticks_min: 3000.0' 'ticks_max: 5000.0' 'repeats: 3' \
+	'ticks_per_round_trip_median: 4000.0' 'ticks_per_round_trip_min: 3000.0' 'ticks_per_round_trip_max: 5000.0' 'repeats: 3' \
 	'nm_traps: 0' 'accel: "tcg"' 'clock: "emulated-tsc"' 'counts_identical: true' 'pinned: "no"'
 json_has lazy same-cpu "json: lazy same-cpu counts are medians, variation flagged" \
-	'nm_traps: 1000' 'ticks_per_round_trip: 2000.0' 'ticks_min: 1500.0' 'ticks_max: 2500.0' \
+	'nm_traps: 1000' 'ticks_per_round_trip_median: 2000.0' 'ticks_per_round_trip_min: 1500.0' 'ticks_per_round_trip_max: 2500.0' \
 	'counts_identical: false' 'vs_eager: 0.5'
 json_has eager cross-cpu "json: even repeats take the lower middle run (a measured value)" \
-	'ticks_per_round_trip: 2000.0' 'ticks_min: 2000.0' 'ticks_max: 4000.0' 'repeats: 2'
+	'ticks_per_round_trip_median: 2000.0' 'ticks_per_round_trip_min: 2000.0' 'ticks_per_round_trip_max: 4000.0' 'repeats: 2'
 json_has lazy cross-cpu "json: fields the guest did not send are null, not 0" \
-	'migrations: null' 'flush_ipis: 0' 'ticks_per_switch: null' 'save_insn: "xsaveopt"'
+	'migrations: null' 'flush_ipis: 0' 'ticks_per_switch_median: null' 'save_insn: "xsaveopt"'
 
 run_fpulab "$work/good" --format csv
 header=$(head -n 1 "$work/out")
@@ -475,7 +476,7 @@ mixed() { # TICKS SWITCHES SAVES
 { echo "$hello"; mixed 3000000 2000 2004; mixed 4000000 2004 2000; mixed 5000000 2002 2002; echo "@fpulab done runs=3"; } > "$work/mixed"
 run_fpulab "$work/mixed" --format json
 json_has eager same-cpu "median row: switches and saves from the median-ticks run, not field by field" \
-	'switches: 2004' 'saves: 2000' 'ticks: 4000000' 'ticks_per_round_trip: 4000.0' 'counts_identical: false'
+	'switches: 2004' 'saves: 2000' 'ticks: 4000000' 'ticks_per_round_trip_median: 4000.0' 'counts_identical: false'
 
 # ---- skip records: echoed, and the expected count follows the guest ----
 {
