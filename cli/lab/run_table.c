@@ -277,7 +277,8 @@ static void write_table_header(struct report *r, const struct result_row *first)
 			       "sleeping lock: sleeps = wait-loop passes that called schedule(),"
 			       " wakeups = unlocks that woke a waiter, retaken = passes after a"
 			       " wake-up that found the lock taken again; ms/run and ops/s from the"
-			       " median, in the clock above");
+			       " median, in the clock above%s",
+			       r->clock->timed ? "" : " (none here: instructions are no time)");
 }
 
 static void cell(json_t *o, const char *key, const char *text)
@@ -373,9 +374,10 @@ static json_t *table_row(const struct report *r, const struct result_row *row)
 	cell_count(o, "wakeups", row, RESULT_wakeups);
 	cell_count(o, "retaken", row, RESULT_wake_retaken);
 	/* The seed's "average runtime": the median's ticks x operations over
-	 * the guest's TSC kHz; ops/s its inverse; in the clock of the header. */
-	if (ticks && h && (h->present & (UINT64_C(1) << HELLO_tsc_khz)) && h->tsc_khz &&
-	    row->ticks_median > 0) {
+	 * the guest's TSC kHz; ops/s its inverse; in the clock of the header,
+	 * when its ticks are time (not under --icount). */
+	if (ticks && r->clock->timed && h && (h->present & (UINT64_C(1) << HELLO_tsc_khz)) &&
+	    h->tsc_khz && row->ticks_median > 0) {
 		snprintf(buf, sizeof(buf), "%.3f",
 			 row->ticks_median * (double)row->median.round_trips / (double)h->tsc_khz);
 		cell(o, "ms", buf);

@@ -156,6 +156,17 @@ for clock in icount emulated; do
 		ok "sleeping-lock under $clock: each row's unit is \"$want\""
 	else not_ok "sleeping-lock under $clock: each row's unit is \"$want\"" "exit $rc" "$(grep -o '"unit": "[^"]*"' "$work/out")" "$(tail -n 3 "$work/err")"; fi
 done
+# The table's ms/run and ops/s are time: from TSC ticks at the guest's rate, none from instructions.
+{ echo "$hello tsc_khz=1000000"; lock eager 0 68385; lock lazy 0 68317; echo "@fpulab done runs=2"; } > "$work/lock-khz"
+run_fpulab "$work/lock-khz" --experiment sleeping-lock --repeat 1 --state-api task --fp-users none --tasks 2
+if grep -qE '^eager +2 +task +none .* 1139\.8 +1139\.8 +1139\.8 +0\.068 +877385 ' "$work/out"; then
+	ok "sleeping-lock table: 1139.75 ticks/op at 1 GHz is 0.068 ms per 60 ops, 877385 ops/s"
+else not_ok "sleeping-lock table: 1139.75 ticks/op at 1 GHz is 0.068 ms per 60 ops, 877385 ops/s" "$(grep '^eager' "$work/out")"; fi
+run_fpulab "$work/lock-khz" --experiment sleeping-lock --repeat 1 --state-api task --fp-users none --tasks 2 --icount
+if grep -qE '^eager +2 +task +none .* 1139\.8 +1139\.8 +1139\.8 +- +- ' "$work/out" &&
+   grep -qF 'in the clock above (none here: instructions are no time)' "$work/out"; then
+	ok "sleeping-lock table under --icount: no ms/run nor ops/s from instruction counts"
+else not_ok "sleeping-lock table under --icount: no ms/run nor ops/s from instruction counts" "$(grep '^eager\|sleeping lock:' "$work/out")"; fi
 
 FPULAB_CPUINFO="$work/cpuinfo-vmx" FPULAB_KVM_DEV=/dev/null run_fpulab "$work/good" --accel auto --format json
 args=$(tr '\n' ' ' < "$work/qemu-args")
