@@ -173,6 +173,9 @@ has "replay: lazy's traps at both --fp-use bounds" out "linux: lazy         #NM 
 "$fpulab" replay "$work/sig.trace" --repeat 1 --policy deferred --format json > "$work/sig.json" 2> "$work/err"
 has "replay --format json: the linux row and each row's cpu_time_share" sig.json '"policy": "linux (recorded)"'
 has "replay --format json: cpu_time_share" sig.json '"cpu_time_share": 0.'
+if jq -e -s 'map(select(.policy == "linux (recorded)")) | length == 1 and all(.[]; .ns_per_switch_median == null and .native_ns_per_switch_median == null)' "$work/sig.json" > /dev/null; then
+	ok "replay --format json: the linux row has no ns per switch (Linux was recorded, not timed)"
+else not_ok "replay --format json: the linux row has no ns per switch (Linux was recorded, not timed)" "$(grep -F 'linux (recorded)' "$work/sig.json" | head -c 600)"; fi
 # On every excerpt, replay's deferred loads exactly what the importer's shadow of it predicted.
 for f in signal signal-no-sigreturn exit-sigframe fork-exec-exit kfpu hidden-task-us idle-exit lost; do
 	"$fpulab" trace import "$fx/$f.txt" -o "$work/d.trace" > "$work/d.out" 2> "$work/err"
