@@ -176,6 +176,8 @@ has "replay --format json: cpu_time_share" sig.json '"cpu_time_share": 0.'
 if jq -e -s 'map(select(.policy == "linux (recorded)")) | length == 1 and all(.[]; .ns_per_switch_median == null and .native_ns_per_switch_median == null)' "$work/sig.json" > /dev/null; then
 	ok "replay --format json: the linux row has no ns per switch (Linux was recorded, not timed)"
 else not_ok "replay --format json: the linux row has no ns per switch (Linux was recorded, not timed)" "$(grep -F 'linux (recorded)' "$work/sig.json" | head -c 600)"; fi
+holds "replay --format json: the linux row's priced cost is its saves and restores at the batch costs" \
+	jq -e -s '.[] | select(.policy == "linux (recorded)") | (.priced_ns_per_switch - (.saves * .save_ns + .restores * .restore_ns) / .switches | fabs) < 1e-9' "$work/sig.json"
 # On every excerpt, replay's deferred loads exactly what the importer's shadow of it predicted.
 for f in signal signal-no-sigreturn exit-sigframe fork-exec-exit kfpu hidden-task-us idle-exit lost; do
 	"$fpulab" trace import "$fx/$f.txt" -o "$work/d.trace" > "$work/d.out" 2> "$work/err"
