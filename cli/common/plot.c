@@ -341,11 +341,8 @@ static void collect_axes(struct exp_plot *p)
 		intern(p->series, s);
 		free(x);
 		free(s);
-		json_t *r = json_object_get(row, "repeats");
-		if (!r) /* fpulab host's rows */
-			r = json_object_get(row, "runs");
-		if (json_is_integer(r) && (int)json_integer_value(r) > p->runs)
-			p->runs = (int)json_integer_value(r);
+		if (result_runs(row) > p->runs)
+			p->runs = (int)result_runs(row);
 	}
 	p->nx = json_array_size(p->xs);
 	p->ns = json_array_size(p->series);
@@ -542,14 +539,14 @@ static int plot_experiment(json_t *rows, const char *experiment, const char *dir
 /* A replay row the summary ranks: a policy's, of a trace of at least REPLAY_MIN_SWITCHES. */
 static bool replay_ranked(const json_t *row)
 {
-	const json_t *sw = json_object_get(row, "switches"),
-		     *ns = json_object_get(row, "ns_per_switch");
+	const json_t *sw = json_object_get(row, "switches");
+	double ns;
 
 	return !strcmp(result_str(row, "experiment", ""), "replay") &&
 	       strcmp(result_str(row, "policy", "oracle"), "oracle") &&
 	       result_str(row, "workload", NULL) && result_str(row, "trace", NULL) &&
 	       json_is_number(sw) && json_number_value(sw) >= REPLAY_MIN_SWITCHES &&
-	       json_is_number(ns) && json_number_value(ns) > 0;
+	       result_stat(row, "ns_per_switch", RESULT_MEDIAN, &ns) && ns > 0;
 }
 
 /* Each workload's label, "WORKLOAD (N traces)", in first-seen order. */
@@ -598,8 +595,7 @@ static void replay_plot_axes(json_t *rows, struct replay_plot *p)
 			continue;
 		intern(p->workloads, result_str(row, "workload", ""));
 		intern(p->policies, result_str(row, "policy", ""));
-		json_t *r = json_object_get(row, "repeats");
-		long long k = json_is_integer(r) ? json_integer_value(r) : 1;
+		long long k = result_runs(row) ? result_runs(row) : 1;
 		p->runs_lo = k < p->runs_lo ? k : p->runs_lo;
 		p->runs_hi = k > p->runs_hi ? k : p->runs_hi;
 		if (!p->first)
@@ -625,7 +621,9 @@ static void replay_plot_logsums(json_t *rows, struct replay_plot *p)
 			continue;
 		size_t c = intern(p->workloads, result_str(row, "workload", "")) * p->np +
 			   intern(p->policies, result_str(row, "policy", ""));
-		p->logsum[c] += log(json_number_value(json_object_get(row, "ns_per_switch")));
+		double ns = 0;
+		result_stat(row, "ns_per_switch", RESULT_MEDIAN, &ns); /* > 0: replay_ranked */
+		p->logsum[c] += log(ns);
 		p->n[c]++;
 	}
 }

@@ -97,8 +97,7 @@ const char *result_str(const json_t *row, const char *key, const char *dflt)
 	return json_is_string(v) ? json_string_value(v) : dflt;
 }
 
-/* Main figures, the first present (non-null) one wins. A figure's range is
- * KEY_min/KEY_max, or for the lab's ticks the shared ticks_min/ticks_max. */
+/* Main figures, in the order they are looked for: the first a row has (not null) is its main one. */
 static const struct {
 	const char *key, *unit;
 	int better;
@@ -110,14 +109,38 @@ static const struct {
 	{ "ns_per_switch", "ns per switch", -1 },
 	{ "ns_per_op", "ns per operation", -1 },
 	{ "ops_per_s", "operations per second", +1 },
-	{ "ns_per_round_trip_median", "ns per round trip", -1 }, /* host: KEY_median, _min, _max */
-	{ "ops_per_s_median", "operations per second", +1 },
 	{ "runtime_ms", "ms", -1 },
 	{ "instructions_per_op", "instructions per operation", -1 },
-	{ "ticks_median", "TSC ticks", -1 },
-	{ "median_ticks", "TSC ticks", -1 },
-	{ "median", "ticks", -1 },
+	{ "ticks", "TSC ticks", -1 },
 };
+
+/*
+ * What rows written before the schema called a figure's median, min and
+ * max. Each line is one writer's naming, tried after FIGURE_median.
+ */
+static const struct {
+	const char *figure, *key[RESULT_STAT_NR]; /* by enum result_stat */
+} old_keys[] = {
+	/* fpulab run: the median under the figure's name, one range for all its ticks */
+	{ "ticks_per_round_trip", { "ticks_per_round_trip", "ticks_min", "ticks_max" } },
+	{ "ticks_per_switch", { "ticks_per_switch", "ticks_min", "ticks_max" } },
+	{ "ticks_per_op", { "ticks_per_op", "ticks_min", "ticks_max" } },
+	{ "ns_per_op", { "ns_per_op", "ns_per_op_min", "ns_per_op_max" } },
+	/* fpulab calibrate */
+	{ "ticks_per_op", { "median_ticks", "min_ticks", "max_ticks" } },
+	{ "ns_per_op", { "median_ns", "min_ns", "max_ns" } },
+	/* fpulab host costs */
+	{ "ns_per_op", { "ns_median", "ns_min", "ns_max" } },
+	/* fpulab replay */
+	{ "ns_per_switch", { "ns_per_switch", "ns_per_switch_min", "ns_per_switch_max" } },
+	{ "native_ns_per_switch", { "native_ns_per_switch", "native_ns_min", "native_ns_max" } },
+	{ "vs_best", { "vs_best", "vs_best_min", "vs_best_max" } },
+	{ "control_ratio", { "control_ratio", "control_ratio_min", "control_ratio_max" } },
+	/* compare's first readers */
+	{ "ticks", { "median", "min", "max" } },
+};
+
+static const char *const stat_suffix[RESULT_STAT_NR] = { "_median", "_min", "_max" };
 
 static bool number(const json_t *row, const char *key, double *out)
 {
@@ -128,14 +151,67 @@ static bool number(const json_t *row, const char *key, double *out)
 	return true;
 }
 
-static bool range(const json_t *row, const char *key, const char *lo, const char *hi,
-		  struct result_figure *fig)
+void result_put_stats(json_t *row, const char *figure, json_t *median, json_t *min, json_t *max)
 {
-	char *kmin = xasprintf("%s%s", key, lo), *kmax = xasprintf("%s%s", key, hi);
-	bool ok = number(row, kmin, &fig->min) && number(row, kmax, &fig->max);
-	free(kmin);
-	free(kmax);
-	return ok;
+	json_t *v[RESULT_STAT_NR] = { median, min, max };
+	char key[96];
+
+	for (int s = 0; s < RESULT_STAT_NR; s++) {
+		snprintf(key, sizeof(key), "%s%s", figure, stat_suffix[s]);
+		json_object_set_new(row, key, v[s] ? v[s] : json_null());
+	}
+}
+
+/* @figure's statistics under one naming (@keys; NULL: the schema's); false without a median. */
+static bool stats_named(const json_t *row, const char *figure, const char *const *keys,
+			double out[RESULT_STAT_NR], bool *range)
+{
+	char key[RESULT_STAT_NR][96];
+
+	for (int s = 0; s < RESULT_STAT_NR; s++)
+		snprintf(key[s], sizeof(key[s]), "%s%s", keys ? keys[s] : figure,
+			 keys ? "" : stat_suffix[s]);
+	if (!number(row, key[RESULT_MEDIAN], &out[RESULT_MEDIAN]))
+		return false;
+	*range = number(row, key[RESULT_MIN], &out[RESULT_MIN]) &&
+		 number(row, key[RESULT_MAX], &out[RESULT_MAX]);
+	return true;
+}
+
+/* @figure's median, and its min and max when *@range; false when the row has no median. */
+static bool stats_of(const json_t *row, const char *figure, double out[RESULT_STAT_NR], bool *range)
+{
+	if (stats_named(row, figure, NULL, out, range))
+		return true;
+	for (size_t i = 0; i < sizeof(old_keys) / sizeof(old_keys[0]); i++)
+		if (!strcmp(old_keys[i].figure, figure) &&
+		    stats_named(row, figure, old_keys[i].key, out, range))
+			return true;
+	return false;
+}
+
+bool result_stat(const json_t *row, const char *figure, enum result_stat stat, double *out)
+{
+	double v[RESULT_STAT_NR];
+	bool range;
+
+	if (!stats_of(row, figure, v, &range) || (stat != RESULT_MEDIAN && !range))
+		return false;
+	*out = v[stat];
+	return true;
+}
+
+long long result_runs(const json_t *row)
+{
+	static const char *const keys[] = { RESULT_RUNS, "runs",
+					    "repeat" }; /* older: host, calibrate */
+
+	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
+		const json_t *v = json_object_get(row, keys[i]);
+		if (json_is_integer(v))
+			return json_integer_value(v);
+	}
+	return 0;
 }
 
 /*
@@ -165,25 +241,17 @@ static const char *unit_in_clock(const json_t *row, const char *unit)
 bool result_figure(const json_t *row, struct result_figure *fig)
 {
 	for (size_t i = 0; i < sizeof(figures) / sizeof(figures[0]); i++) {
-		if (!number(row, figures[i].key, &fig->median))
+		double v[RESULT_STAT_NR];
+		if (!stats_of(row, figures[i].key, v, &fig->has_range))
 			continue;
 		fig->key = figures[i].key;
 		fig->unit = result_str(row, "unit", NULL);
 		if (!fig->unit)
 			fig->unit = unit_in_clock(row, figures[i].unit);
 		fig->better = figures[i].better;
-		size_t len = strlen(figures[i].key);
-		char *base = len > 7 && !strcmp(figures[i].key + len - 7, "_median")
-				     ? xasprintf("%.*s", (int)(len - 7), figures[i].key)
-				     : NULL;
-		fig->has_range = range(row, figures[i].key, "_min", "_max", fig) ||
-				 (base && range(row, base, "_min", "_max", fig)) ||
-				 (!strncmp(figures[i].key, "ticks", 5) &&
-				  range(row, "ticks", "_min", "_max", fig)) ||
-				 range(row, "", "min", "max", fig);
-		free(base);
-		if (!fig->has_range)
-			fig->min = fig->max = fig->median;
+		fig->median = v[RESULT_MEDIAN];
+		fig->min = fig->has_range ? v[RESULT_MIN] : fig->median;
+		fig->max = fig->has_range ? v[RESULT_MAX] : fig->median;
 		return true;
 	}
 	return false;

@@ -34,9 +34,41 @@ bool result_is_row(const json_t *v);
 /* Replay rows of fewer switches say nothing per switch (summary and its plot leave them out). */
 #define REPLAY_MIN_SWITCHES 200
 
+/*
+ * The schema of every result row (docs/report.md, "Result rows"): a figure
+ * FIGURE (ticks_per_round_trip, ns_per_switch, runtime_ms, ...) is the keys
+ * FIGURE_median, FIGURE_min and FIGURE_max over the row's RESULT_RUNS runs,
+ * in the row's "unit" and "clock" (clock.h). Writers put them with
+ * result_put_stats(); readers get them with result_stat() and
+ * result_figure(), which also read the keys rows had before the schema
+ * (ticks_per_round_trip with ticks_min/ticks_max, median_ticks, ns_median,
+ * ns_per_switch with ns_per_switch_min, ...).
+ */
+enum result_stat { RESULT_MEDIAN, RESULT_MIN, RESULT_MAX, RESULT_STAT_NR };
+
+/* The key of the number of runs a row's figures summarise. */
+#define RESULT_RUNS "repeats"
+
+/*
+ * result_put_stats - set @figure's median, min and max in @row (references
+ * stolen; NULL: null), as FIGURE_median, FIGURE_min, FIGURE_max.
+ */
+void result_put_stats(json_t *row, const char *figure, json_t *median, json_t *min, json_t *max);
+
+/*
+ * result_stat - @stat of @figure in @row into *@out: FIGURE_median (_min,
+ * _max), or the key an older row had for it. False when the row has no
+ * such number (absent or null); a min or max only with the median.
+ */
+bool result_stat(const json_t *row, const char *figure, enum result_stat stat, double *out);
+
+/* result_runs - how many runs the row summarises (RESULT_RUNS; older rows: "runs",
+ * "repeat"), 0 when it does not say. */
+long long result_runs(const json_t *row);
+
 /* The main figure of a row: the median and range of its runs. */
 struct result_figure {
-	const char *key;  /* the row's key, e.g. "ticks_per_round_trip" */
+	const char *key;  /* the figure, e.g. "ticks_per_round_trip" (its keys: KEY_median, ...) */
 	const char *unit; /* e.g. "TSC ticks per round trip" */
 	double median, min, max;
 	bool has_range; /* min and max were measured */

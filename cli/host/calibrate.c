@@ -24,6 +24,7 @@
 #include "cli.h"
 #include "common/clock.h"
 #include "common/output.h"
+#include "common/result_file.h"
 #include "common/stats.h"
 #include "common/tsc.h"
 
@@ -383,21 +384,21 @@ static json_t *figure_row(const struct figure *f, double tpn, unsigned long repe
 		abort();
 	snprintf(xinuse, sizeof(xinuse), "0x%" PRIx64, f->xinuse);
 	snprintf(xcr0, sizeof(xcr0), "0x%" PRIx64, xstate_cfg.xcr0);
+	json_object_set_new(o, "experiment", json_string("calibrate"));
 	json_object_set_new(o, "name", json_string(f->name));
 	json_object_set_new(o, "state", json_string(f->state));
-	json_object_set_new(o, "median_ticks", rounded(f->median, 10));
-	json_object_set_new(o, "min_ticks", rounded(f->min, 10));
-	json_object_set_new(o, "max_ticks", rounded(f->max, 10));
-	json_object_set_new(o, "median_ns", rounded(f->median / tpn, 100));
-	json_object_set_new(o, "min_ns", rounded(f->min / tpn, 100));
-	json_object_set_new(o, "max_ns", rounded(f->max / tpn, 100));
+	result_put_stats(o, "ticks_per_op", rounded(f->median, 10), rounded(f->min, 10),
+			 rounded(f->max, 10));
+	result_put_stats(o, "ns_per_op", rounded(f->median / tpn, 100), rounded(f->min / tpn, 100),
+			 rounded(f->max / tpn, 100));
+	json_object_set_new(o, "unit", json_string("TSC ticks per operation"));
 	json_object_set_new(o, "xinuse", json_string(xinuse));
 	json_object_set_new(o, "state_verified", json_boolean(f->state_ok));
 	json_object_set_new(o, "vs_raw_pair", ratio > 0 ? rounded(ratio, 1000) : json_null());
 	json_object_set_new(o, "clock", json_string(clock_kinds[CLOCK_NATIVE_TSC].key));
 	json_object_set_new(o, "source", json_string(clock_kinds[CLOCK_NATIVE_TSC].source));
 	json_object_set_new(o, "tsc_mhz", rounded(tpn * 1000.0, 1000));
-	json_object_set_new(o, "repeat", json_integer((json_int_t)repeat));
+	json_object_set_new(o, RESULT_RUNS, json_integer((json_int_t)repeat)); /* samples */
 	json_object_set_new(o, "batch", json_integer(BATCH));
 	json_object_set_new(o, "overhead_ticks", rounded(overhead_ticks, 10));
 	json_object_set_new(o, "xcr0", json_string(xcr0));
@@ -409,12 +410,12 @@ static json_t *figure_row(const struct figure *f, double tpn, unsigned long repe
 static const struct output_column table_columns[] = {
 	{ "name", "operation", -30, -1 },
 	{ "state", NULL, -6, -1 },
-	{ "median_ticks", "ticks median", 12, 1 },
-	{ "min_ticks", "min", 9, 1 },
-	{ "max_ticks", "max", 9, 1 },
-	{ "median_ns", "ns median", 11, 2 },
-	{ "min_ns", "min", 9, 2 },
-	{ "max_ns", "max", 9, 2 },
+	{ "ticks_per_op_median", "ticks median", 12, 1 },
+	{ "ticks_per_op_min", "min", 9, 1 },
+	{ "ticks_per_op_max", "max", 9, 1 },
+	{ "ns_per_op_median", "ns median", 11, 2 },
+	{ "ns_per_op_min", "min", 9, 2 },
+	{ "ns_per_op_max", "max", 9, 2 },
 	{ "xinuse", "XINUSE", 8, -1 },
 	{ "verified", "state", 5, -1 },
 };

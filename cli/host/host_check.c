@@ -37,6 +37,7 @@
 
 #include "host.h"
 #include "host_cpu.h"
+#include "common/result_file.h"
 #include "common/util.h"
 
 #define CMD "host check"
@@ -600,7 +601,7 @@ static json_t *check_row(const struct check_opts *o, const struct check_totals *
 	json_object_set_new(row, "regset", json_string(host_regset_names[g.set]));
 	set_count(row, "threads", o->nthreads);
 	set_count(row, "spinners", o->nspin);
-	json_object_set_new(row, "runs", json_integer(1));
+	json_object_set_new(row, RESULT_RUNS, json_integer(1));
 	set_count(row, "checks", s->checks);
 	json_object_set_new(row, "checks_per_s", json_real(s->checks / (ns / 1e9)));
 	set_count(row, "handler_checks", s->handler_checks);

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "fpulab/abi.h"
+#include "common/result_file.h"
 #include "host.h"
 
 const char *const host_cost_kind_names[] = { "lower bound", "estimate", "part", "cited", NULL };
@@ -134,34 +135,32 @@ bool host_costs_param(const struct host_costs *hc, const char *param, double *ns
 	return true;
 }
 
-/* One row's figure into @c; 0, or -1 with @err. */
+/* One row's figure (ns_per_op's median, min, max: result_file.h) into @c; 0, or -1 with @err. */
 static int figure_from_row(struct host_cost *c, const json_t *row, const char *path, char *err,
 			   size_t len)
 {
-	const json_t *med = json_object_get(row, "ns_median");
 	const char *note = json_string_value(json_object_get(row, "note"));
-	double v[3];
+	double v[RESULT_STAT_NR];
 
 	if (note)
 		snprintf(c->note, sizeof(c->note), "%s", note);
-	if (json_is_null(med) || !med) {
-		c->have = false;
+	if (!result_stat(row, "ns_per_op", RESULT_MEDIAN, &v[RESULT_MEDIAN])) {
+		c->have = false; /* not measured here (null) */
 		return 0;
 	}
-	v[0] = json_number_value(med);
-	v[1] = json_number_value(json_object_get(row, "ns_min"));
-	v[2] = json_number_value(json_object_get(row, "ns_max"));
-	if (!json_is_number(med) || !(v[1] <= v[0] && v[0] <= v[2]) || v[1] < 0 || v[2] > 1e9) {
+	if (!result_stat(row, "ns_per_op", RESULT_MIN, &v[RESULT_MIN]) ||
+	    !result_stat(row, "ns_per_op", RESULT_MAX, &v[RESULT_MAX]) ||
+	    !(v[RESULT_MIN] <= v[RESULT_MEDIAN] && v[RESULT_MEDIAN] <= v[RESULT_MAX]) ||
+	    v[RESULT_MIN] < 0 || v[RESULT_MAX] > 1e9) {
 		snprintf(err, len,
-			 "%s: figure %s: ns_min <= ns_median <= ns_max within 0..1e9 "
-			 "does not hold",
+			 "%s: figure %s: ns_per_op_min <= ns_per_op_median <= ns_per_op_max within "
+			 "0..1e9 does not hold",
 			 path, c->key);
 		return -1;
 	}
 	c->have = true;
-	c->ns = (struct stats_summary){
-		v[0], v[1], v[2], (unsigned int)json_integer_value(json_object_get(row, "runs"))
-	};
+	c->ns = (struct stats_summary){ v[RESULT_MEDIAN], v[RESULT_MIN], v[RESULT_MAX],
+					(unsigned int)result_runs(row) };
 	c->ops = (unsigned int)json_integer_value(json_object_get(row, "ops_per_run"));
 	return 0;
 }

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "common/result_file.h"
 #include "common/util.h"
 #include "fpulab/abi.h"
 #include "host.h"
@@ -43,11 +44,11 @@ static json_t *cost_row(const struct host_costs *hc, const struct host_cost *c)
 	json_object_set_new(row, "cost", c->param ? json_string(c->param) : json_null());
 	json_object_set_new(row, "kind", json_string(host_cost_kind_names[c->kind]));
 	json_object_set_new(row, "measured", json_boolean(c->have && c->kind != HOST_COST_CITED));
-	json_object_set_new(row, "runs", json_integer(c->have ? (json_int_t)c->ns.n : 0));
+	json_object_set_new(row, RESULT_RUNS, json_integer(c->have ? (json_int_t)c->ns.n : 0));
 	json_object_set_new(row, "ops_per_run", json_integer(c->ops));
-	json_object_set_new(row, "ns_median", c->have ? json_real(c->ns.median) : json_null());
-	json_object_set_new(row, "ns_min", c->have ? json_real(c->ns.min) : json_null());
-	json_object_set_new(row, "ns_max", c->have ? json_real(c->ns.max) : json_null());
+	result_put_stats(row, "ns_per_op", c->have ? json_real(c->ns.median) : NULL,
+			 c->have ? json_real(c->ns.min) : NULL,
+			 c->have ? json_real(c->ns.max) : NULL);
 	json_object_set_new(row, "method", json_string(c->method));
 	json_object_set_new(row, "note", json_string(c->note));
 	json_object_set_new(row, "hypervisor", json_boolean(hc->hypervisor));
@@ -74,10 +75,14 @@ static void costs_comments(struct output *o, const struct host_costs *hc)
 static int run_costs(struct host_common *h, int argc, char **argv)
 {
 	static const struct output_column cols[] = {
-		{ "figure", NULL, -15, 0 },      { "cost", NULL, -4, 0 },
-		{ "kind", NULL, -11, 0 },        { "runs", NULL, 4, 0 },
-		{ "ns_median", "ns med", 9, 1 }, { "ns_min", "min", 9, 1 },
-		{ "ns_max", "max", 9, 1 },       { "method", NULL, -1, 0 },
+		{ "figure", NULL, -15, 0 },
+		{ "cost", NULL, -4, 0 },
+		{ "kind", NULL, -11, 0 },
+		{ RESULT_RUNS, "runs", 4, 0 },
+		{ "ns_per_op_median", "ns med", 9, 1 },
+		{ "ns_per_op_min", "min", 9, 1 },
+		{ "ns_per_op_max", "max", 9, 1 },
+		{ "method", NULL, -1, 0 },
 	};
 	struct host_costs hc;
 	struct output out;

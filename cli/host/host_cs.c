@@ -29,6 +29,7 @@
 #include "host.h"
 #include "host_cpu.h"
 #include "common/stats.h"
+#include "common/result_file.h"
 #include "common/util.h"
 
 #define CMD "host context-switch"
@@ -427,7 +428,7 @@ static const struct output_column cs_columns[] = {
 	{ "placement", NULL, -9, 0 },
 	{ "fp_users", "fp", -4, 0 },
 	{ "regset", NULL, -6, 0 },
-	{ "runs", NULL, 4, 0 },
+	{ RESULT_RUNS, "runs", 4, 0 },
 	{ "ns_per_round_trip_median", "ns/rt med", 9, 0 },
 	{ "ns_per_round_trip_min", "min", 7, 0 },
 	{ "ns_per_round_trip_max", "max", 7, 0 },
@@ -489,7 +490,7 @@ static json_t *cs_row(const struct cs_config *c, const struct cs_opts *o, const 
 	json_object_set_new(row, "fp_users", json_string(fp_names[c->fp]));
 	json_object_set_new(row, "regset", json_string(host_regset_names[c->regset]));
 	json_object_set_new(row, "seconds_per_run", json_real(o->h.seconds));
-	json_object_set_new(row, "runs", json_integer(c->runs));
+	json_object_set_new(row, RESULT_RUNS, json_integer(c->runs));
 	json_object_set_new(row, "round_trips", json_integer((json_int_t)c->round_trips));
 	json_object_set_new(row, "ns_per_round_trip_median", json_real(ns.median));
 	json_object_set_new(row, "ns_per_round_trip_min", json_real(ns.min));

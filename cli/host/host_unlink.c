@@ -23,6 +23,7 @@
 #include "host.h"
 #include "host_cpu.h"
 #include "common/stats.h"
+#include "common/result_file.h"
 #include "common/util.h"
 
 #define CMD "host unlink"
@@ -321,7 +322,7 @@ static json_t *ul_row(const struct ul_opts *o, unsigned int tasks, double (*ms)[
 	json_object_set_new(row, "tasks", json_integer(tasks));
 	json_object_set_new(row, "mode", json_string(o->processes ? "processes" : "threads"));
 	json_object_set_new(row, "ops", json_integer((json_int_t)o->ops));
-	json_object_set_new(row, "runs", json_integer(o->h.repeat));
+	json_object_set_new(row, RESULT_RUNS, json_integer(o->h.repeat));
 	json_object_set_new(row, "avg_runtime_ms", json_real(sum / o->h.repeat));
 	json_object_set_new(row, "runtime_ms_median", json_real(st.median));
 	json_object_set_new(row, "runtime_ms_min", json_real(st.min));
@@ -337,7 +338,7 @@ static const struct output_column ul_columns[] = {
 	{ "tasks", NULL, 5, 0 },
 	{ "mode", NULL, -9, 0 },
 	{ "ops", NULL, 8, 0 },
-	{ "runs", NULL, 4, 0 },
+	{ RESULT_RUNS, "runs", 4, 0 },
 	{ "avg_runtime_ms", "avg ms", 8, 1 },
 	{ "runtime_ms_median", "ms med", 8, 1 },
 	{ "runtime_ms_min", "min", 8, 1 },

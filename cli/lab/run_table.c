@@ -2,6 +2,7 @@
 /* Table, JSON lines and CSV. JSON and CSV share one list of keys per row. */
 #include "run_table.h"
 #include "common/catalog.h"
+#include "common/result_file.h"
 
 #include <inttypes.h>
 #include <math.h>
@@ -55,6 +56,14 @@ static json_t *real_or_null(bool have, double t, int decimals)
 {
 	double scale = decimals == 1 ? 10.0 : 1000.0;
 	return have ? json_real(round(t * scale) / scale) : json_null();
+}
+
+/* The row's ticks as @figure's median, min and max (result_file.h), or nulls unless @have. */
+static void put_ticks(json_t *o, const struct result_row *row, const char *figure, bool have)
+{
+	result_put_stats(o, figure, real_or_null(have, row->ticks_median, 1),
+			 real_or_null(have, row->ticks_min, 1),
+			 real_or_null(have, row->ticks_max, 1));
 }
 
 static void put_field(json_t *o, const struct result_row *row, enum result_field f)
@@ -120,17 +129,15 @@ static json_t *row_object(struct report *r, const struct result_row *row)
 	}
 	put(o, "accel", json_string(r->accel));
 	put(o, "clock", json_string(r->clock->key));
-	put(o, "repeats", json_integer(row->repeats));
+	put(o, RESULT_RUNS, json_integer(row->repeats));
 	for (size_t i = 0; i < sizeof(counts) / sizeof(counts[0]); i++) {
 		put_field(o, row, counts[i]);
 		done |= UINT64_C(1) << counts[i];
 	}
-	put(o, "ticks_per_round_trip", real_or_null(rt, row->ticks_median, 1));
-	put(o, "ticks_per_switch", real_or_null(sw, row->ticks_median, 1));
+	put_ticks(o, row, "ticks_per_round_trip", rt);
+	put_ticks(o, row, "ticks_per_switch", sw);
 	if (cost) /* costs: per operation (a trap or IPI round trip, one CR0 write) */
-		put(o, "ticks_per_op", real_or_null(row->ticks_per, row->ticks_median, 1));
-	put(o, "ticks_min", real_or_null(row->ticks_per, row->ticks_min, 1));
-	put(o, "ticks_max", real_or_null(row->ticks_per, row->ticks_max, 1));
+		put_ticks(o, row, "ticks_per_op", row->ticks_per != NULL);
 	put(o, "ticks_per", string_or_null(cost && row->ticks_per ? "operation" : row->ticks_per));
 	/* what the ticks are per (a unit of FP work, a call, an operation), from abi.h */
 	const struct fpulab_experiment *xi = experiment_info(row->median.experiment);
@@ -162,9 +169,8 @@ static json_t *row_object(struct report *r, const struct result_row *row)
 		bool have = cost_ns(r, row, row->ticks_median, &ns[0]) &&
 			    cost_ns(r, row, row->ticks_min, &ns[1]) &&
 			    cost_ns(r, row, row->ticks_max, &ns[2]);
-		put(o, "ns_per_op", real_or_null(have, ns[0], 1));
-		put(o, "ns_per_op_min", real_or_null(have, ns[1], 1));
-		put(o, "ns_per_op_max", real_or_null(have, ns[2], 1));
+		result_put_stats(o, "ns_per_op", real_or_null(have, ns[0], 1),
+				 real_or_null(have, ns[1], 1), real_or_null(have, ns[2], 1));
 	}
 	put(o, "integrity_reports", report_integrity_of_row(r, row, r->out->format == OUTPUT_CSV));
 	return o;
@@ -304,7 +310,8 @@ static void write_table_header(struct report *r, const struct result_row *first)
 			       "sleeping lock: sleeps = wait-loop passes that called schedule(),"
 			       " wakeups = unlocks that woke a waiter, retaken = passes after a"
 			       " wake-up that found the lock taken again; ms/run and ops/s from the"
-			       " median, in the clock above");
+			       " median, in the clock above%s",
+			       r->clock->timed ? "" : " (none here: instructions are no time)");
 }
 
 static void cell(json_t *o, const char *key, const char *text)
@@ -400,9 +407,10 @@ static json_t *table_row(const struct report *r, const struct result_row *row)
 	cell_count(o, "wakeups", row, RESULT_wakeups);
 	cell_count(o, "retaken", row, RESULT_wake_retaken);
 	/* The seed's "average runtime": the median's ticks x operations over
-	 * the guest's TSC kHz; ops/s its inverse; in the clock of the header. */
-	if (ticks && h && (h->present & (UINT64_C(1) << HELLO_tsc_khz)) && h->tsc_khz &&
-	    row->ticks_median > 0) {
+	 * the guest's TSC kHz; ops/s its inverse; in the clock of the header,
+	 * when its ticks are time (not under --icount). */
+	if (ticks && r->clock->timed && h && (h->present & (UINT64_C(1) << HELLO_tsc_khz)) &&
+	    h->tsc_khz && row->ticks_median > 0) {
 		snprintf(buf, sizeof(buf), "%.3f",
 			 row->ticks_median * (double)row->median.round_trips / (double)h->tsc_khz);
 		cell(o, "ms", buf);

@@ -60,7 +60,8 @@ static int load_lab_costs(const char *path, json_t *rows, struct opts *o)
 	{
 		const char *cost = result_str(row, "cost", NULL);
 		const struct clock_kind *clock = clock_by_key(result_str(row, "clock", NULL));
-		const json_t *ns = json_object_get(row, "ns_per_op");
+		double ns;
+		bool have_ns = result_stat(row, "ns_per_op", RESULT_MEDIAN, &ns);
 		int k = -1;
 
 		if (strcmp(result_str(row, "experiment", ""),
@@ -84,20 +85,20 @@ static int load_lab_costs(const char *path, json_t *rows, struct opts *o)
 				path, cost, clock->key, clock->tick);
 			return 1;
 		}
-		if (!json_is_number(ns)) {
+		if (!have_ns) {
 			fprintf(stderr, "fpulab replay: --costs %s: %s has no ns_per_op\n", path,
 				cost);
 			return 1;
 		}
-		if (!cost_ns_ok(json_number_value(ns))) {
+		if (!cost_ns_ok(ns)) {
 			char what[64];
 			snprintf(what, sizeof(what), "%s's ns_per_op", cost);
-			return cost_file_error(path, what, json_number_value(ns));
+			return cost_file_error(path, what, ns);
 		}
-		ps[k]->ns = json_number_value(ns);
+		ps[k]->ns = ns;
 		ps[k]->clock = clock;
 		ps[k]->source = clock ? clock->lab_costs : "lab costs, unknown clock";
-		ps[k]->runs = (unsigned)json_integer_value(json_object_get(row, "repeats"));
+		ps[k]->runs = (unsigned)result_runs(row);
 		found++;
 	}
 	if (!found) {

@@ -11,6 +11,7 @@
 
 #include "host/host_costs.h"
 #include "replay.h"
+#include "common/result_file.h"
 
 /* The table: the keys of each row it shows (JSON and CSV carry every key). */
 const struct output_column replay_table_columns[] = {
@@ -23,15 +24,15 @@ const struct output_column replay_table_columns[] = {
 	{ "ts_writes", "TSwrites", 8, 0 },
 	{ "flush_ipis", "IPIs", 6, 0 },
 	{ "integrity_errors", "integ", 5, 0 },
-	{ "native_ns_per_switch", "native", 9, 1 },
-	{ "native_ns_min", "min", 8, 1 },
-	{ "native_ns_max", "max", 8, 1 },
+	{ "native_ns_per_switch_median", "native", 9, 1 },
+	{ "native_ns_per_switch_min", "min", 8, 1 },
+	{ "native_ns_per_switch_max", "max", 8, 1 },
 	{ "priced_ns_per_switch", "priced", 8, 1 },
 	{ "timing_residue_ns_per_switch", "residue", 8, 1 },
 	{ "params_ns_per_switch", "params", 9, 1 },
-	{ "ns_per_switch", "total", 9, 1 },
+	{ "ns_per_switch_median", "total", 9, 1 },
 	{ "vs_oracle", "vsOracle", 8, 0 },
-	{ "vs_best", "vsBest", 8, 0 },
+	{ "vs_best_median", "vsBest", 8, 0 },
 	{ "work_vs_oracle", "work/or", 8, 0 },
 	{ "costs", NULL, -1, 0 },
 };
@@ -80,7 +81,7 @@ static json_t *row_head(const struct trace_info *ti, const char *policy, unsigne
 	set(r, "trace", json_string(ti->path));
 	set(r, "source", json_string(ti->source));
 	set(r, "unit", json_string("ns per switch"));
-	set(r, "repeats", json_integer((json_int_t)repeats));
+	set(r, RESULT_RUNS, json_integer((json_int_t)repeats));
 	return r;
 }
 
@@ -121,7 +122,7 @@ static void row_control(json_t *r, const struct trace_info *ti)
 {
 	bool have = ti->control && ti->resolve.n;
 	set(r, "control_policy", ti->control ? json_string(ti->control) : NULL);
-	set(r, "control_ratio", have ? ratio(ti->resolve.med) : NULL);
+	set(r, "control_ratio_median", have ? ratio(ti->resolve.med) : NULL);
 	set(r, "control_ratio_min", have ? ratio(ti->resolve.min) : NULL);
 	set(r, "control_ratio_max", have ? ratio(ti->resolve.max) : NULL);
 }
@@ -148,16 +149,12 @@ json_t *oracle_row(const struct trace_info *ti, const struct opts *o,
 	row_counts(r, &n);
 	set(r, "restores_skipped", NULL);
 	set(r, "integrity_errors", NULL);
-	set(r, "native_ns_per_switch", ns1(oracle_ns));
-	set(r, "native_ns_min", NULL);
-	set(r, "native_ns_max", NULL);
+	result_put_stats(r, "native_ns_per_switch", ns1(oracle_ns), NULL, NULL);
 	set(r, "priced_ns_per_switch", json_real(oracle_ns));
 	set(r, "params_ns_per_switch", ns1(0));
-	set(r, "ns_per_switch", ns1(oracle_ns));
-	set(r, "ns_per_switch_min", NULL);
-	set(r, "ns_per_switch_max", NULL);
+	result_put_stats(r, "ns_per_switch", ns1(oracle_ns), NULL, NULL);
 	set(r, "vs_oracle", ratio(1));
-	set(r, "vs_best", NULL);
+	set(r, "vs_best_median", NULL);
 	set(r, "work_vs_oracle", ratio(1));
 	set(r, "vs_best_min", NULL);
 	set(r, "vs_best_max", NULL);
@@ -198,24 +195,23 @@ json_t *policy_row(const struct trace_info *ti, const struct opts *o, const stru
 	double fl = w->floor_med;
 
 	row_counts(r, &w->n);
-	set(r, "native_ns_per_switch", ns1(w->native_med));
-	set(r, "native_ns_min", ns1(w->native_min));
-	set(r, "native_ns_max", ns1(w->native_max));
+	result_put_stats(r, "native_ns_per_switch", ns1(w->native_med), ns1(w->native_min),
+			 ns1(w->native_max));
 	set(r, "priced_ns_per_switch", json_real(costs_priced(o, &w->n, ti->save_ns, ti->rest_ns)));
 	set(r, "params_ns_per_switch", ns1(w->assumed));
-	set(r, "ns_per_switch", ns1(w->total));
-	set(r, "ns_per_switch_min", ns1(w->native_min - w->residue + w->assumed));
-	set(r, "ns_per_switch_max", ns1(w->native_max - w->residue + w->assumed));
+	result_put_stats(r, "ns_per_switch", ns1(w->total),
+			 ns1(w->native_min - w->residue + w->assumed),
+			 ns1(w->native_max - w->residue + w->assumed));
 	bool paired = w->vs_best.n > 0;
 	if (table) {
 		set(r, "vs_oracle",
 		    json_sprintf("%.2fx", oracle_ns > 0 ? w->total / oracle_ns : 0));
-		set(r, "vs_best",
+		set(r, "vs_best_median",
 		    paired ? json_sprintf("%.3fx", w->vs_best.med) : json_string("-"));
 		set(r, "work_vs_oracle", json_sprintf("%.2fx", owork > 0 ? work / owork : 0));
 	} else {
 		set(r, "vs_oracle", oracle_ns > 0 ? ratio(w->total / oracle_ns) : NULL);
-		set(r, "vs_best", paired ? ratio(w->vs_best.med) : NULL);
+		set(r, "vs_best_median", paired ? ratio(w->vs_best.med) : NULL);
 		set(r, "work_vs_oracle", owork > 0 ? ratio(work / owork) : NULL);
 	}
 	set(r, "vs_best_min", paired ? ratio(w->vs_best.min) : NULL);

@@ -17,6 +17,7 @@
 #include "common/util.h"
 #include "host/host_costs.h"
 #include "replay.h"
+#include "common/result_file.h"
 
 enum verdict verdict_of(const struct opts *o, const struct break_even *b, char *text, size_t len)
 {
@@ -223,7 +224,9 @@ static void sweep_rows(const struct trace_replay *tr, const double *y, bool rang
 			json_object_set_new(r, "trace", json_string(tr->path));
 			json_object_set_new(r, "sweep", json_string(o->sweep.param));
 			json_object_set_new(r, "sweep_ns", json_real(x));
-			json_object_set_new(r, "ns_per_switch", json_real(y[p * SWEEP_POINTS + i]));
+			/* the total at the medians' counts: one figure, no range of runs */
+			result_put_stats(r, "ns_per_switch", json_real(y[p * SWEEP_POINTS + i]),
+					 NULL, NULL);
 			json_object_set_new(r, "unit", json_string("ns per switch"));
 			json_object_set_new(r, "in_measured_range",
 					    json_boolean(ranged && x >= lo && x <= hi));

@@ -122,6 +122,13 @@ static char *counts_text(json_t *changed)
 }
 
 /* One configuration present in both files. */
+/* The runs a row summarises, or null when it does not say. */
+static json_t *runs_or_null(const json_t *row)
+{
+	long long n = result_runs(row);
+	return n > 0 ? json_integer(n) : json_null();
+}
+
 static json_t *compare_row(json_t *ra, json_t *rb, const char *identity, double threshold,
 			   struct compare_totals *t)
 {
@@ -151,8 +158,8 @@ static json_t *compare_row(json_t *ra, json_t *rb, const char *identity, double 
 		json_object_set_new(out, "b_median", json_real(fb.median));
 		json_object_set_new(out, "b_min", fb.has_range ? json_real(fb.min) : json_null());
 		json_object_set_new(out, "b_max", fb.has_range ? json_real(fb.max) : json_null());
-		json_object_set_new(out, "a_runs", json_incref(json_object_get(ra, "repeats")));
-		json_object_set_new(out, "b_runs", json_incref(json_object_get(rb, "repeats")));
+		json_object_set_new(out, "a_runs", runs_or_null(ra));
+		json_object_set_new(out, "b_runs", runs_or_null(rb));
 		json_object_set_new(out, "ratio",
 				    isfinite(ratio) ? json_real(round(ratio * 1000) / 1000)
 						    : json_null());

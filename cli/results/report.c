@@ -150,8 +150,8 @@ static const char *source_name(const json_t *row)
 
 static int runs_of(const json_t *row)
 {
-	const json_t *v = json_object_get(row, "repeats");
-	return json_is_integer(v) ? (int)json_integer_value(v) : 1;
+	long long n = result_runs(row);
+	return n > 0 ? (int)n : 1;
 }
 
 static void not_measured(struct finding *f, const char *fmt, const char *arg)

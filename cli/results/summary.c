@@ -52,13 +52,10 @@ static json_t *varying_keys(json_t *rows)
 	return keys;
 }
 
-/* The runs a row's figures summarise (its repeats; fpulab host: runs), 0 unknown. */
+/* The runs a row's figures summarise (result_file.h), 0 unknown. */
 static long long row_runs(const json_t *row)
 {
-	const json_t *r = json_object_get(row, "repeats");
-	if (!json_is_integer(r))
-		r = json_object_get(row, "runs");
-	return json_is_integer(r) ? json_integer_value(r) : 0;
+	return result_runs(row);
 }
 
 /* The beyond-the-ranges answer: one run has no range to be beyond. */
@@ -227,6 +224,13 @@ static double row_number(const json_t *row, const char *key)
 	return json_is_number(v) ? json_number_value(v) : NAN;
 }
 
+/* @stat of figure @figure (result_file.h's schema, older keys too), or NaN. */
+static double row_stat(const json_t *row, const char *figure, enum result_stat stat)
+{
+	double v;
+	return result_stat(row, figure, stat, &v) ? v : NAN;
+}
+
 /*
  * One workload of `fpulab replay` rows (docs/model.md): its traces of at
  * least REPLAY_MIN_SWITCHES switches; the static policy with the lowest
@@ -249,8 +253,8 @@ static void summarise_replay_workload(FILE *out, json_t *rows, const char *workl
 		    !strcmp(policy, "oracle") || row_number(row, "switches") < REPLAY_MIN_SWITCHES)
 			continue;
 		const json_t *eager = replay_twin(rows, row, policy_baseline());
-		double x = row_number(row, "ns_per_switch");
-		double xe = eager ? row_number(eager, "ns_per_switch") : NAN;
+		double x = row_stat(row, "ns_per_switch", RESULT_MEDIAN);
+		double xe = eager ? row_stat(eager, "ns_per_switch", RESULT_MEDIAN) : NAN;
 		if (!(x > 0) || !(xe > 0))
 			continue;
 		if (policy_is_baseline(policy))
@@ -298,8 +302,8 @@ static void summarise_replay_workload(FILE *out, json_t *rows, const char *workl
 		    row_number(row, "switches") < REPLAY_MIN_SWITCHES)
 			continue;
 		const json_t *r2 = replay_twin(rows, row, sc[second].policy);
-		if (!r2 ||
-		    !(row_number(row, "ns_per_switch_max") < row_number(r2, "ns_per_switch_min")))
+		if (!r2 || !(row_stat(row, "ns_per_switch", RESULT_MAX) <
+			     row_stat(r2, "ns_per_switch", RESULT_MIN)))
 			beyond = false;
 		one_run |= row_runs(row) == 1 || (r2 && row_runs(r2) == 1);
 	}
@@ -327,8 +331,7 @@ static void summarise_replay_workload(FILE *out, json_t *rows, const char *workl
 static bool replay_usable(const json_t *row)
 {
 	static const char *const strings[] = { "policy", "workload", "trace" };
-	static const char *const numbers[] = { "switches", "repeats", "ns_per_switch",
-					       "trap_ns",  "cr0_ns",  "ipi_ns" };
+	static const char *const numbers[] = { "switches", "trap_ns", "cr0_ns", "ipi_ns" };
 
 	for (size_t k = 0; k < sizeof(strings) / sizeof(strings[0]); k++)
 		if (!json_is_string(json_object_get(row, strings[k])))
@@ -336,7 +339,7 @@ static bool replay_usable(const json_t *row)
 	for (size_t k = 0; k < sizeof(numbers) / sizeof(numbers[0]); k++)
 		if (!isfinite(row_number(row, numbers[k])))
 			return false;
-	return true;
+	return result_runs(row) > 0 && isfinite(row_stat(row, "ns_per_switch", RESULT_MEDIAN));
 }
 
 /* Rows of `fpulab replay --format json`: one line per workload. */
@@ -380,9 +383,8 @@ static void summarise_replay(FILE *out, json_t *rows)
 			result_str(first, "xcr0", "-"), row_number(first, "trap_ns"),
 			result_str(first, "trap_source", "-"), row_number(first, "cr0_ns"),
 			result_str(first, "cr0_source", "-"), row_number(first, "ipi_ns"),
-			result_str(first, "ipi_source", "-"), row_number(first, "repeats"),
-			plural((unsigned long long)row_number(first, "repeats")),
-			REPLAY_MIN_SWITCHES);
+			result_str(first, "ipi_source", "-"), (double)result_runs(first),
+			plural((unsigned long long)result_runs(first)), REPLAY_MIN_SWITCHES);
 		fprintf(out,
 			"  the static policy with the lowest geometric mean over the traces of its "
 			"ns per switch / %s's (lower is better); adaptive against it; %s beats "
@@ -516,8 +518,8 @@ static void summarise_timed(FILE *out, json_t *mine, const char *experiment)
 		json_array_remove(keys, json_array_size(keys) - 1);
 	else
 		json_array_clear(keys);
-	json_t *r = json_object_get(json_array_get(mine, 0), "repeats");
-	size_t runs = json_is_integer(r) ? (size_t)json_integer_value(r) : 1;
+	long long r = result_runs(json_array_get(mine, 0));
+	size_t runs = r > 0 ? (size_t)r : 1;
 	fprintf(out, "%s: %s, %s; medians of %zu run%s\n", experiment, f.unit,
 		result_source_description(result_source(json_array_get(mine, 0))), runs,
 		plural(runs));

@@ -32,7 +32,7 @@ if grep -qw xsave /proc/cpuinfo; then
 	"$fpulab" calibrate --repeat 20 --format json > "$work/cal.json" 2> "$work/cal.err"
 	rc=$?
 	lines=$(wc -l < "$work/cal.json")
-	objects=$(grep -c '^{"name": ".*}$' "$work/cal.json")
+	objects=$(grep -c '^{"experiment": "calibrate", "name": ".*}$' "$work/cal.json")
 	if [ "$rc" = 0 ] && [ "$lines" -gt 5 ] && [ "$objects" = "$lines" ]; then
 		ok "calibrate --format json: one object per line ($lines figures)"
 	else not_ok "calibrate --format json: one object per line" "exit $rc, $objects objects in $lines lines"; fi
@@ -47,7 +47,7 @@ if grep -qw xsave /proc/cpuinfo; then
 	else not_ok "calibrate: libfpu's switch and the raw pair both save with the same instruction" \
 		"save_insn '$insn', ratios $ratio" "$(grep switch "$work/cal.json")"; fi
 	# the held path saves and restores nothing: cheaper than eager's save + restore
-	med() { grep -F "\"name\": \"$1\"" "$work/cal.json" | grep -o '"median_ticks": [0-9.]*' | cut -d' ' -f2; }
+	med() { grep -F "\"name\": \"$1\"" "$work/cal.json" | grep -o '"ticks_per_op_median": [0-9.]*' | cut -d' ' -f2; }
 	held=$(med "switch: libfpu held (smp-lazy)") eager=$(med "switch: libfpu eager ($insn)")
 	if [ -n "$held" ] && [ -n "$eager" ] && awk -v h="$held" -v e="$eager" 'BEGIN { exit !(h > 0 && h < e / 2) }' &&
 	   grep -F '"name": "switch: libfpu held (smp-lazy)"' "$work/cal.json" | grep -q '"state_verified": true'; then

@@ -44,7 +44,7 @@ else
 	not_ok "context-switch pipe,futex ($places) exits 0" "$(head -n 5 "$work/cs.err")"
 fi
 jq_check "context-switch: one row per ipc x placement x fp-users ($((2 * nplaces * 3)))" "$work/cs.json" "length == $((2 * nplaces * 3))"
-jq_check "context-switch: every row has 2 runs and round trips" "$work/cs.json" 'all(.runs == 2 and .round_trips > 0 and .ns_per_round_trip_min <= .ns_per_round_trip_median and .ns_per_round_trip_median <= .ns_per_round_trip_max)'
+jq_check "context-switch: every row has 2 runs and round trips" "$work/cs.json" 'all(.repeats == 2 and .round_trips > 0 and .ns_per_round_trip_min <= .ns_per_round_trip_median and .ns_per_round_trip_median <= .ns_per_round_trip_max)'
 jq_check "context-switch: 0 integrity errors in every row" "$work/cs.json" 'all(.integrity_errors == 0 and .xinuse_missing == 0)'
 if grep -qw xgetbv1 /proc/cpuinfo; then
 	jq_check "context-switch: FP task A has every $widest component in XINUSE" "$work/cs.json" \
@@ -97,7 +97,7 @@ else
 	skip "check: XINUSE has every $widest component" "no XGETBV(1) on this CPU"
 fi
 if "$fpulab" host check --seconds 1 --regset x87 --threads 2 --spinners 0 --format csv > "$work/chk.csv" 2> "$work/chk.err" &&
-	[ "$(wc -l < "$work/chk.csv")" = 2 ] && grep -q '^seconds,regset,threads,spinners,runs,checks,' "$work/chk.csv"; then
+	[ "$(wc -l < "$work/chk.csv")" = 2 ] && grep -q '^seconds,regset,threads,spinners,repeats,checks,' "$work/chk.csv"; then
 	ok "check --regset x87 --format csv: header and a row, exit 0"
 else
 	not_ok "check --regset x87 --format csv: header and a row, exit 0" "$(head -n 3 "$work/chk.err" "$work/chk.csv")"
@@ -115,7 +115,7 @@ else
 	not_ok "unlink --ops 2000 --tasks 1,3 exits 0" "$(head -n 3 "$work/ul.err")"
 fi
 jq_check "unlink: a row per task count, 2 runs, ops/s and runtimes ordered" "$work/ul.json" \
-	'length == 2 and .[0].tasks == 1 and .[1].tasks == 3 and all(.runs == 2 and .ops == 2000 and .ops_per_s_min > 0 and .ops_per_s_min <= .ops_per_s_median and .ops_per_s_median <= .ops_per_s_max and .runtime_ms_min <= .runtime_ms_max)'
+	'length == 2 and .[0].tasks == 1 and .[1].tasks == 3 and all(.repeats == 2 and .ops == 2000 and .ops_per_s_min > 0 and .ops_per_s_min <= .ops_per_s_median and .ops_per_s_median <= .ops_per_s_max and .runtime_ms_min <= .runtime_ms_max)'
 if [ -z "$(ls -A "$work/tmp")" ]; then ok "unlink: its temporary directory is gone"; else not_ok "unlink: its temporary directory is gone" "$(ls -A "$work/tmp")"; fi
 "$fpulab" host unlink --ops 500 --tasks 2 --repeat 1 --mode processes --dir "$work/d" > "$work/out" 2>&1
 rc=$?

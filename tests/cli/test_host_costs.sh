@@ -17,7 +17,7 @@ jq_check() {
 # fig NAME: the row of figure NAME, as a jq expression over the slurped rows
 fig() { echo "(map(select(.figure == \"$1\")) | .[0])"; }
 # have NAME: whether figure NAME was measured (or cited)
-have() { [ "$(jq -s "$(fig "$1") | .ns_median != null" "$work/costs.json")" = true ]; }
+have() { [ "$(jq -s "$(fig "$1") | .ns_per_op_median != null" "$work/costs.json")" = true ]; }
 note() { jq -rs "$(fig "$1") | .note" "$work/costs.json"; }
 
 check "fpulab help host costs prints its help" 0 "usage: fpulab host costs" - -- "$fpulab" help host costs
@@ -36,25 +36,25 @@ fi
 jq_check "one row per figure, in order" \
 	'map(.figure) == ["syscall","fault","umip","membarrier-none","membarrier-ipi","ipi","ipi-one-way","trap-sel4","cr0-sel4"]'
 jq_check "every measured figure: 1-3 runs (those confirmed), min <= median <= max, > 0 ns" \
-	'all(.[] | select(.measured); .runs >= 1 and .runs <= 3 and .ns_min > 0 and .ns_min <= .ns_median and .ns_median <= .ns_max)'
+	'all(.[] | select(.measured); .repeats >= 1 and .repeats <= 3 and .ns_per_op_min > 0 and .ns_per_op_min <= .ns_per_op_median and .ns_per_op_median <= .ns_per_op_max)'
 jq_check "each figure says which cost it prices, what kind it is and its method" \
 	'all(.kind != null and .method != "" and .note != "") and ([.[] | select(.cost == "trap") | .kind] == ["lower bound","estimate","estimate","cited"])'
 hv=false
 grep -qw hypervisor /proc/cpuinfo && hv=true
 jq_check "hypervisor is $hv, as /proc/cpuinfo's flags say" "all(.hypervisor == $hv)"
-jq_check "the syscall is measured, 3 runs of 1000" "$(fig syscall) | .measured and .runs == 3 and .ops_per_run == 1000"
+jq_check "the syscall is measured, 3 runs of 1000" "$(fig syscall) | .measured and .repeats == 3 and .ops_per_run == 1000"
 if have fault; then
-	jq_check "a zero-page fault (an exception) costs more than a syscall" "$(fig fault).ns_median > $(fig syscall).ns_median"
+	jq_check "a zero-page fault (an exception) costs more than a syscall" "$(fig fault).ns_per_op_median > $(fig syscall).ns_per_op_median"
 else
 	not_ok "the fault is measured" "$(note fault)"
 fi
 if have umip; then
-	jq_check "the UMIP-emulated SMSW costs more than a syscall" "$(fig umip).ns_median > $(fig syscall).ns_median"
+	jq_check "the UMIP-emulated SMSW costs more than a syscall" "$(fig umip).ns_per_op_median > $(fig syscall).ns_per_op_median"
 else
 	skip "the UMIP-emulated SMSW costs more than a syscall" "$(note umip)"
 fi
 jq_check "cited: seL4's 2000 trap cycles at 3.4 GHz (588.2 ns), 150 cycles per CR0 write (44.1 ns)" \
-	"($(fig trap-sel4).ns_median * 10 | round) == 5882 and ($(fig cr0-sel4).ns_median * 10 | round) == 441 and $(fig cr0-sel4).runs == 0"
+	"($(fig trap-sel4).ns_per_op_median * 10 | round) == 5882 and ($(fig cr0-sel4).ns_per_op_median * 10 | round) == 441 and $(fig cr0-sel4).repeats == 0"
 
 if [ "$(nproc)" -lt 2 ]; then
 	for t in "an IPI round trip exceeds the call with none to interrupt" "the IPI is measured" "one way is less than the round trip"; do
@@ -62,11 +62,11 @@ if [ "$(nproc)" -lt 2 ]; then
 	done
 elif have ipi; then
 	jq_check "membarrier interrupting another CPU costs more than with none to interrupt" \
-		"$(fig membarrier-ipi).ns_median > $(fig membarrier-none).ns_median"
-	jq_check "the IPI round trip is their difference, > 0" "$(fig ipi).ns_median > 0 and $(fig ipi).kind == \"estimate\""
+		"$(fig membarrier-ipi).ns_per_op_median > $(fig membarrier-none).ns_per_op_median"
+	jq_check "the IPI round trip is their difference, > 0" "$(fig ipi).ns_per_op_median > 0 and $(fig ipi).kind == \"estimate\""
 	if have ipi-one-way; then
 		jq_check "one way (tracepoints) is less than the membarrier that waited for it" \
-			"$(fig ipi-one-way).ns_median < $(fig membarrier-ipi).ns_median"
+			"$(fig ipi-one-way).ns_per_op_median < $(fig membarrier-ipi).ns_per_op_median"
 	else
 		skip "one way is less than the round trip" "$(note ipi-one-way)"
 	fi

@@ -68,7 +68,8 @@ run_fpulab "$work/good" --format json
 expect "good run exits 0" 0
 missing=
 for key in experiment policy placement fp_users regset cpus accel round_trips switches nm_traps \
-	   saves restores ipis integrity_errors ticks_per_round_trip ticks_min ticks_max repeats clock; do
+	   saves restores ipis integrity_errors ticks_per_round_trip_median ticks_per_round_trip_min \
+	   ticks_per_round_trip_max repeats clock; do
 	[ "$(grep -cF "\"$key\": " "$work/out")" = 4 ] || missing="$missing $key"
 done
 [ -z "$missing" ] && ok "json: every required key in every row" ||
@@ -76,15 +77,15 @@ done
 [ "$(wc -l < "$work/out")" = 4 ] && ok "json: one line per configuration and policy" ||
 	not_ok "json: one line per configuration and policy" "$(wc -l < "$work/out") lines"
 json_has eager same-cpu "json: eager same-cpu median/min/max over 3 runs" \
-	'ticks_per_round_trip: 4000.0' 'ticks_min: 3000.0' 'ticks_max: 5000.0' 'repeats: 3' \
+	'ticks_per_round_trip_median: 4000.0' 'ticks_per_round_trip_min: 3000.0' 'ticks_per_round_trip_max: 5000.0' 'repeats: 3' \
 	'nm_traps: 0' 'accel: "tcg"' 'clock: "emulated-tsc"' 'counts_identical: true' 'pinned: "no"'
 json_has lazy same-cpu "json: lazy same-cpu counts are medians, variation flagged" \
-	'nm_traps: 1000' 'ticks_per_round_trip: 2000.0' 'ticks_min: 1500.0' 'ticks_max: 2500.0' \
+	'nm_traps: 1000' 'ticks_per_round_trip_median: 2000.0' 'ticks_per_round_trip_min: 1500.0' 'ticks_per_round_trip_max: 2500.0' \
 	'counts_identical: false' 'vs_eager: 0.5'
 json_has eager cross-cpu "json: even repeats take the lower middle run (a measured value)" \
-	'ticks_per_round_trip: 2000.0' 'ticks_min: 2000.0' 'ticks_max: 4000.0' 'repeats: 2'
+	'ticks_per_round_trip_median: 2000.0' 'ticks_per_round_trip_min: 2000.0' 'ticks_per_round_trip_max: 4000.0' 'repeats: 2'
 json_has lazy cross-cpu "json: fields the guest did not send are null, not 0" \
-	'migrations: null' 'flush_ipis: 0' 'ticks_per_switch: null' 'save_insn: "xsaveopt"'
+	'migrations: null' 'flush_ipis: 0' 'ticks_per_switch_median: null' 'save_insn: "xsaveopt"'
 
 run_fpulab "$work/good" --format csv
 header=$(head -n 1 "$work/out")
@@ -155,6 +156,17 @@ for clock in icount emulated; do
 		ok "sleeping-lock under $clock: each row's unit is \"$want\""
 	else not_ok "sleeping-lock under $clock: each row's unit is \"$want\"" "exit $rc" "$(grep -o '"unit": "[^"]*"' "$work/out")" "$(tail -n 3 "$work/err")"; fi
 done
+# The table's ms/run and ops/s are time: from TSC ticks at the guest's rate, none from instructions.
+{ echo "$hello tsc_khz=1000000"; lock eager 0 68385; lock lazy 0 68317; echo "@fpulab done runs=2"; } > "$work/lock-khz"
+run_fpulab "$work/lock-khz" --experiment sleeping-lock --repeat 1 --state-api task --fp-users none --tasks 2
+if grep -qE '^eager +2 +task +none .* 1139\.8 +1139\.8 +1139\.8 +0\.068 +877385 ' "$work/out"; then
+	ok "sleeping-lock table: 1139.75 ticks/op at 1 GHz is 0.068 ms per 60 ops, 877385 ops/s"
+else not_ok "sleeping-lock table: 1139.75 ticks/op at 1 GHz is 0.068 ms per 60 ops, 877385 ops/s" "$(grep '^eager' "$work/out")"; fi
+run_fpulab "$work/lock-khz" --experiment sleeping-lock --repeat 1 --state-api task --fp-users none --tasks 2 --icount
+if grep -qE '^eager +2 +task +none .* 1139\.8 +1139\.8 +1139\.8 +- +- ' "$work/out" &&
+   grep -qF 'in the clock above (none here: instructions are no time)' "$work/out"; then
+	ok "sleeping-lock table under --icount: no ms/run nor ops/s from instruction counts"
+else not_ok "sleeping-lock table under --icount: no ms/run nor ops/s from instruction counts" "$(grep '^eager\|sleeping lock:' "$work/out")"; fi
 
 FPULAB_CPUINFO="$work/cpuinfo-vmx" FPULAB_KVM_DEV=/dev/null run_fpulab "$work/good" --accel auto --format json
 args=$(tr '\n' ' ' < "$work/qemu-args")
@@ -475,7 +487,7 @@ mixed() { # TICKS SWITCHES SAVES
 { echo "$hello"; mixed 3000000 2000 2004; mixed 4000000 2004 2000; mixed 5000000 2002 2002; echo "@fpulab done runs=3"; } > "$work/mixed"
 run_fpulab "$work/mixed" --format json
 json_has eager same-cpu "median row: switches and saves from the median-ticks run, not field by field" \
-	'switches: 2004' 'saves: 2000' 'ticks: 4000000' 'ticks_per_round_trip: 4000.0' 'counts_identical: false'
+	'switches: 2004' 'saves: 2000' 'ticks: 4000000' 'ticks_per_round_trip_median: 4000.0' 'counts_identical: false'
 
 # ---- skip records: echoed, and the expected count follows the guest ----
 {

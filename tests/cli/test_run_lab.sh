@@ -23,7 +23,7 @@ for kv in '"accel": "tcg"' '"clock": "icount"' '"repeats": 2' '"round_trips": 20
 done
 [ -z "$missing" ] && ok "real lab: rows carry the configuration, 2 runs each, no integrity errors" ||
 	not_ok "real lab: rows carry the configuration, 2 runs each, no integrity errors" "missing:$missing"
-if grep -qE '"ticks_per_round_trip": [0-9]+\.[0-9]' "$work/out" && ! grep -qF '"ticks_per_round_trip": null' "$work/out"; then
+if grep -qE '"ticks_per_round_trip_median": [0-9]+\.[0-9]' "$work/out" && ! grep -qF '"ticks_per_round_trip_median": null' "$work/out"; then
 	ok "real lab: ticks per round trip measured"
 else not_ok "real lab: ticks per round trip measured" "$(head -n 1 "$work/out")"; fi
 if grep -qF 'guest up:' "$work/err" && grep -qF 'config 1/1 done' "$work/err"; then

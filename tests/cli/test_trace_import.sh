@@ -173,6 +173,9 @@ has "replay: lazy's traps at both --fp-use bounds" out "linux: lazy         #NM 
 "$fpulab" replay "$work/sig.trace" --repeat 1 --policy deferred --format json > "$work/sig.json" 2> "$work/err"
 has "replay --format json: the linux row and each row's cpu_time_share" sig.json '"policy": "linux (recorded)"'
 has "replay --format json: cpu_time_share" sig.json '"cpu_time_share": 0.'
+if jq -e -s 'map(select(.policy == "linux (recorded)")) | length == 1 and all(.[]; .ns_per_switch_median == null and .native_ns_per_switch_median == null)' "$work/sig.json" > /dev/null; then
+	ok "replay --format json: the linux row has no ns per switch (Linux was recorded, not timed)"
+else not_ok "replay --format json: the linux row has no ns per switch (Linux was recorded, not timed)" "$(grep -F 'linux (recorded)' "$work/sig.json" | head -c 600)"; fi
 holds "replay --format json: the linux row's priced cost is its saves and restores at the batch costs" \
 	jq -e -s '.[] | select(.policy == "linux (recorded)") | (.priced_ns_per_switch - (.saves * .save_ns + .restores * .restore_ns) / .switches | fabs) < 1e-9' "$work/sig.json"
 # On every excerpt, replay's deferred loads exactly what the importer's shadow of it predicted.

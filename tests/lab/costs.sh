@@ -8,7 +8,7 @@ set -u
 # jq_ok NAME FILTER FILE: FILTER (over the rows, slurped) is true
 jq_ok() {
 	if jq -e -s "$2" "$3" > /dev/null 2>&1; then ok "$1"
-	else not_ok "$1" "false: $2" "$(jq -c -s '[.[] | {cost, round_trips, nm_traps, ipis, ns_per_op, repeats}]' "$3" 2>&1 | head -c 600)"; fi
+	else not_ok "$1" "false: $2" "$(jq -c -s '[.[] | {cost, round_trips, nm_traps, ipis, ns_per_op_median, repeats}]' "$3" 2>&1 | head -c 600)"; fi
 }
 
 json=$work/costs.json
@@ -25,7 +25,7 @@ jq_ok "costs cr0-write: 400 writes, no trap" \
 jq_ok "costs ipi: 200 IPIs, no trap" \
 	'.[] | select(.cost == "ipi") | .round_trips == 200 and .ipis == 200 and .nm_traps == 0 and .placement == "cross-cpu"' "$json"
 jq_ok "costs: ns per op = ticks per op at the guest's TSC rate, inside min..max" \
-	'all(.[]; .ticks_per_op > 0 and .tsc_khz > 0 and ((.ns_per_op - .ticks_per_op * 1e6 / .tsc_khz) | fabs) < 0.1 and .ns_per_op_min <= .ns_per_op and .ns_per_op <= .ns_per_op_max)' "$json"
+	'all(.[]; .ticks_per_op_median > 0 and .tsc_khz > 0 and ((.ns_per_op_median - .ticks_per_op_median * 1e6 / .tsc_khz) | fabs) < 0.1 and .ns_per_op_min <= .ns_per_op_median and .ns_per_op_median <= .ns_per_op_max)' "$json"
 jq_ok "costs: the baseline is measured and subtracted where there is one" \
 	'all(.[]; if .cost == "ipi" then .base_ticks == null else .base_ticks > 0 end)' "$json"
 
@@ -42,13 +42,13 @@ if grep -qw xsave /proc/cpuinfo && [ "$rc" = 0 ]; then
 	"$fpulab" trace synth pingpong-both -o "$work/pp.trace" --switches 100 --xcr0 0x7 > /dev/null 2>&1
 	"$fpulab" replay "$work/pp.trace" --repeat 1 --policy eager,lazy --costs "$json" > "$work/rp.out" 2> "$work/rp.err"
 	rrc=$?
-	ns() { jq -s -r --arg c "$1" '.[] | select(.cost == $c) | .ns_per_op * 10 | round / 10 | tostring | if test("\\.") then . else . + ".0" end' "$json"; }
+	ns() { jq -s -r --arg c "$1" '.[] | select(.cost == $c) | .ns_per_op_median * 10 | round / 10 | tostring | if test("\\.") then . else . + ".0" end' "$json"; }
 	want="# costs per event: #NM trap $(ns nm-trap) ns (lab costs, emulated (TCG)), CR0 write $(ns cr0-write) ns (lab costs, emulated (TCG)), IPI $(ns ipi) ns (lab costs, emulated (TCG))"
 	if [ "$rrc" = 0 ] && grep -qxF "$want" "$work/rp.out"; then ok "replay --costs: the lab's medians, labelled emulated"
 	else not_ok "replay --costs: the lab's medians, labelled emulated" "exit $rrc, want: $want" "$(grep -i 'costs\|error' "$work/rp.out" "$work/rp.err" | head -n 3)"; fi
 	"$fpulab" replay "$work/pp.trace" --repeat 1 --policy eager,lazy --costs "$json" --format json --output "$work/rp.json" 2> /dev/null
 	if jq -e -n --slurpfile c "$json" --slurpfile r "$work/rp.json" '
-		def med(k): $c[] | select(.cost == k) | .ns_per_op;
+		def med(k): $c[] | select(.cost == k) | .ns_per_op_median;
 		($r | length) == 3 and all($r[];
 			.trap_ns == med("nm-trap") and .cr0_ns == med("cr0-write") and .ipi_ns == med("ipi") and
 			.trap_source == "lab costs, emulated (TCG)" and .cr0_source == .trap_source and
