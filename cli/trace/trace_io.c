@@ -81,8 +81,9 @@ struct checker {
 	uint8_t in_kfpu[FPULAB_TRACE_MAX_CPUS];
 };
 
-static int check_event(struct checker *k, const struct fpulab_trace_header *h,
-		       const struct fpulab_trace_event *e, char *err, size_t errlen)
+/* What every event must satisfy, whatever its type. */
+static int check_event_fields(const struct checker *k, const struct fpulab_trace_header *h,
+			      const struct fpulab_trace_event *e, char *err, size_t errlen)
 {
 	unsigned int cpu = e->cpu, task = e->task;
 
@@ -107,29 +108,50 @@ static int check_event(struct checker *k, const struct fpulab_trace_header *h,
 	if ((e->flags & FPULAB_EVF_RETURNED) && !k->cur[cpu])
 		return fail_why(err, errlen, "returned to ring 3, but cpu %u runs no user task",
 				cpu);
+	return 0;
+}
+
+/* A switch on @e->cpu from @e->task to @e->arg: the CPU's running task moves. */
+static int check_switch(struct checker *k, const struct fpulab_trace_header *h,
+			const struct fpulab_trace_event *e, char *err, size_t errlen)
+{
+	unsigned int cpu = e->cpu, task = e->task;
+
+	if (e->arg > h->ntasks)
+		return fail_why(err, errlen, "switch to task %u, the trace has %u", e->arg,
+				h->ntasks);
+	if (task != k->cur[cpu])
+		return fail_why(err, errlen, "switch from task %u, but cpu %u runs task %u", task,
+				cpu, k->cur[cpu]);
+	if (k->in_kfpu[cpu])
+		return fail_why(err, errlen, "switch inside a kernel-FPU section");
+	if (task && k->exited[task])
+		return fail_why(err, errlen, "switch from task %u after its exit", task);
+	if (e->arg && k->running_on[e->arg] >= 0)
+		return fail_why(err, errlen, "task %u already runs on cpu %d", e->arg,
+				k->running_on[e->arg]);
+	if (task)
+		k->running_on[task] = -1;
+	if (e->arg) {
+		k->running_on[e->arg] = (int32_t)cpu;
+		k->exited[e->arg] = 0; /* a new task in an exited one's id */
+	}
+	k->cur[cpu] = e->arg;
+	return 0;
+}
+
+/* One event against what the events before it left in @k, which it updates. */
+static int check_event(struct checker *k, const struct fpulab_trace_header *h,
+		       const struct fpulab_trace_event *e, char *err, size_t errlen)
+{
+	unsigned int cpu = e->cpu, task = e->task;
+	int rc = check_event_fields(k, h, e, err, errlen);
+
+	if (rc)
+		return rc;
 	switch (e->type) {
 	case FPULAB_EV_SWITCH:
-		if (e->arg > h->ntasks)
-			return fail_why(err, errlen, "switch to task %u, the trace has %u", e->arg,
-					h->ntasks);
-		if (task != k->cur[cpu])
-			return fail_why(err, errlen, "switch from task %u, but cpu %u runs task %u",
-					task, cpu, k->cur[cpu]);
-		if (k->in_kfpu[cpu])
-			return fail_why(err, errlen, "switch inside a kernel-FPU section");
-		if (task && k->exited[task])
-			return fail_why(err, errlen, "switch from task %u after its exit", task);
-		if (e->arg && k->running_on[e->arg] >= 0)
-			return fail_why(err, errlen, "task %u already runs on cpu %d", e->arg,
-					k->running_on[e->arg]);
-		if (task)
-			k->running_on[task] = -1;
-		if (e->arg) {
-			k->running_on[e->arg] = (int32_t)cpu;
-			k->exited[e->arg] = 0; /* a new task in an exited one's id */
-		}
-		k->cur[cpu] = e->arg;
-		return 0;
+		return check_switch(k, h, e, err, errlen);
 	case FPULAB_EV_USE:
 		if (!task || task != k->cur[cpu])
 			return fail_why(err, errlen, "use by task %u, but cpu %u runs task %u",
