@@ -76,16 +76,11 @@ static void runs_free(struct runs *r)
 	free(r->samples);
 }
 
-/* Reads @tr->path, runs the oracle, times the batch save and restore and sets adaptive's costs. */
-static int trace_setup(struct trace_replay *tr)
+/* Runs the oracle over @tr->t, times the batch save and restore and sets adaptive's costs. */
+static int trace_prepare(struct trace_replay *tr)
 {
 	const struct opts *o = tr->o;
-	char err[512];
 
-	if (trace_read(tr->path, &tr->t, err, sizeof(err))) {
-		fprintf(stderr, "fpulab replay: %s\n", err);
-		return 1;
-	}
 	if (oracle_run(&tr->t, &tr->oc)) {
 		fprintf(stderr, "fpulab replay: out of memory\n");
 		trace_free(&tr->t);
@@ -112,6 +107,18 @@ static int trace_setup(struct trace_replay *tr)
 		tr->fc = o->builtin;
 	fpu_set_costs(&tr->fc);
 	return 0;
+}
+
+/* Reads @tr->path, then trace_prepare(). */
+static int trace_setup(struct trace_replay *tr)
+{
+	char err[512];
+
+	if (trace_read(tr->path, &tr->t, err, sizeof(err))) {
+		fprintf(stderr, "fpulab replay: %s\n", err);
+		return 1;
+	}
+	return trace_prepare(tr);
 }
 
 static void trace_teardown(struct trace_replay *tr)
@@ -369,7 +376,70 @@ static void trace_info_fill(struct trace_replay *tr)
 				      tr->rest_ns,
 				      tr->tpn,
 				      tr->ctl >= 0 ? tr->pols[tr->ctl] : NULL,
-				      tr->control };
+				      tr->control,
+				      linux_busy_ns(&tr->t) };
+}
+
+/*
+ * Every step after the trace is read: the runs, their summaries, the rank.
+ * 0, 1 after an error of the runs (their rows still print), -1 out of
+ * memory (said; nothing to print).
+ */
+static int replay_steps(struct trace_replay *tr)
+{
+	const struct opts *o = tr->o;
+	int rc;
+
+	if (runs_alloc(&tr->runs, tr->np, o->repeat, tr->oc.switches) < 0 ||
+	    (rc = record_logs(tr)) < 0) {
+		fprintf(stderr, "fpulab replay: out of memory\n");
+		return -1;
+	}
+	interleaved_runs(tr);
+	empty_region_ticks(tr->runs.empty, tr->np, o->repeat, tr->runs.samples, tr->empty_region);
+	for (int p = 0; p < tr->np; p++)
+		rc |= summarise_policy(tr, p);
+	rc |= rank(tr);
+	trace_info_fill(tr);
+	return rc;
+}
+
+/*
+ * A Linux trace of the every-return model: the lazy-style policies and
+ * deferred replayed again over its evidence bound (replay_linux.c), their
+ * rows kept in @tr->lower. 0 also when there is nothing to do.
+ */
+static int replay_lower_bound(struct trace_replay *tr)
+{
+	struct trace_replay *lo;
+	int rc;
+
+	tr->lower.np = 0;
+	if (tr->t.lx->fp_use != FPULAB_FP_USE_EVERY_RETURN || !linux_bound_policies(tr, NULL))
+		return 0;
+	lo = calloc(1, sizeof(*lo));
+	if (!lo || linux_lower_trace(&tr->t, &lo->t)) {
+		fprintf(stderr, "fpulab replay: out of memory\n");
+		free(lo);
+		return -1;
+	}
+	lo->path = tr->path;
+	lo->o = tr->o;
+	lo->tpn = tr->tpn;
+	lo->pols = tr->lower.pols;
+	lo->np = linux_bound_policies(tr, tr->lower.pols);
+	rc = trace_prepare(lo);
+	if (!rc)
+		rc = replay_steps(lo);
+	if (rc >= 0) {
+		tr->lower.np = lo->np;
+		memcpy(tr->lower.rows, lo->rows, sizeof(lo->rows));
+		tr->lower.switches = lo->oc.switches;
+		tr->lower.uses = lo->oc.uses;
+	}
+	trace_teardown(lo);
+	free(lo);
+	return rc;
 }
 
 /*
@@ -392,23 +462,15 @@ int replay_trace(const char *path, const struct opts *o, const char **pols, int 
 		free(tr);
 		return 1;
 	}
-	if (runs_alloc(&tr->runs, np, o->repeat, tr->oc.switches) < 0 ||
-	    (rc = record_logs(tr)) < 0) {
-		fprintf(stderr, "fpulab replay: out of memory\n");
-		rc = 1;
-		goto out;
+	rc = replay_steps(tr);
+	if (rc >= 0 && tr->t.lx)
+		rc |= replay_lower_bound(tr);
+	if (rc >= 0) {
+		trace_print_header(tr);
+		trace_print_rows(tr);
+		trace_print_footer(tr);
 	}
-	interleaved_runs(tr);
-	empty_region_ticks(tr->runs.empty, np, o->repeat, tr->runs.samples, tr->empty_region);
-	for (int p = 0; p < np; p++)
-		rc |= summarise_policy(tr, p);
-	rc |= rank(tr);
-	trace_info_fill(tr);
-	trace_print_header(tr);
-	trace_print_rows(tr);
-	trace_print_footer(tr);
-out:
 	trace_teardown(tr);
 	free(tr);
-	return rc;
+	return rc < 0 ? 1 : rc;
 }

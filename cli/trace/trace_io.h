@@ -5,6 +5,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include <fpu/xstate.h>
 #include <fpulab/trace.h>
@@ -22,8 +23,12 @@
 
 struct trace {
 	struct fpulab_trace_header hdr;
+	struct fpulab_trace_linux *lx; /* version 3's Linux block, malloc'ed; NULL before */
 	struct fpulab_trace_event *ev; /* hdr.nevents of them, malloc'ed */
 };
+
+/* The header's bytes on disk for @version: 64, or 64 + the Linux block from version 3. */
+size_t trace_header_size(unsigned int version);
 
 /* trace_type_name - "switch", "use", ...; "?" for an unknown type. */
 const char *trace_type_name(unsigned int type);
@@ -38,6 +43,35 @@ const char *trace_type_name(unsigned int type);
  */
 int trace_check(const struct trace *t, char *err, size_t errlen);
 
+/* The header alone, and version 3's Linux block (NULL before), as trace_check() checks them. */
+int trace_check_header(const struct fpulab_trace_header *h, char *err, size_t errlen);
+int trace_check_linux(const struct fpulab_trace_header *h, const struct fpulab_trace_linux *lx,
+		      char *err, size_t errlen);
+
+/*
+ * The same checks one event at a time, for a writer that streams (the
+ * Linux importer): trace_checker_new() checks @h and @lx (as trace_check()
+ * does; @lx NULL before version 3) and keeps @h, which must outlive the
+ * checker; trace_checker_event() checks event @index in order. Both return
+ * NULL or -1 with a message in @err; the checker is freed either way by
+ * trace_checker_free() (NULL is fine).
+ */
+struct trace_checker;
+struct trace_checker *trace_checker_new(const struct fpulab_trace_header *h,
+					const struct fpulab_trace_linux *lx, char *err,
+					size_t errlen);
+int trace_checker_event(struct trace_checker *k, const struct fpulab_trace_event *e, uint64_t index,
+			char *err, size_t errlen);
+void trace_checker_free(struct trace_checker *k);
+
+/*
+ * trace_write_header - write @h (with magic, version, sizes set as the
+ * writer sets them: version 3 iff @lx) and @lx at @f's current position.
+ * Return: 0, or -1 (errno set).
+ */
+int trace_write_header(FILE *f, const struct fpulab_trace_header *h,
+		       const struct fpulab_trace_linux *lx);
+
 /*
  * trace_read - load and check the trace in @path. Return: 0, or -1 with a
  * message naming the file in @err. On error *@t is empty.
@@ -51,6 +85,13 @@ int trace_read(const char *path, struct trace *t, char *err, size_t errlen);
 int trace_write(const char *path, const struct trace *t, char *err, size_t errlen);
 
 void trace_free(struct trace *t);
+
+/* "every-return", "evidence" (FPULAB_FP_USE_*), or "?". */
+const char *trace_fp_use_name(unsigned int fp_use);
+
+/* A few lines on @f saying what the Linux block @x of a trace with header @h records. */
+void trace_linux_summary(FILE *f, const struct fpulab_trace_header *h,
+			 const struct fpulab_trace_linux *x);
 
 /* ---- synthetic workloads (cli/trace/trace_synth.c) ---- */
 
