@@ -41,13 +41,20 @@ TEST_BINS += $(wildcard tests/cli/test_*.sh)
 -include tests/fuzz/fuzz.mk
 -include tests/lab/lab.mk
 
+# This host's costs, measured once per `make test`: the replays of the tests
+# read them ($FPULAB_HOST_COSTS, docs/model.md) instead of measuring them
+# each time (0.6 s a replay); tests/cli/test_replay_costs.sh measures too.
+HOST_COSTS_CACHE := $(abspath $(BUILD))/tests/host-costs.json
+
 .PHONY: test-bins test-ubsan check-tests
 test-bins: all $(TEST_BINS)
 
 test: ## build, then run every test (SUITE=NAME: one); ends "N passed, N failed, N skipped"
 	./tools/ensure-deps test
 	$(MAKE) --no-print-directory test-bins
-	FPULAB=$(BUILD)/fpulab tests/run-tests.sh $(if $(SUITE),$(SUITE_BINS),$(TEST_BINS))
+	$(BUILD)/fpulab host costs --repeat 3 --format json --output $(HOST_COSTS_CACHE) 2> /dev/null
+	FPULAB=$(BUILD)/fpulab FPULAB_HOST_COSTS=$(HOST_COSTS_CACHE) \
+		tests/run-tests.sh $(if $(SUITE),$(SUITE_BINS),$(TEST_BINS))
 
 # make test SUITE=NAME: only the test executables whose name is NAME
 # (test_cli_compare, test_run.sh, stress, ...); none matching is an error.
