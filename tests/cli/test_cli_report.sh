@@ -27,7 +27,6 @@ expect "seed 003, big state: +25.0%" "$work/t" '^003 +\+8% with big state .* yes
 expect "seed 003, FP in both: -1.0%, no real difference" "$work/t" '^003 +0% \(no degradation\) .* yes +emulated ticks +-1\.0% '
 expect "a gain far from the claim's size says why" "$work/t" "the lab's switch path is far shorter"
 expect_count "the claims without results say not measured" "$work/t" ' not measured$' 6
-# shellcheck disable=SC2016 # the backquotes are the report's text
 expect "and which experiment they need" "$work/t" 'needs `fpulab run --experiment short-tasks`'
 expect "the header names the build and the command" "$work/t" '^# fpulab_git: '
 expect "the header names the host" "$work/t" '^# host_cpu: '

@@ -19,7 +19,6 @@ grep -qw avx /proc/cpuinfo && widest=avx
 grep -qw avx512f /proc/cpuinfo && grep -qw avx512bw /proc/cpuinfo && widest=avx512
 case $widest in x87) mask=1 ;; avx) mask=7 ;; avx512) mask=231 ;; esac # 0x1, 0x7, 0xe7
 
-# shellcheck disable=SC2016 # jq's $d, $x, $m
 # num: "0xe7" as a number; has(X; M): every bit of M is set in X
 defs='def num: ltrimstr("0x") | explode | map(if . >= 97 then . - 87 else . - 48 end) | reduce .[] as $d (0; . * 16 + $d);
       def has($x; $m): [range(0; 8)] | all(. as $b | ((($m / pow(2; $b)) | floor) % 2 == 0) or ((($x / pow(2; $b)) | floor) % 2 == 1));'

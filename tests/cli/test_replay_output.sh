@@ -57,7 +57,6 @@ t "json: eager and deferred time 2 regions per switch (switch, return to ring 3)
 	jq -e -s '(.[] | select(.policy == "eager") | .timed_regions == 800) and (.[] | select(.policy == "deferred") | .timed_regions == 800) and (.[] | select(.policy == "lazy") | .nm_traps == 200 and .timed_regions == 1000)' "$work/r.json"
 t "json: the same timed regions, the same timing residue (eager, deferred)" \
 	jq -e -s '[.[] | select(.policy == "eager" or .policy == "deferred") | .timing_residue_ns_per_switch] | length == 2 and .[0] == .[1]' "$work/r.json"
-# shellcheck disable=SC2016 # jq's $rows
 t "json: vs_best pairs run k with run k: the best static policy against itself is exactly 1x in all 3 runs" \
 	jq -e -s '[.[] | select(.policy != "oracle")] | . as $rows | (map(select(.vs_best == 1 and .vs_best_min == 1 and .vs_best_max == 1)) | length >= 1 and .[0].ns_per_switch == ($rows | map(.ns_per_switch) | min)) and all(.[]; .vs_best_runs == 3 and .vs_best_min <= .vs_best and .vs_best <= .vs_best_max)' "$work/r.json"
 t "json: no interval of the median from 3 runs (under 90% confidence)" \
