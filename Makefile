@@ -3,6 +3,8 @@
 #   make            build everything
 #   make run        build, run the default matrix (fpulab run), print the summary
 #   make test       build, then run every test; ends with "N passed, N failed, N skipped"
+#   make image      the bootable image, build/fpulab.iso (docs/bare-metal.md)
+#   make test-image boot it under QEMU: BIOS and UEFI (slow; .ci/run runs it)
 #   make help       every target and the variables they take
 
 # gcc unless the user chose a compiler (make's own default CC is cc).
@@ -123,6 +125,13 @@ run: ## build, run the default experiments and replays, print the summary (resul
 	@./$(BUILD)/fpulab summary --plot $(BUILD)/results/plots $(BUILD)/results/run.json \
 		$(BUILD)/results/fp-vs-spinner.json $(BUILD)/results/short-tasks.json \
 		$(BUILD)/results/kernel-checksum.json $(BUILD)/results/replay.json
+
+# The bootable image (docs/bare-metal.md): BIOS and UEFI, CD or USB stick (dd).
+.PHONY: image
+image: ## the bootable image, BUILD/fpulab.iso: BIOS and UEFI, CD or USB stick
+	./tools/ensure-deps image
+	$(MAKE) --no-print-directory all
+	./tools/mkimage -o $(BUILD)/fpulab.iso --kernel $(BUILD)/lab.elf
 
 clean: ## remove BUILD (default build/)
 	rm -rf $(BUILD)

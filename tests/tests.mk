@@ -52,9 +52,19 @@ test-bins: all $(TEST_BINS)
 test: ## build, then run every test (SUITE=NAME: one); ends "N passed, N failed, N skipped"
 	./tools/ensure-deps test
 	$(MAKE) --no-print-directory test-bins
+	@echo "make test: the GRUB image boots (BIOS and UEFI, minutes under TCG) are not run here: make test-image (.ci/run runs it)"
 	$(BUILD)/fpulab host costs --repeat 3 --format json --output $(HOST_COSTS_CACHE) 2> /dev/null
 	FPULAB=$(BUILD)/fpulab FPULAB_HOST_COSTS=$(HOST_COSTS_CACHE) \
 		tests/run-tests.sh $(if $(SUITE),$(SUITE_BINS),$(TEST_BINS))
+
+# The bootable image's tests (docs/bare-metal.md): boots of GRUB images under
+# QEMU TCG on SeaBIOS and OVMF, slow, so not part of make test; .ci/run runs them.
+IMAGE_TEST_BINS := $(filter-out tests/image/lib.sh,$(sort $(wildcard tests/image/*.sh)))
+.PHONY: test-image
+test-image: ## boot the GRUB image under QEMU on SeaBIOS and OVMF (slow; not in make test)
+	./tools/ensure-deps image
+	$(MAKE) --no-print-directory all
+	FPULAB=$(BUILD)/fpulab tests/run-tests.sh $(IMAGE_TEST_BINS)
 
 # make test SUITE=NAME: only the test executables whose name is NAME
 # (test_cli_compare, test_run.sh, stress, ...); none matching is an error.
@@ -68,20 +78,21 @@ test-ubsan: ## the cmocka unit tests (libfpu, cli) built with -fsanitize=undefin
 		$(patsubst $(BUILD)/%,$(BUILD)/ubsan/%,$(UNIT_BINS))
 	UBSAN_OPTIONS=print_stacktrace=1 tests/run-tests.sh $(patsubst $(BUILD)/%,$(BUILD)/ubsan/%,$(UNIT_BINS))
 
-# Every test source in tests/ is run by make test: a C test or TAP script
+# Every test source in tests/ is run by make test (or make test-image): a C test or TAP script
 # that no rule picks up (a new folder, a name outside the patterns) fails
 # make lint rather than being skipped in silence.
 TEST_HELPERS := tests/run-tests.sh tests/tap.sh tests/cli/lib.sh tests/lab/lib.sh \
-                tests/cli/fake-qemu tests/fuzz/make_corpus.py
+                tests/image/lib.sh tests/cli/fake-qemu tests/fuzz/make_corpus.py
 check-tests: ## fail if a test source in tests/ is one make test would not run (part of lint)
 	@bad=; for f in $$(git ls-files 'tests/*.sh' 'tests/*.c' 'tests/*.py' 'tests/*/fake-*'); do \
 		case "$$f" in tests/fuzz/*.c) continue ;; esac; \
 		case " $(TEST_HELPERS) " in *" $$f "*) continue ;; esac; \
 		t=$$f; case "$$f" in *.c) t=$(BUILD)/tests/$$(basename "$$f" .c) ;; esac; \
-		case " $(TEST_BINS) " in *" $$t "*) ;; *) bad="$$bad $$f" ;; esac; \
+		case " $(TEST_BINS) $(IMAGE_TEST_BINS) " in *" $$t "*) ;; *) bad="$$bad $$f" ;; esac; \
 	done; \
 	if [ -n "$$bad" ]; then \
 		echo "check-tests: not run by make test:$$bad" >&2; \
-		echo "  (C tests: tests/unit/test_*.c, tests/cli/test_cli_*.c; scripts: tests/cli/test_*.sh, tests/lab/*.sh;" >&2; \
+		echo "  (C tests: tests/unit/test_*.c, tests/cli/test_cli_*.c; scripts: tests/cli/test_*.sh, tests/lab/*.sh," >&2; \
+		echo "   tests/image/*.sh for make test-image;" >&2; \
 		echo "   a helper that is not a test goes in TEST_HELPERS, tests/tests.mk)" >&2; exit 1; \
 	fi; echo "check-tests: every test source is run by make test"
