@@ -5,6 +5,7 @@
 #   make test       build, then run every test; ends with "N passed, N failed, N skipped"
 #   make image      the bootable image, build/fpulab.iso (docs/bare-metal.md)
 #   make test-image boot it under QEMU: BIOS and UEFI (slow; .ci/run runs it)
+#   make help       every target and the variables they take
 
 # gcc unless the user chose a compiler (make's own default CC is cc).
 ifeq ($(origin CC),default)
@@ -13,6 +14,10 @@ endif
 BUILD   ?= build
 
 WARN     := -Wall -Wextra -Wno-unused-parameter -Wmissing-prototypes -Wstrict-prototypes
+# make WERROR=1: every warning is an error (CI builds so, with gcc and clang).
+ifeq ($(WERROR),1)
+WARN     += -Werror
+endif
 INCLUDES := -Iinclude
 
 # Freestanding code (lab/, and lib/ as the lab embeds it): no libc headers,
@@ -27,6 +32,11 @@ KLDFLAGS := -nostdlib -static -Wl,--build-id=none -Wl,-z,max-page-size=0x1000 \
 
 # Host code (cli/, tests, lib/ as the host links it).
 HCFLAGS  := -std=gnu11 -O2 -g $(WARN) $(INCLUDES) -D_GNU_SOURCE
+# make SANITIZE=undefined (or address, ...): the host code and its tests built
+# with that sanitizer, stopping at the first report (make test-ubsan).
+ifneq ($(SANITIZE),)
+HCFLAGS  += -fsanitize=$(SANITIZE) -fno-sanitize-recover=all
+endif
 HLDLIBS  := -ljansson -lm
 
 LIB_SRCS := $(wildcard lib/*.c)
@@ -38,8 +48,8 @@ LABTEST_OBJS  := $(patsubst %,$(BUILD)/lab-test/%.o,$(LAB_SRCS) $(LIB_SRCS))
 HOSTLIB_OBJS  := $(patsubst %,$(BUILD)/host/%.o,$(LIB_SRCS))
 CLI_OBJS      := $(patsubst %,$(BUILD)/host/%.o,$(CLI_SRCS))
 
-.PHONY: all run test clean
-all: $(BUILD)/lab.elf $(BUILD)/lab-test.elf $(BUILD)/fpulab
+.PHONY: all run test clean help
+all: $(BUILD)/lab.elf $(BUILD)/lab-test.elf $(BUILD)/fpulab ## build the lab kernels (lab.elf, lab-test.elf) and fpulab
 
 # ---- lab kernel ----
 $(BUILD)/lab/%.c.o: %.c
@@ -100,7 +110,7 @@ $(BUILD)/fpulab: $(CLI_OBJS) $(BUILD)/libfpu.a
 
 # Dependencies first: on a fresh machine they are what the build needs.
 # The results and plots stay in $(BUILD)/results; the summary is what to read first.
-run:
+run: ## build, run the default experiments and replays, print the summary (results in BUILD/results)
 	./tools/ensure-deps run
 	$(MAKE) --no-print-directory all
 	@mkdir -p $(BUILD)/results
@@ -118,26 +128,53 @@ run:
 
 # The bootable image (docs/bare-metal.md): BIOS and UEFI, CD or USB stick (dd).
 .PHONY: image
-image:
+image: ## the bootable image, BUILD/fpulab.iso: BIOS and UEFI, CD or USB stick
 	./tools/ensure-deps image
 	$(MAKE) --no-print-directory all
 	./tools/mkimage -o $(BUILD)/fpulab.iso --kernel $(BUILD)/lab.elf
 
-clean:
+clean: ## remove BUILD (default build/)
 	rm -rf $(BUILD)
+
+# Every target with a "## what it does" comment, then the variables.
+help: ## this list
+	@echo "make TARGET [VARIABLE=value ...]; targets:"
+	@awk -F':.*## ' '/^[a-z][a-z-]*:.*## / { printf "  %-12s %s\n", $$1, $$2 }' \
+		$(filter-out %.d,$(MAKEFILE_LIST))
+	@echo "variables:"
+	@echo "  CC=clang      build with clang (default gcc); make check-clang does it in $(BUILD)/clang"
+	@echo "  BUILD=DIR     where every output goes (default build)"
+	@echo "  WERROR=1      warnings are errors (CI)"
+	@echo "  SANITIZE=X    host code and tests with -fsanitize=X (test-ubsan: undefined)"
+	@echo "  SUITE=NAME    make test: only the test executables called NAME (test_cli_replay, stress, ...)"
+	@echo "  FUZZ_SECONDS=N  make fuzz: how long (default 60)"
+
+# Both compilers build the tree with no warnings: clang, warnings as errors,
+# in a build folder of its own (CI runs it; gcc is checked by make WERROR=1 test).
+.PHONY: check-clang
+check-clang: ## build everything and every test with clang, warnings as errors (in BUILD/clang)
+	$(MAKE) --no-print-directory CC=clang WERROR=1 BUILD=$(BUILD)/clang all test-bins
 
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)
 -include tests/tests.mk
 
-# ---- lint: formatting (.clang-format) and cppcheck; CI runs it ----
+# ---- lint: formatting (.clang-format), cppcheck, shellcheck and the layout
+# rules (tools/check-arch, tools/check-map); CI runs it ----
 LINT_SRCS = $(shell git ls-files '*.c' '*.h' 2>/dev/null | grep -E '^(lib|lab|cli|include|tests)/')
+# The project's shell scripts: *.sh, and every tracked file whose first line
+# is a sh or bash #! line (tools/, .ci/run, tests/cli/fake-qemu, ...).
+SHELL_SCRIPTS = $(shell git ls-files -z 2>/dev/null | xargs -0 awk 'FNR == 1 { \
+		if (FILENAME ~ /\.sh$$/ || /^\#!.*(\/|env )(ba|da)?sh([ \t]|$$)/) print FILENAME; nextfile }')
 # unusedStructMember: hardware and ABI layouts (FNSTENV, hvm_start_info, XSAVE
 # headers) name fields that the code never reads; they document the layout.
 CPPCHECK_FLAGS := --quiet --error-exitcode=1 --std=c11 --inline-suppr \
                   --enable=warning,style,performance,portability -Iinclude \
                   --suppress=unusedStructMember
 .PHONY: lint
-lint:
+lint: check-tests ## clang-format, cppcheck, shellcheck, function length and include direction, every test run
 	@echo "clang-format --dry-run --Werror (lib lab cli include tests)"
 	@clang-format --dry-run --Werror $(LINT_SRCS)
 	cppcheck $(CPPCHECK_FLAGS) lib lab cli
+	@echo "shellcheck -x ($(words $(SHELL_SCRIPTS)) scripts)"
+	@shellcheck -x $(SHELL_SCRIPTS)
+	./tools/check-arch

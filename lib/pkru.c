@@ -60,11 +60,16 @@ static uint32_t std_offset(void)
 void fpu_pkru_export(void *img, uint32_t pkru)
 {
 	uint32_t off = std_offset();
+	uint8_t *bvp = (uint8_t *)img + XSTATE_HEADER_OFFSET;
+	uint64_t bv;
 
 	if (!off)
 		return;
+	/* @img is an export's destination: any alignment, so byte copies only. */
 	__builtin_memcpy((uint8_t *)img + off, &pkru, sizeof(pkru));
-	((struct xregs_state *)img)->header.xstate_bv |= XFEATURE_MASK_PKRU;
+	__builtin_memcpy(&bv, bvp, sizeof(bv));
+	bv |= XFEATURE_MASK_PKRU;
+	__builtin_memcpy(bvp, &bv, sizeof(bv));
 }
 
 uint32_t fpu_pkru_import(const void *img, uint64_t rfbm, uint32_t old)

@@ -24,6 +24,18 @@ static void x87_init(struct fxregs_state *fx)
 	__builtin_memset(fx->st_space, 0, sizeof(fx->st_space));
 }
 
+/*
+ * The standard-format image's legacy region (built in @fx) and XSTATE_BV
+ * (the header's first field), written into @dst with byte copies: @dst may
+ * have any alignment (xstate_export_std()), so it is never accessed as a
+ * struct xregs_state, whose type says 64-byte aligned.
+ */
+static void put_legacy_and_bv(void *dst, const struct fxregs_state *fx, uint64_t bv)
+{
+	__builtin_memcpy(dst, fx, LEGACY_USED);
+	__builtin_memcpy((uint8_t *)dst + XSTATE_HEADER_OFFSET, &bv, sizeof(bv));
+}
+
 static bool kbuf_is_fxsave(void)
 {
 	return xstate_cfg.save_insn == FPU_INSN_FXSAVE;
@@ -32,7 +44,7 @@ static bool kbuf_is_fxsave(void)
 int xstate_export_std(void *dst, size_t dst_len, const struct xregs_state *kbuf)
 {
 	const struct xstate_config *cfg = &xstate_cfg;
-	struct xregs_state *out = dst;
+	struct fxregs_state fx;
 	uint64_t bv, xcomp;
 	bool compacted;
 
@@ -42,10 +54,10 @@ int xstate_export_std(void *dst, size_t dst_len, const struct xregs_state *kbuf)
 		return XSTATE_E_SHORT;
 
 	__builtin_memset(dst, 0, cfg->user_size);
-	__builtin_memcpy(&out->legacy, &kbuf->legacy, LEGACY_USED);
-	out->legacy.mxcsr_mask = cfg->caps.mxcsr_mask;
+	__builtin_memcpy(&fx, &kbuf->legacy, LEGACY_USED);
+	fx.mxcsr_mask = cfg->caps.mxcsr_mask;
 	if (kbuf_is_fxsave()) {
-		out->header.xstate_bv = XFEATURE_MASK_FPSSE;
+		put_legacy_and_bv(dst, &fx, XFEATURE_MASK_FPSSE);
 		return (int)cfg->user_size;
 	}
 
@@ -53,12 +65,12 @@ int xstate_export_std(void *dst, size_t dst_len, const struct xregs_state *kbuf)
 	xcomp = kbuf->header.xcomp_bv;
 	compacted = xcomp & XCOMP_BV_COMPACTED;
 	if (!(bv & XFEATURE_MASK(XFEATURE_X87)))
-		x87_init(&out->legacy);
+		x87_init(&fx);
 	if (!(bv & XFEATURE_MASK(XFEATURE_SSE)))
-		__builtin_memset(out->legacy.xmm_space, 0, XMM_SIZE);
+		__builtin_memset(fx.xmm_space, 0, XMM_SIZE);
 	/* Compacted XRSTOR loads MXCSR only with XSTATE_BV[1]; standard XRSTOR always. */
 	if (compacted && !(bv & XFEATURE_MASK(XFEATURE_SSE)))
-		out->legacy.mxcsr = MXCSR_DEFAULT;
+		fx.mxcsr = MXCSR_DEFAULT;
 
 	for (unsigned int i = 2; i < 63; i++) {
 		const struct xstate_component *c = &cfg->comp[i];
@@ -75,7 +87,7 @@ int xstate_export_std(void *dst, size_t dst_len, const struct xregs_state *kbuf)
 	/* Keep XSTATE_BV exact: a component we could not copy is reported as init. */
 	if (compacted)
 		bv &= xcomp | XFEATURE_MASK_FPSSE;
-	out->header.xstate_bv = bv;
+	put_legacy_and_bv(dst, &fx, bv);
 	return (int)cfg->user_size;
 }
 

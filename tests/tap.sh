@@ -1,8 +1,10 @@
+# shellcheck shell=bash
 # SPDX-License-Identifier: MIT
 # TAP helpers for the shell tests; tests/cli/lib.sh and tests/lab/lib.sh source it
 #   ok NAME                  a passing test
 #   not_ok NAME [DETAIL...]  a failing test, each DETAIL on a "# " line after it
 #   skip [NAME] REASON       a skipped test ("ok N - NAME # SKIP REASON")
+#   skips COUNT NAME REASON  COUNT skipped tests of that name
 #   finish                   the plan line "1..N"; its status is the script's
 #   check NAME RC OUT ERR -- COMMAND...
 #                            runs COMMAND (its output in $work/out and $work/err):
@@ -25,6 +27,11 @@ skip() {
 	if [ $# -ge 2 ]; then echo "ok $n - $1 # SKIP $2"; else echo "ok $n - # SKIP $1"; fi
 }
 
+skips() {
+	local k
+	for ((k = 0; k < $1; k++)); do skip "$2" "$3"; done
+}
+
 finish() {
 	echo "1..$n"
 	[ "$failed" = 0 ]
@@ -33,6 +40,7 @@ finish() {
 check() {
 	local name=$1 want=$2 o=$3 e=$4
 	shift 5
+	# shellcheck disable=SC2154 # $work: the lib.sh that sources this file makes it
 	"$@" > "$work/out" 2> "$work/err"
 	local rc=$?
 	if [ "$rc" != "$want" ]; then

@@ -33,19 +33,10 @@ $(BUILD)/tests/test_cli_%: tests/cli/test_cli_%.c $(CLI_UNIT_OBJS) $(BUILD)/libf
 	$(CC) $(HCFLAGS) -Icli -MMD -o $@ $< $(CLI_UNIT_OBJS) $(BUILD)/libfpu.a -lcmocka $(HLDLIBS) \
 		$(REPLAY_LDFLAGS)
 TEST_BINS += $(patsubst tests/cli/%.c,$(BUILD)/tests/%,$(wildcard tests/cli/test_cli_*.c))
-TEST_BINS += tests/cli/test_run.sh tests/cli/test_cli_cmds.sh tests/cli/test_run_lab.sh
-TEST_BINS += tests/cli/test_cli_compare.sh
-TEST_BINS += tests/cli/test_cli_report.sh
-TEST_BINS += tests/cli/test_cli_plot.sh
-TEST_BINS += tests/cli/test_cli_summary.sh
-TEST_BINS += tests/cli/test_run_interrupt.sh
-TEST_BINS += tests/cli/test_run_progress.sh
-TEST_BINS += tests/cli/test_run_integrity.sh
-TEST_BINS += tests/cli/test_trace_cmds.sh tests/cli/test_host.sh tests/cli/test_host_costs.sh
-TEST_BINS += tests/cli/test_trace_import.sh
-TEST_BINS += tests/cli/test_limits.sh tests/cli/test_replay_bench.sh
-TEST_BINS += tests/cli/test_replay_output.sh tests/cli/test_plot_cmds.sh tests/cli/test_replay_costs.sh
-TEST_BINS += tests/cli/test_import_serial.sh
+# The cmocka executables (libfpu's and the cli's unit tests), for make test-ubsan.
+UNIT_BINS := $(TEST_BINS)
+# Every tests/cli/test_*.sh is a TAP script (lib.sh is what they source).
+TEST_BINS += $(wildcard tests/cli/test_*.sh)
 
 -include tests/fuzz/fuzz.mk
 -include tests/lab/lab.mk
@@ -55,10 +46,10 @@ TEST_BINS += tests/cli/test_import_serial.sh
 # each time (0.6 s a replay); tests/cli/test_replay_costs.sh measures too.
 HOST_COSTS_CACHE := $(abspath $(BUILD))/tests/host-costs.json
 
-.PHONY: test-bins
+.PHONY: test-bins test-ubsan check-tests
 test-bins: all $(TEST_BINS)
 
-test:
+test: ## build, then run every test (SUITE=NAME: one); ends "N passed, N failed, N skipped"
 	./tools/ensure-deps test
 	$(MAKE) --no-print-directory test-bins
 	@echo "make test: the GRUB image boots (BIOS and UEFI, minutes under TCG) are not run here: make test-image (.ci/run runs it)"
@@ -70,7 +61,7 @@ test:
 # QEMU TCG on SeaBIOS and OVMF, slow, so not part of make test; .ci/run runs them.
 IMAGE_TEST_BINS := $(filter-out tests/image/lib.sh,$(sort $(wildcard tests/image/*.sh)))
 .PHONY: test-image
-test-image:
+test-image: ## boot the GRUB image under QEMU on SeaBIOS and OVMF (slow; not in make test)
 	./tools/ensure-deps image
 	$(MAKE) --no-print-directory all
 	FPULAB=$(BUILD)/fpulab tests/run-tests.sh $(IMAGE_TEST_BINS)
@@ -78,3 +69,30 @@ test-image:
 # make test SUITE=NAME: only the test executables whose name is NAME
 # (test_cli_compare, test_run.sh, stress, ...); none matching is an error.
 SUITE_BINS = $(foreach t,$(TEST_BINS),$(if $(filter $(SUITE) $(SUITE).sh,$(notdir $(t))),$(t)))
+
+# The unit tests again with UBSan (undefined behaviour stops the test), in
+# $(BUILD)/ubsan; the ASan side is make fuzz.
+test-ubsan: ## the cmocka unit tests (libfpu, cli) built with -fsanitize=undefined, run (in BUILD/ubsan)
+	./tools/ensure-deps test
+	$(MAKE) --no-print-directory BUILD=$(BUILD)/ubsan SANITIZE=undefined \
+		$(patsubst $(BUILD)/%,$(BUILD)/ubsan/%,$(UNIT_BINS))
+	UBSAN_OPTIONS=print_stacktrace=1 tests/run-tests.sh $(patsubst $(BUILD)/%,$(BUILD)/ubsan/%,$(UNIT_BINS))
+
+# Every test source in tests/ is run by make test (or make test-image): a C test or TAP script
+# that no rule picks up (a new folder, a name outside the patterns) fails
+# make lint rather than being skipped in silence.
+TEST_HELPERS := tests/run-tests.sh tests/tap.sh tests/cli/lib.sh tests/lab/lib.sh \
+                tests/image/lib.sh tests/cli/fake-qemu tests/fuzz/make_corpus.py
+check-tests: ## fail if a test source in tests/ is one make test would not run (part of lint)
+	@bad=; for f in $$(git ls-files 'tests/*.sh' 'tests/*.c' 'tests/*.py' 'tests/*/fake-*'); do \
+		case "$$f" in tests/fuzz/*.c) continue ;; esac; \
+		case " $(TEST_HELPERS) " in *" $$f "*) continue ;; esac; \
+		t=$$f; case "$$f" in *.c) t=$(BUILD)/tests/$$(basename "$$f" .c) ;; esac; \
+		case " $(TEST_BINS) $(IMAGE_TEST_BINS) " in *" $$t "*) ;; *) bad="$$bad $$f" ;; esac; \
+	done; \
+	if [ -n "$$bad" ]; then \
+		echo "check-tests: not run by make test:$$bad" >&2; \
+		echo "  (C tests: tests/unit/test_*.c, tests/cli/test_cli_*.c; scripts: tests/cli/test_*.sh, tests/lab/*.sh," >&2; \
+		echo "   tests/image/*.sh for make test-image;" >&2; \
+		echo "   a helper that is not a test goes in TEST_HELPERS, tests/tests.mk)" >&2; exit 1; \
+	fi; echo "check-tests: every test source is run by make test"

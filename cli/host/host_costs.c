@@ -19,33 +19,42 @@
 const char *const host_cost_kind_names[] = { "lower bound", "estimate", "part", "cited", NULL };
 
 /* key, name, param, kind, method: the one description of each figure. */
+#define FIGURE(k, n, p, kd, m)                                           \
+	{                                                                \
+		.key = k, .name = n, .param = p, .kind = kd, .method = m \
+	}
 static const struct host_cost figures[HOST_COST_NR] = {
-	[HOST_COST_SYSCALL] = { "syscall", "syscall round trip", "trap", HOST_COST_LOWER_BOUND,
-				"syscall round trip (getppid): SYSCALL in, SYSRET out" },
-	[HOST_COST_FAULT] = { "fault", "zero-page read fault", "trap", HOST_COST_ESTIMATE,
-			      "read fault on a never-written anonymous page (the zero page is "
-			      "mapped): #PF through the IDT, IRET" },
-	[HOST_COST_UMIP] = { "umip", "UMIP-emulated SMSW", "trap", HOST_COST_ESTIMATE,
-			     "SMSW under UMIP: #GP through the IDT, emulated by the kernel, IRET, "
-			     "no signal" },
-	[HOST_COST_MB_NONE] = { "membarrier-none", "membarrier, none to interrupt", NULL,
-				HOST_COST_PART,
-				"membarrier(PRIVATE_EXPEDITED), no other CPU to interrupt" },
-	[HOST_COST_MB_IPI] = { "membarrier-ipi", "membarrier, one CPU to interrupt", NULL,
-			       HOST_COST_PART,
-			       "membarrier(PRIVATE_EXPEDITED) interrupting our thread on another "
-			       "CPU" },
-	[HOST_COST_IPI] = { "ipi", "IPI round trip (membarrier)", "ipi", HOST_COST_ESTIMATE,
-			    "IPI round trip: send, the handler on the other CPU, its completion "
-			    "seen by the sender" },
-	[HOST_COST_IPI_1WAY] = { "ipi-one-way", "IPI one way (tracepoints)", NULL, HOST_COST_PART,
-				 "IPI one way: the send to the handler's entry on the other CPU" },
-	[HOST_COST_TRAP_SEL4] = { "trap-sel4", "seL4 RFC 0180 trap overhead", "trap",
-				  HOST_COST_CITED,
-				  "trap overhead on x86 (Skylake), seL4 RFC 0180" },
-	[HOST_COST_CR0_SEL4] = { "cr0-sel4", "seL4 RFC 0180 CR0 write", "cr0", HOST_COST_CITED,
-				 "one CR0 write (half an FPU disable+enable pair), seL4 RFC 0180" },
+	[HOST_COST_SYSCALL] = FIGURE("syscall", "syscall round trip", "trap", HOST_COST_LOWER_BOUND,
+				     "syscall round trip (getppid): SYSCALL in, SYSRET out"),
+	[HOST_COST_FAULT] = FIGURE("fault", "zero-page read fault", "trap", HOST_COST_ESTIMATE,
+				   "read fault on a never-written anonymous page (the zero page is "
+				   "mapped): #PF through the IDT, IRET"),
+	[HOST_COST_UMIP] = FIGURE(
+		"umip", "UMIP-emulated SMSW", "trap", HOST_COST_ESTIMATE,
+		"SMSW under UMIP: #GP through the IDT, emulated by the kernel, IRET, "
+		"no signal"),
+	[HOST_COST_MB_NONE] = FIGURE("membarrier-none", "membarrier, none to interrupt", NULL,
+				     HOST_COST_PART,
+				     "membarrier(PRIVATE_EXPEDITED), no other CPU to interrupt"),
+	[HOST_COST_MB_IPI] = FIGURE(
+		"membarrier-ipi", "membarrier, one CPU to interrupt", NULL, HOST_COST_PART,
+		"membarrier(PRIVATE_EXPEDITED) interrupting our thread on another "
+		"CPU"),
+	[HOST_COST_IPI] = FIGURE(
+		"ipi", "IPI round trip (membarrier)", "ipi", HOST_COST_ESTIMATE,
+		"IPI round trip: send, the handler on the other CPU, its completion "
+		"seen by the sender"),
+	[HOST_COST_IPI_1WAY] = FIGURE(
+		"ipi-one-way", "IPI one way (tracepoints)", NULL, HOST_COST_PART,
+		"IPI one way: the send to the handler's entry on the other CPU"),
+	[HOST_COST_TRAP_SEL4] = FIGURE("trap-sel4", "seL4 RFC 0180 trap overhead", "trap",
+				       HOST_COST_CITED,
+				       "trap overhead on x86 (Skylake), seL4 RFC 0180"),
+	[HOST_COST_CR0_SEL4] = FIGURE(
+		"cr0-sel4", "seL4 RFC 0180 CR0 write", "cr0", HOST_COST_CITED,
+		"one CR0 write (half an FPU disable+enable pair), seL4 RFC 0180"),
 };
+#undef FIGURE
 
 void costs_sample(struct host_cost *c, double *v, unsigned int n, unsigned int ops)
 {

@@ -19,6 +19,7 @@ fake_qemu() {
 	export FPULAB_QEMU="$here/fake-qemu" FAKE_QEMU_ARGS="$work/qemu-args"
 	export FPULAB_CPUINFO="$work/cpuinfo"
 }
+# shellcheck disable=SC2034 # used by the scripts that source this file
 hello='@fpulab hello version=1 cpus=2 apic=xapic xcr0=0x7 insn=xsaveopt policies=eager,lazy kernel_size=1 user_size=1'
 
 # holds NAME COMMAND...: ok when the command succeeds, else the end of $work/err

@@ -27,7 +27,7 @@ rc=$?
 t "\$FPULAB_HOST_COSTS without host costs rows: exit 1, says so" [ "$rc" = 1 -a -n "$(grep 'FPULAB_HOST_COSTS .*no row of `fpulab host costs`' "$work/err")" ]
 
 if ! grep -qw xsave /proc/cpuinfo; then
-	for i in $(seq 1 13); do skip "replay costs" "no XSAVE"; done
+	skips 13 "replay costs" "no XSAVE"
 	finish
 	exit
 fi

@@ -22,7 +22,7 @@ rc=$?
 t "replay --output in a missing folder: exit 2 before replaying" [ "$rc" = 2 -a -n "$(grep "cannot create a file in $work/nowhere" "$work/err")" ]
 
 if ! grep -qw xsave /proc/cpuinfo; then
-	for i in $(seq 1 20); do skip "replay output" "no XSAVE"; done
+	skips 20 "replay output" "no XSAVE"
 	finish
 	exit
 fi

@@ -148,10 +148,10 @@ lock() { # policy repeat ticks
 }
 { echo "$hello"; lock eager 0 68385; lock lazy 0 68317; echo "@fpulab done runs=2"; } > "$work/lock"
 for clock in icount emulated; do
-	want="TSC ticks per operation"
-	[ "$clock" = icount ] && want="instructions per operation"
+	want="TSC ticks per operation" icount=()
+	[ "$clock" = icount ] && want="instructions per operation" icount=(--icount)
 	run_fpulab "$work/lock" --experiment sleeping-lock --repeat 1 --state-api task --fp-users none \
-		--tasks 2 --format json $([ "$clock" = icount ] && echo --icount)
+		--tasks 2 --format json "${icount[@]}"
 	if [ "$rc" = 0 ] && [ "$(grep -c "\"unit\": \"$want\"" "$work/out")" = 2 ]; then
 		ok "sleeping-lock under $clock: each row's unit is \"$want\""
 	else not_ok "sleeping-lock under $clock: each row's unit is \"$want\"" "exit $rc" "$(grep -o '"unit": "[^"]*"' "$work/out")" "$(tail -n 3 "$work/err")"; fi

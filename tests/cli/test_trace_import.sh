@@ -108,7 +108,7 @@ echo precious > "$work/keep.trace"
 bad() { # bad NAME FILE MESSAGE
 	check "$1" 1 - "$3" -- "$fpulab" trace import "$2" -o "$work/keep.trace"
 	holds "$1: the existing output is untouched" grep -q precious "$work/keep.trace"
-	holds "$1: no temporary file left" test -z "$(ls "$work" | grep 'keep.trace.tmp')"
+	holds "$1: no temporary file left" test -z "$(find "$work" -maxdepth 1 -name '*keep.trace.tmp*')"
 }
 { head -n 4 "$fx/signal.txt"; echo "this is not perf output"; tail -n +5 "$fx/signal.txt"; } > "$work/malformed.txt"
 bad "a malformed line: refused with its number" "$work/malformed.txt" "line 5: not a line of perf script's default fields"
@@ -227,7 +227,8 @@ if [ -n "$why" ]; then
 else
 	check "live: trace record --seconds 1 records and imports" 0 "activated" - -- "$fpulab" trace record -o "$work/live.trace" --seconds 1
 	loads=$(sed -n 's/.*deferred   \([0-9]*\) loads predicted = Linux.s \([0-9]*\) .*/\1 \2/p' "$work/out")
-	set -- $loads
+	read -r -a pair <<<"$loads"
+	set -- "${pair[@]}"
 	if [ $# = 2 ] && [ "$2" -gt 0 ] && awk -v d="$1" -v l="$2" 'BEGIN { r = d / l; exit !(r > 0.97 && r < 1.03) }'; then
 		ok "live: deferred's predicted loads within 3% of Linux's ($1 against $2)"
 	else

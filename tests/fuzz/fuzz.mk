@@ -25,7 +25,7 @@ $(BUILD)/tests/fuzz_import: $(FUZZ_SRCS) tests/fuzz/fuzz_import.h $(FUZZ_LIBSRCS
 # Each corpus file once per selector (octal): 4 kernel buffers x 2 paths.
 FUZZ_SELECTORS := 000 001 002 003 020 021 022 023
 .PHONY: fuzz
-fuzz: $(BUILD)/tests/fuzz_import
+fuzz: $(BUILD)/tests/fuzz_import ## libFuzzer + ASan on the import, FUZZ_SECONDS (60) s, seeded with the corpus
 	rm -rf $(BUILD)/fuzz-corpus && mkdir -p $(BUILD)/fuzz-corpus
 	for f in $(FUZZ_CORPUS)/*; do for o in $(FUZZ_SELECTORS); do \
 		{ printf "\\$$o"; cat "$$f"; } > $(BUILD)/fuzz-corpus/$$o-$${f##*/}; done; done

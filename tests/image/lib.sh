@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # SPDX-License-Identifier: MIT
 # Sourced by the tests/image scripts (make test-image): TAP output
 # (tests/tap.sh), images made by tools/mkimage, and QEMU boots of them
@@ -41,7 +42,7 @@ make_image() {
 boot() {
 	local name=$1 image=$2 fw=$3 cpus=$4 secs=$5
 	shift 5
-	local fwargs= serial="-serial file:$work/$name.serial" qmp=
+	local fwargs='' serial="-serial file:$work/$name.serial" qmp=''
 	if [ "$fw" = ovmf ]; then
 		cp "$(dirname "$(ovmf_code)")/OVMF_VARS_4M.fd" "$work/$name.vars" 2>/dev/null ||
 			cp /usr/share/OVMF/OVMF_VARS.fd "$work/$name.vars"
@@ -84,7 +85,7 @@ tail_of() { tr -d '\r' < "$work/$1.serial" | grep -v '^$' | tail -n 5 | cut -c1-
 boot_screen() {
 	local name=$1 image=$2 fw=$3 cpus=$4 secs=$5
 	shift 5
-	local addr fwargs= serial="-serial file:$work/$name.serial"
+	local addr fwargs='' serial="-serial file:$work/$name.serial"
 	addr=$(nm "$build/lab.elf" | awk '$3 == "screen_shadow" { print "0x" $1 }')
 	if [ "$fw" = ovmf ]; then
 		cp "$(dirname "$(ovmf_code)")/OVMF_VARS_4M.fd" "$work/$name.vars" 2>/dev/null ||
@@ -93,8 +94,8 @@ boot_screen() {
 	fi
 	[ "${BOOT_NO_SERIAL:-}" = 1 ] && serial=
 	touch "$work/$name.screen"
+	# shellcheck disable=SC2086 # $serial and $fwargs are lists of options
 	monitor_script "$name" "$addr" "$secs" |
-		# shellcheck disable=SC2086
 		timeout $((secs + 30)) qemu-system-x86_64 -M q35 -accel tcg,thread=single \
 			-cpu "${BOOT_CPU:-max}" -smp "$cpus" -m 512M -nodefaults -no-user-config \
 			-display none -vga std $serial -no-reboot $fwargs -monitor stdio \

@@ -1,9 +1,3 @@
-TEST_BINS += tests/lab/test_counts.sh
-TEST_BINS += tests/lab/stress.sh
-TEST_BINS += tests/lab/faults.sh
-TEST_BINS += tests/lab/seed_exps.sh
-TEST_BINS += tests/lab/limits.sh
-TEST_BINS += tests/lab/sleeping_lock.sh
-TEST_BINS += tests/lab/costs.sh
-TEST_BINS += tests/lab/trace_rec.sh
-TEST_BINS += tests/lab/watchdog.sh
+# The lab tests: every tests/lab/*.sh but lib.sh (which they source) is a
+# TAP script that boots the lab under QEMU.
+TEST_BINS += $(filter-out tests/lab/lib.sh,$(wildcard tests/lab/*.sh))

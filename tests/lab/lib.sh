@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # SPDX-License-Identifier: MIT
 # Sourced by the tests/lab scripts: TAP output (tests/tap.sh), and fpulab runs kept as CSV.
 # Sets fpulab (the binary, $FPULAB or build/fpulab), build (its folder) and
@@ -5,6 +6,7 @@
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
 fpulab=${FPULAB:-$root/build/fpulab}
+# shellcheck disable=SC2034 # used by the scripts that source this file
 build=$(dirname "$fpulab")
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT

@@ -39,8 +39,8 @@ expect() {
 }
 
 # ---- fp-vs-spinner (seed 000) ----
-spin="--experiment fp-vs-spinner --icount --cpus 1 --units 4000 --slice-us 500"
-run spin $spin --policy all
+spin=(--experiment fp-vs-spinner --icount --cpus 1 --units 4000 --slice-us 500)
+run spin "${spin[@]}" --policy all
 F=$(get spin lazy fp_slices)
 if [ -n "$F" ] && [ "$F" -ge 10 ] && [ "$F" -lt 250 ]; then ok "fp-vs-spinner: the FP task runs $F slices"
 else not_ok "fp-vs-spinner: the FP task runs 10..249 slices" "fp_slices=$F"; F=0; fi
@@ -56,10 +56,10 @@ for p in eager lazy lazy-counter owner deferred smp-lazy; do
 	smp-lazy) expect spin $p "nm_traps=1 ts_writes=$((2 * f + 1)) saves=0 restores=1" ;;
 	esac
 done
-run spin-always $spin --policy lazy-counter --prefetch always
+run spin-always "${spin[@]}" --policy lazy-counter --prefetch always
 f=$(get spin-always lazy-counter fp_slices)
 expect spin-always lazy-counter "nm_traps=5 prefetches=$((2 * f)) prefetches_useful=$f prefetches_wasted=$f"
-run spin-off $spin --policy lazy-counter --prefetch off --fpu-counter 3
+run spin-off "${spin[@]}" --policy lazy-counter --prefetch off --fpu-counter 3
 expect spin-off lazy-counter "nm_traps=3 prefetches=0 prefetches_useful=0 prefetches_wasted=0"
 # The counter wraps at 256: 5 traps in every 256 slices.
 run spin-wrap --experiment fp-vs-spinner --icount --cpus 1 --units 10000 --slice-us 100 --policy lazy-counter
@@ -77,15 +77,15 @@ short_case() {
 	local N=$1 s=$2 k=$3 name=short-$1-$2-$3 min=$3 used=$1 cs lc p
 	[ "$k" -gt 5 ] && min=5
 	[ "$k" = 0 ] && used=0
-	run $name --experiment short-tasks --cpus 1 --policy all --tasks-total $N --slices $s --fp-slices $k
-	for p in eager deferred; do expect $name $p "fp_slices=$((N * k)) nm_traps=0 ts_writes=0 integrity_errors=0"; done
-	expect $name lazy "nm_traps=$((N * k)) ts_writes=$((2 * N * k + 1)) integrity_errors=0"
+	run "$name" --experiment short-tasks --cpus 1 --policy all --tasks-total "$N" --slices "$s" --fp-slices "$k"
+	for p in eager deferred; do expect "$name" $p "fp_slices=$((N * k)) nm_traps=0 ts_writes=0 integrity_errors=0"; done
+	expect "$name" lazy "nm_traps=$((N * k)) ts_writes=$((2 * N * k + 1)) integrity_errors=0"
 	# lazy-counter: traps until the count reaches 5, then loads at switch
 	if [ "$k" -ge 5 ]; then cs=$((N * (s - 5))) lc=$((2 * N * s + 1))
 	else cs=0 lc=$((2 * N * k + 1)); fi
-	expect $name lazy-counter "nm_traps=$((N * min)) prefetches=$cs prefetches_useful=$((cs ? N * (k - 5) : 0)) prefetches_wasted=$((cs ? N * (s - k) : 0)) ts_writes=$lc integrity_errors=0"
-	expect $name owner "nm_traps=$used ts_writes=$((used ? 2 * N * s + 1 : 1)) integrity_errors=0"
-	expect $name smp-lazy "nm_traps=$used ts_writes=$((used ? 2 * N * s + 1 : 1)) integrity_errors=0"
+	expect "$name" lazy-counter "nm_traps=$((N * min)) prefetches=$cs prefetches_useful=$((cs ? N * (k - 5) : 0)) prefetches_wasted=$((cs ? N * (s - k) : 0)) ts_writes=$lc integrity_errors=0"
+	expect "$name" owner "nm_traps=$used ts_writes=$((used ? 2 * N * s + 1 : 1)) integrity_errors=0"
+	expect "$name" smp-lazy "nm_traps=$used ts_writes=$((used ? 2 * N * s + 1 : 1)) integrity_errors=0"
 }
 short_case 20 8 6 # K above the threshold
 short_case 20 6 5 # at

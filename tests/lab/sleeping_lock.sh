@@ -119,13 +119,13 @@ else
 	not_ok "current-volatile costs more per pass than current" \
 		"${slope[current-volatile]} vs ${slope[current]}"
 fi
-keys="policy tasks variant fp_users ticks switches nm_traps saves restores contended passes sleeps wakeups wake_retaken cal_ticks"
+keys=(policy tasks variant fp_users ticks switches nm_traps saves restores contended passes sleeps wakeups wake_retaken cal_ticks)
 if [ "$(rc_of ic1)" = 0 ] && [ "$(rc_of ic2)" = 0 ] && [ -s "$work/ic1.csv" ] &&
-   cmp -s <(row_fields ic1 $keys) <(row_fields ic2 $keys); then
+   cmp -s <(row_fields ic1 "${keys[@]}") <(row_fields ic2 "${keys[@]}"); then
 	ok "two --icount boots: identical instruction counts and events ($(($(wc -l < "$work/ic1.csv") - 1)) rows)"
 else
 	not_ok "two --icount boots are identical" "exit $(rc_of ic1) $(rc_of ic2)" \
-		"$(diff <(row_fields ic1 $keys) <(row_fields ic2 $keys) | head -n 4)"
+		"$(diff <(row_fields ic1 "${keys[@]}") <(row_fields ic2 "${keys[@]}") | head -n 4)"
 fi
 
 # ---- a lost wake-up fails the run, naming the waiting tasks ----

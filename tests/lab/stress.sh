@@ -23,7 +23,7 @@ get() {
 	csv_get "$1" "$3" experiment=stress policy="$2"
 }
 
-run all --policy all --switches $S
+run all --policy all --switches "$S"
 rc=$(rc_of all)
 policies=$(sed -En 's/.*guest up:.* policies[= ]([a-z,-]+).*/\1/p' "$work/all.err" | tr , ' ')
 if [ "$rc" = 0 ] && [ -n "$policies" ]; then
@@ -44,7 +44,7 @@ fi
 
 # Progress from the guest: each policy's run ends with a line on stderr,
 # which only a run that sent progress records gets.
-npolicies=$(echo $policies | wc -w)
+npolicies=$(wc -w <<<"$policies")
 at=0
 for p in $policies; do
 	at=$((at + 1))
@@ -67,7 +67,7 @@ for p in $policies; do
 	[ "$ie" = 0 ] && ok "$p: 0 integrity errors in $sw switches" ||
 		not_ok "$p: 0 integrity errors" "integrity_errors=$ie" \
 			"$(grep -m 5 "^fpulab: integrity: stress, policy $p " "$work/all.err")"
-	[ "$sw" -ge $S ] && ok "$p: switches $sw >= $S" || not_ok "$p: switches >= $S" "switches=$sw"
+	[ "$sw" -ge "$S" ] && ok "$p: switches $sw >= $S" || not_ok "$p: switches >= $S" "switches=$sw"
 	sig=$(get all "$p" signals)
 	sr=$(get all "$p" sigreturns)
 	pr=$(get all "$p" ptrace_reads)

@@ -20,22 +20,22 @@ refuse() {
 	if [ "$rc" = 2 ] && grep -qF -- "$needle" "$work/r.err"; then ok "$name"
 	else not_ok "$name" "exit $rc" "$(head -n 2 "$work/r.err")"; fi
 }
-one="--cpus 1 --placement same-cpu --fp-users one --regset sse --policy lazy --repeat 1"
-refuse "--trace FILE in a directory that does not exist" "cannot create it" $one --trace "$work/no/such/x.trace"
+one=(--cpus 1 --placement same-cpu --fp-users one --regset sse --policy lazy --repeat 1)
+refuse "--trace FILE in a directory that does not exist" "cannot create it" "${one[@]}" --trace "$work/no/such/x.trace"
 refuse "--trace FILE with several runs: say how many and what to do" \
 	"a trace FILE holds one run, and this has 4 runs (2 configurations x 2 policies x 1 repeats)" \
 	--cpus 1 --placement same-cpu --fp-users one,both --regset sse --policy eager,lazy --repeat 1 --trace "$work/x.trace"
 refuse "--trace FILE with every policy the kernel has" "every policy the kernel has" \
 	--cpus 1 --experiment short-tasks --trace "$work/x.trace"
 echo keep > "$work/out.csv"
-refuse "--trace refused: --output is left as it was" "cannot create it" $one --trace "$work/no/x" --output "$work/out.csv"
+refuse "--trace refused: --output is left as it was" "cannot create it" "${one[@]}" --trace "$work/no/x" --output "$work/out.csv"
 if [ "$(cat "$work/out.csv")" = keep ]; then ok "--output untouched by a refused --trace"
 else not_ok "--output untouched by a refused --trace"; fi
 
 # ---- against a fake QEMU (tests/cli/fake-qemu): what the host does with the guest's records ----
 fake() {
 	FPULAB_QEMU="$root/tests/cli/fake-qemu" FAKE_QEMU_ARGS="$work/fake.args" FAKE_GUEST="$work/fake.guest" \
-		"$fpulab" run $one --round-trips 10 --trace "$work/fake.trace" > /dev/null 2> "$work/fake.err"
+		"$fpulab" run "${one[@]}" --round-trips 10 --trace "$work/fake.trace" > /dev/null 2> "$work/fake.err"
 }
 hello='@fpulab hello apic=xapic insn=xsaveopt policies=eager,lazy test_policies=- version=1 cpus=1 xcr0=519 kernel_size=2696 user_size=2696 tsc_khz=3000000'
 result='@fpulab result experiment=context-switch policy=lazy placement=same-cpu fp_users=one regset=sse repeat=0 cpus=1 tasks=2 round_trips=10 switches=57 slices=56 fp_slices=28 nm_traps=28 saves=27 saves_fxsave=0 saves_xsave=0 saves_xsaveopt=27 saves_xsavec=0 saves_xsaves=0 restores=1 restores_skipped=27 ipis=0 flush_ipis=0 prefetches=0 prefetches_useful=0 prefetches_wasted=0 ts_writes=55 kernel_fpu_sections=0 scrubs=0 migrations=0 integrity_errors=0 signals=0 sigreturns=0 ptrace_reads=0 ptrace_writes=0 kills=0 ticks=1000'
@@ -86,7 +86,7 @@ lab_counts() {
 }
 
 # ---- one run into one file: round trip, exact replay, replay twice ----
-fpulab_csv cs1 $one --round-trips 300 --trace "$work/cs1.trace"
+fpulab_csv cs1 "${one[@]}" --round-trips 300 --trace "$work/cs1.trace"
 if [ "$(rc_of cs1)" = 0 ] && [ -s "$work/cs1.trace" ]; then ok "run --trace FILE: one run, one trace"
 else not_ok "run --trace FILE: one run, one trace" "exit $(rc_of cs1)" "$(tail -n 3 "$work/cs1.err")"; fi
 "$fpulab" trace info "$work/cs1.trace" > "$work/info" 2>&1
@@ -111,7 +111,7 @@ if [ $have_xsave = 1 ]; then
 	if [ -n "$r1" ] && [ "$r1" = "$r2" ]; then ok "replaying the same trace twice: identical counts"
 	else not_ok "replaying the same trace twice: identical counts" "'$r1' then '$r2'"; fi
 else
-	for i in 1 2; do skip "replay" "no XSAVE"; done
+	skips 2 "replay" "no XSAVE"
 fi
 
 # ---- every experiment: a valid trace per run; replay = row on one CPU ----
@@ -121,7 +121,7 @@ exp_traces() {
 	shift 2
 	fpulab_csv "$name" --cpus "$cpus" --repeat 1 --timeout 120 --trace "$work/$name/" "$@"
 	local rows=$(($(wc -l < "$work/$name.csv") - 1)) files
-	files=$(ls "$work/$name" 2> /dev/null | grep -c '\.trace$')
+	files=$(find "$work/$name" -maxdepth 1 -name '*.trace' 2> /dev/null | wc -l)
 	if [ "$(rc_of "$name")" != 0 ] || [ "$rows" -lt 1 ] || [ "$files" != "$rows" ]; then
 		not_ok "$name: one trace per row" "exit $(rc_of "$name"), $rows rows, $files traces" "$(tail -n 3 "$work/$name.err")"
 		return 1
@@ -199,7 +199,8 @@ exp_traces stress1 1 --experiment stress --switches 20000 --seed 7 \
 # adaptive on its own: the row's counts, with traps and TS writes to decide by
 if [ $have_xsave = 1 ]; then
 	lab=$(lab_counts stress1 adaptive)
-	rep=$(replay_counts "$(ls "$work"/stress1/*-adaptive-r0.trace | head -n 1)" adaptive default)
+	traces=("$work"/stress1/*-adaptive-r0.trace)
+	rep=$(replay_counts "${traces[0]}" adaptive default)
 	if [ -n "$rep" ] && [ "$rep" = "$lab" ] && [ "$(cut -d' ' -f2 <<< "$lab")" -gt 0 ] &&
 	   [ "$(cut -d' ' -f6 <<< "$lab")" -gt 0 ]; then
 		ok "stress1: adaptive replayed with --adaptive-costs default = the lab row (switches #NM saves restores skipped TS IPIs errors: $lab)"
@@ -208,7 +209,8 @@ else
 	skip "stress1: adaptive replay = row" "no XSAVE"
 fi
 exp_traces stress2 2 --experiment stress --switches 20000 --seed 7 --policy lazy && integrity stress2
-st=$(ls "$work"/stress2/*.trace 2> /dev/null | head -n 1)
+traces=("$work"/stress2/*.trace)
+st=${traces[0]}
 "$fpulab" trace info "$st" > "$work/info" 2>&1
 "$fpulab" trace dump "$st" > "$work/dump" 2>&1
 imports=$(awk '$1 == "import" { print $2 }' "$work/info")
@@ -226,7 +228,7 @@ exp_traces cs2 2 --experiment context-switch --placement cross-cpu,migrating --f
 exp_traces short2 2 --experiment short-tasks --tasks-total 20 && compare short2 2
 
 # ---- a full buffer: the trace stops, says so, and still checks ----
-FPULAB_TRACE_EVENTS=200 fpulab_csv full $one --round-trips 300 --trace "$work/full.trace"
+FPULAB_TRACE_EVENTS=200 fpulab_csv full "${one[@]}" --round-trips 300 --trace "$work/full.trace"
 "$fpulab" trace info "$work/full.trace" > "$work/info" 2>&1
 ev=$(awk '$1 == "events" { print $2 }' "$work/info")
 if [ "$(rc_of full)" = 0 ] && grep -q "filled up" "$work/full.err" && grep -q TRUNCATED "$work/info" \
