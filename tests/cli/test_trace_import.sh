@@ -56,6 +56,7 @@ has "exec (fpu_flush_thread): a reset" fee.dump "20 1 reset task 6"
 has "a fork's child (x86_fpu_copy_dst) is a user task with its own id" fee.out "7 tasks"
 has "the child's exit at its final switch" fee.dump "103 1 exit task 6"
 has "every-return: the use after exec grew XINUSE (0 -> SSE): flagged evidence" fee.dump "32 1 use task 6 mask 0x2 evidence returned"
+has "processes: forks of user tasks (make's child) and execs by user tasks (mkdir, and a bash forked before the window)" fee.out "processes  1 forks (sched_process_fork of a user task, threads too), 2 execs"
 imp kfpu kfpu.txt
 has "a restore deferred would skip (no switch, signal or exec since the last return): an inferred kernel-FPU section" kfpu.dump "10 0 kfpu-begin task 2 inferred"
 has "... counted and printed" kfpu.out "inferred   kernel-FPU sections 1"
@@ -223,12 +224,14 @@ if [ -n "$why" ]; then
 	skip "live: trace record --seconds 1" "$why"
 else
 	check "live: trace record --seconds 1 records and imports" 0 "activated" - -- "$fpulab" trace record -o "$work/live.trace" --seconds 1
-	loads=$(sed -n 's/.*deferred   \([0-9]*\) loads predicted = Linux.s \([0-9]*\) .*/\1 \2/p' "$work/out")
+	# a quiet second has ~150 loads, 5% of them signal frames (Linux's load to write the
+	# frame, which deferred has no need of: a cause replay prints), so those are added back
+	loads=$(sed -n 's/.*deferred   \([0-9]*\) loads predicted = Linux.s \([0-9]*\) .* signal frames \([0-9]*\) .*/\1 \2 \3/p' "$work/out")
 	set -- $loads
-	if [ $# = 2 ] && [ "$2" -gt 0 ] && awk -v d="$1" -v l="$2" 'BEGIN { r = d / l; exit !(r > 0.97 && r < 1.03) }'; then
-		ok "live: deferred's predicted loads within 3% of Linux's ($1 against $2)"
+	if [ $# = 3 ] && [ "$2" -gt 0 ] && awk -v d="$1" -v l="$2" -v f="$3" 'BEGIN { r = (d + f) / l; exit !(r > 0.97 && r < 1.03) }'; then
+		ok "live: deferred's predicted loads within 3% of Linux's but the signal frames ($1 + $3 against $2)"
 	else
-		not_ok "live: deferred's predicted loads within 3% of Linux's" "$loads" "$(head -n 8 "$work/out")"
+		not_ok "live: deferred's predicted loads within 3% of Linux's but the signal frames" "$loads" "$(head -n 8 "$work/out")"
 	fi
 	check "live: the trace reads back" 0 "imported from a Linux recording (perf)" - -- "$fpulab" trace info "$work/live.trace"
 fi
