@@ -211,6 +211,14 @@ if [ "$(id -u)" = 0 ] && command -v setpriv > /dev/null && [ "$(cat /proc/sys/ke
 else
 	skip "record: not root, perf_event_paranoid above -1" "needs root, setpriv and perf_event_paranoid above -1 to run as nobody"
 fi
+FPULAB_PERF=$work/none check "record --check: perf missing: exit 1, said so" 1 - "perf is not installed" -- "$fpulab" trace record --check
+if [ "$(id -u)" = 0 ] || [ "$(cat /proc/sys/kernel/perf_event_paranoid)" -le -1 ]; then
+	rm -f "$work/recperf.args"
+	FPULAB_PERF=$work/recperf FPULAB_TRACEFS=$work/tfs check "record --check: what recording needs is here: exit 0" 0 "recording works here: $work/recperf runnable" - -- "$fpulab" trace record --check
+	holds "record --check: perf not run, nothing recorded" test ! -e "$work/recperf.args"
+else
+	skip "record --check: what recording needs is here" "needs root or perf_event_paranoid -1"
+fi
 check "record: -o is required" 2 - "record needs -o FILE" -- "$fpulab" trace record --seconds 1
 check "record: --seconds out of range" 2 - "--seconds: 0 is out of range" -- "$fpulab" trace record -o "$work/r.trace" --seconds 0
 
