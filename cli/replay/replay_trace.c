@@ -435,8 +435,8 @@ static int replay_lower_bound(struct trace_replay *tr)
 	if (rc >= 0) {
 		tr->lower.np = lo->np;
 		memcpy(tr->lower.rows, lo->rows, sizeof(lo->rows));
-		tr->lower.switches = lo->oc.switches;
-		tr->lower.uses = lo->oc.uses;
+		tr->lower.oc = lo->oc;
+		tr->lower.oracle_ns = lo->oracle_ns;
 	}
 	trace_teardown(lo);
 	free(lo);

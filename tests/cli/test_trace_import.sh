@@ -176,6 +176,20 @@ has "replay --format json: the linux row and each row's cpu_time_share" sig.json
 has "replay --format json: cpu_time_share" sig.json '"cpu_time_share": 0.'
 holds "replay --format json: the linux row's priced cost is its saves and restores at the batch costs" \
 	jq -e -s '.[] | select(.policy == "linux (recorded)") | (.priced_ns_per_switch - (.saves * .save_ns + .restores * .restore_ns) / .switches | fabs) < 1e-9' "$work/sig.json"
+# The keys a Linux trace adds to replay's rows (fork-exec-exit: exact counts at both bounds).
+"$fpulab" replay "$work/fee.trace" --repeat 1 --format json > "$work/fee.json" 2> "$work/err"
+holds "replay --format json: lazy's #NM at both bounds (52 every-return, 1 evidence), eager's 0 at both" \
+	jq -e -s 'map(select(.policy == "lazy"))[0] as $l | map(select(.policy == "eager"))[0] as $e |
+		$l.nm_traps == 52 and $l.nm_traps_evidence == 1 and $e.nm_traps == 0 and $e.nm_traps_evidence == 0' "$work/fee.json"
+holds "replay --format json: the oracle at both bounds (41 .. 0 saves, 50 .. 1 restores), the processes (1 fork, 2 execs) in every row" \
+	jq -e -s 'map(select(.policy == "oracle"))[0] as $o | $o.saves == 41 and $o.saves_evidence == 0 and
+		$o.restores == 50 and $o.restores_evidence == 1 and all(.linux_forks == 1 and .linux_execs == 2 and .linux_fp_use == "every-return" and .linux_lossy == false)' "$work/fee.json"
+holds "replay --format json: the CPU-time share at the evidence bound is its total x switches over the busy time" \
+	jq -e -s '.[] | select(.policy == "deferred") | (.cpu_time_share_evidence - .ns_per_switch_evidence * .switches / .linux_busy_ns | fabs) < 1e-6' "$work/fee.json"
+"$fpulab" trace synth pingpong-one -o "$work/syn.trace" --switches 20 > /dev/null
+"$fpulab" replay "$work/syn.trace" --repeat 1 --policy eager --format json > "$work/syn.json" 2> "$work/err"
+holds "replay --format json: another trace's rows have the keys, null" \
+	jq -e -s 'all(has("linux_forks") and .linux_forks == null and .nm_traps_evidence == null and .linux_fp_use == null)' "$work/syn.json"
 # On every excerpt, replay's deferred loads exactly what the importer's shadow of it predicted.
 for f in signal signal-no-sigreturn exit-sigframe fork-exec-exit kfpu hidden-task-us idle-exit lost; do
 	"$fpulab" trace import "$fx/$f.txt" -o "$work/d.trace" > "$work/d.out" 2> "$work/err"
