@@ -3,6 +3,8 @@
 #   make            build everything
 #   make run        build, run the default matrix (fpulab run), print the summary
 #   make test       build, then run every test; ends with "N passed, N failed, N skipped"
+#   make image      the bootable image, build/fpulab.iso (docs/bare-metal.md)
+#   make test-image boot it under QEMU: BIOS and UEFI (slow; .ci/run runs it)
 
 # gcc unless the user chose a compiler (make's own default CC is cc).
 ifeq ($(origin CC),default)
@@ -116,6 +118,13 @@ run:
 		$(BUILD)/results/fp-vs-spinner.json $(BUILD)/results/short-tasks.json \
 		$(BUILD)/results/kernel-checksum.json $(BUILD)/results/replay.json \
 		$$(test -f $(BUILD)/results/linux.json && echo $(BUILD)/results/linux.json)
+
+# The bootable image (docs/bare-metal.md): BIOS and UEFI, CD or USB stick (dd).
+.PHONY: image
+image:
+	./tools/ensure-deps image
+	$(MAKE) --no-print-directory all
+	./tools/mkimage -o $(BUILD)/fpulab.iso --kernel $(BUILD)/lab.elf
 
 clean:
 	rm -rf $(BUILD)

@@ -25,6 +25,8 @@ static const struct command commands[] = {
 	  "which policy wins each class of configuration (summary FILE...)" },
 	{ "report", cmd_report, "the seed reproduction table: each claim beside fpulab's figure" },
 	{ "plot", cmd_plot, "SVG plots of result files (plot DIR FILE...), with gnuplot" },
+	{ "import-serial", cmd_import_serial,
+	  "a real PC's serial log of the bootable image into a result file (-o FILE)" },
 };
 #define NR_COMMANDS (sizeof(commands) / sizeof(commands[0]))
 

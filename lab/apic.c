@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Local APIC. The timer counts at 1 GHz / divisor on QEMU and KVM (their
- * APIC bus cycle is 1 ns); the TSC is calibrated against it.
+ * Local APIC. The timer counts at apic_khz (divide by 1), measured against a
+ * reference clock at boot (clock.c): 1 GHz on QEMU and KVM, the bus or the
+ * crystal clock on hardware (tens of MHz).
  */
 #include "apic.h"
 #include "cpu.h"
@@ -26,7 +27,7 @@
 #define ICR_PENDING (1u << 12)
 
 bool apic_x2;
-uint64_t tsc_khz;
+uint64_t apic_khz __persist; /* clock_calibrate() measures it; kept across a restart */
 
 static uint32_t apic_read(uint32_t reg)
 {
@@ -58,10 +59,22 @@ static void apic_write_icr(unsigned int dest, uint32_t lo)
 		cpu_relax();
 }
 
+/* Whether any vector is in service (ISR, 8 registers of 32 bits from 0x100). */
+static bool apic_in_service(void)
+{
+	for (uint32_t r = 0x100; r < 0x180; r += 0x10)
+		if (apic_read(r))
+			return true;
+	return false;
+}
+
 void apic_init(void)
 {
 	uint32_t a, b, c, d;
 	cpuid(1, 0, &a, &b, &c, &d);
+	if (!(d & (1u << 9)))
+		panic("this CPU has no local APIC (CPUID.1:EDX[9] clear): the lab needs one for "
+		      "its timer and IPIs, and cannot run here");
 	apic_x2 = c & (1u << 21);
 	uint64_t base = rdmsr(MSR_APIC_BASE) | (1u << 11); /* global enable */
 	if (apic_x2)
@@ -75,7 +88,10 @@ void apic_init(void)
 	apic_write(REG_TIMER_DIV, 0xb);       /* divide by 1 */
 	apic_write(REG_LVT_TIMER, VEC_TIMER); /* one-shot */
 	apic_write(REG_TIMER_INIT, 0);
-	apic_eoi();
+	/* After the watchdog's restart an interrupt may still be in service
+	 * (its handler never returned): end them all, highest first. */
+	for (int i = 0; i < 256 && apic_in_service(); i++)
+		apic_eoi();
 }
 
 unsigned int apic_id(void)
@@ -95,9 +111,16 @@ void apic_send_ipi(unsigned int dest, unsigned int vector)
 	apic_write_icr(dest, vector | (1u << 14)); /* fixed, assert */
 }
 
+/* ns to timer counts and back, at apic_khz: 64-bit, a tick is at most ~4 s. */
+static uint32_t ns_to_count(uint64_t ns)
+{
+	uint64_t n = ns * apic_khz / 1000000;
+	return n > 0xffffffffu ? 0xffffffffu : n ? (uint32_t)n : 1;
+}
+
 void apic_timer_arm(uint32_t ns)
 {
-	apic_write(REG_TIMER_INIT, ns ? ns : 1);
+	apic_write(REG_TIMER_INIT, ns_to_count(ns));
 }
 
 void apic_timer_stop(void)
@@ -107,21 +130,18 @@ void apic_timer_stop(void)
 
 uint32_t apic_timer_remaining(void)
 {
-	return apic_read(REG_TIMER_CUR);
+	return (uint32_t)((uint64_t)apic_read(REG_TIMER_CUR) * 1000000 / apic_khz);
 }
 
-void apic_calibrate(void)
+void apic_timer_free_run(bool on)
 {
-	const uint32_t window = 5000000; /* 5 ms of 1 GHz APIC time */
-	apic_write(REG_LVT_TIMER, LVT_MASKED);
-	apic_write(REG_TIMER_INIT, 0xffffffff);
-	uint64_t t0 = rdtsc();
-	while (apic_read(REG_TIMER_CUR) > 0xffffffffu - window)
-		cpu_relax();
-	uint64_t t1 = rdtsc();
-	apic_write(REG_TIMER_INIT, 0);
-	apic_write(REG_LVT_TIMER, VEC_TIMER);
-	tsc_khz = (t1 - t0) / 5;
+	apic_write(REG_LVT_TIMER, on ? LVT_MASKED : VEC_TIMER);
+	apic_write(REG_TIMER_INIT, on ? 0xffffffffu : 0);
+}
+
+uint32_t apic_timer_count(void)
+{
+	return apic_read(REG_TIMER_CUR);
 }
 
 void delay_us(uint64_t us)
@@ -131,9 +151,19 @@ void delay_us(uint64_t us)
 		cpu_relax();
 }
 
-void apic_start_ap(unsigned int dest, unsigned int page)
+void apic_send_nmi(unsigned int dest)
+{
+	apic_write_icr(dest, 0x4400); /* NMI, assert */
+}
+
+void apic_send_init(unsigned int dest)
 {
 	apic_write_icr(dest, 0x4500); /* INIT, assert */
+}
+
+void apic_start_ap(unsigned int dest, unsigned int page)
+{
+	apic_send_init(dest);
 	delay_us(10000);
 	for (int i = 0; i < 2; i++) {
 		apic_write_icr(dest, 0x4600 | page); /* STARTUP */

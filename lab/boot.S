@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Entry of the lab kernel (BSP through PVH, APs through a real-mode
- * trampoline) and the switch to long mode.
+ * Entry of the lab kernel (BSP through PVH or Multiboot2, APs through a
+ * real-mode trampoline) and the switch to long mode.
  *
  * Memory map: the first 4 GiB are identity-mapped with 2 MiB pages, user
  * accessible (tasks run in ring 3 on code linked into this image), and the
@@ -19,23 +19,58 @@
 	.p2align 2
 	.long pvh_start32
 
+/*
+ * Multiboot2 header (GRUB's multiboot2 command, BIOS and UEFI alike): in the
+ * first 32 KiB of the file, 8-byte aligned. Tags: the entry address (the
+ * ELF entry is PVH's), a framebuffer (optional:
+ * VGA text will do), end.
+ */
+	.section .multiboot2, "a"
+	.p2align 3
+mb2_header:
+	.long MB2_HEADER_MAGIC
+	.long 0					/* i386: 32-bit protected mode */
+	.long mb2_header_end - mb2_header
+	.long -(MB2_HEADER_MAGIC + (mb2_header_end - mb2_header))
+	.p2align 3
+	.short 3, 0				/* entry address */
+	.long 12
+	.long mb2_start32
+	.p2align 3
+	.short 5, 1				/* framebuffer, optional */
+	.long 20
+	.long 0, 0, 32				/* any size, 32 bits per pixel */
+	.p2align 3
+	.short 0, 0				/* end */
+	.long 8
+mb2_header_end:
+
 	.section .text.boot, "ax"
 	.code32
-	.globl pvh_start32
+	.globl pvh_start32, mb2_start32
 pvh_start32:
+	/* The start info is found by its magic in EBX, not trusted from EAX. */
+	movl $BOOT_PVH, %edx
+	jmp start32
+mb2_start32:
+	movl $BOOT_MULTIBOOT2, %edx
+	cmpl $MB2_BOOTLOADER_MAGIC, %eax
+	je start32
+	movl $BOOT_UNKNOWN, %edx
+start32:
 	cli
 	cld
-	/* The start info is found by its magic in EBX, not trusted from EAX. */
 	movl %ebx, %esi
 	movl $boot_stack_top, %esp
 
-	/* Zero .bss (page tables live there). */
+	/* Zero .bss and .persist (page tables live there). */
 	movl $__bss_start, %edi
-	movl $__bss_end, %ecx
+	movl $__persist_end, %ecx
 	subl %edi, %ecx
 	xorl %eax, %eax
 	rep stosb
-	movl %esi, pvh_start_info
+	movl %esi, boot_info_paddr
+	movl %edx, boot_protocol
 
 	/* PD: 2048 x 2 MiB = 4 GiB; P|RW|US|PS, PCD|PWT for >= 0xFE000000. */
 	movl $boot_pd, %edi
@@ -100,35 +135,41 @@ bsp_long_entry:
 	movw %ax, %gs
 	movq $boot_stack_top, %rsp
 	xorl %ebp, %ebp
-	movl pvh_start_info, %edi
+	movl boot_info_paddr, %edi
+	movl boot_protocol, %esi
 	call kmain
 4:	hlt
 	jmp 4b
 
 /*
- * AP trampoline, copied to AP_TRAMPOLINE (a SIPI vector page). Runs from
- * there in real mode, so every address is computed relative to its copy.
+ * AP trampoline, copied to a free page below 1 MiB (smp.c, from the memory
+ * map; the SIPI vector is its page number). Runs from there in real mode
+ * with CS = page << 8, so it addresses itself relative to CS (%ebx holds
+ * its physical base); smp.c writes the base into tramp_gdt_ptr and
+ * tramp_far, the two linear addresses the CPU needs.
  */
-#define TRAMP(sym) (AP_TRAMPOLINE + (sym) - ap_trampoline_start)
+#define TOFF(sym) ((sym) - ap_trampoline_start)
 	.code16
-	.globl ap_trampoline_start, ap_trampoline_end
+	.globl ap_trampoline_start, ap_trampoline_end, tramp_gdt_base, tramp_far_offset
 ap_trampoline_start:
 	cli
 	cld
-	xorw %ax, %ax
+	movw %cs, %ax
 	movw %ax, %ds
-	lgdtl TRAMP(tramp_gdt_ptr)
+	movzwl %ax, %ebx
+	shll $4, %ebx
+	lgdtl TOFF(tramp_gdt_ptr)
 	movl %cr0, %eax
 	orl $1, %eax
 	movl %eax, %cr0
-	ljmpl $BOOT_CS32, $TRAMP(tramp_32)
+	ljmpl *TOFF(tramp_far)
 	.code32
 tramp_32:
 	movw $BOOT_DS, %ax
 	movw %ax, %ds
 	movw %ax, %es
 	movw %ax, %ss
-	movl $TRAMP(tramp_stack_top), %esp
+	leal TOFF(tramp_stack_top)(%ebx), %esp
 	movl $enter_long_mode, %eax
 	call *%eax
 	ljmp $BOOT_CS64, $ap_long_entry
@@ -140,7 +181,13 @@ tramp_gdt:
 	.quad 0x00cf9a000000ffff	/* BOOT_CS32: 32-bit code */
 tramp_gdt_ptr:
 	.word 4 * 8 - 1
-	.long TRAMP(tramp_gdt)
+tramp_gdt_base:				/* base + TOFF(tramp_gdt), written by smp.c */
+	.long TOFF(tramp_gdt)
+	.p2align 2
+tramp_far:
+tramp_far_offset:			/* base + TOFF(tramp_32), written by smp.c */
+	.long TOFF(tramp_32)
+	.word BOOT_CS32
 	.p2align 4
 	.space 64
 tramp_stack_top:
@@ -174,12 +221,24 @@ boot_gdt_ptr:
 	.quad boot_gdt
 
 	.data
-	.globl pvh_start_info, ap_boot_stack
-pvh_start_info:	.long 0
+	.globl boot_info_paddr, boot_protocol, ap_boot_stack
+boot_info_paddr: .long 0		/* EBX at entry: PVH start info or Multiboot2 info */
+boot_protocol:	.long 0			/* BOOT_PVH | BOOT_MULTIBOOT2 | BOOT_UNKNOWN */
 	.p2align 3
 ap_boot_stack:	.quad 0
 
-	.bss
+/* The watchdog's restart (restart.c): on the boot stack again, from the top. */
+	.text
+	.globl kernel_restart
+kernel_restart:
+	cli
+	movq $boot_stack_top, %rsp
+	xorl %ebp, %ebp
+	call restart_main
+6:	hlt
+	jmp 6b
+
+	.section .persist, "aw", @nobits
 	.p2align 12
 	.globl boot_pml4
 boot_pml4:	.space 4096

@@ -1,15 +1,24 @@
 /* SPDX-License-Identifier: MIT */
-/* Console on COM1 (0x3f8), kprintf, panic, and exit through isa-debug-exit. */
+/* Console on COM1 (0x3f8) where there is one, and the screen (screen.c);
+ * kprintf, panic, and exit through isa-debug-exit. */
 #include "kernel.h"
 #include "io.h"
 #include "cpu.h"
+#include "screen.h"
 #include <fpulab/abi.h>
 
+static bool serial; /* a UART answers at COM1 */
+
 static struct spinlock console_lock;
-static volatile int panicking;
+static volatile int panicking, lockless;
 
 void console_init(void)
 {
+	/* A UART keeps what is written to its scratch register; nothing there reads 0xff. */
+	outb(COM1 + 7, 0x5a);
+	serial = inb(COM1 + 7) == 0x5a;
+	if (!serial)
+		return;
 	outb(COM1 + 1, 0x00); /* no interrupts */
 	outb(COM1 + 3, 0x80); /* DLAB */
 	outb(COM1 + 0, 0x01); /* 115200 baud */
@@ -18,8 +27,15 @@ void console_init(void)
 	outb(COM1 + 2, 0xc7); /* FIFO on */
 }
 
+bool console_serial(void)
+{
+	return serial;
+}
+
 static void serial_putc(char c)
 {
+	if (!serial)
+		return;
 	for (int spins = 0; !(inb(COM1 + 5) & 0x20) && spins < 100000; spins++)
 		cpu_relax();
 	outb(COM1, (uint8_t)c);
@@ -36,6 +52,7 @@ static void out_c(struct out *o, char c)
 		if (c == '\n')
 			serial_putc('\r');
 		serial_putc(c);
+		screen_putc(c);
 	} else if (o->len + 1 < o->size) {
 		o->buf[o->len] = c;
 	}
@@ -58,7 +75,7 @@ static void out_num(struct out *o, uint64_t v, unsigned base, bool neg, int widt
 		out_c(o, tmp[--n]);
 }
 
-/* %[-][0][width][l|ll|z](d|i|u|x|s|c|p|%) */
+/* %[-][0][width][.precision][l|ll|z](d|i|u|x|s|c|p|%); the precision of %s only */
 static void format(struct out *o, const char *fmt, va_list ap)
 {
 	for (; *fmt; fmt++) {
@@ -69,13 +86,16 @@ static void format(struct out *o, const char *fmt, va_list ap)
 		fmt++;
 		bool left = false;
 		char pad = ' ';
-		int width = 0, lng = 0;
+		int width = 0, lng = 0, prec = -1;
 		if (*fmt == '-')
 			left = true, fmt++;
 		if (*fmt == '0')
 			pad = '0', fmt++;
 		while (*fmt >= '0' && *fmt <= '9')
 			width = width * 10 + (*fmt++ - '0');
+		if (*fmt == '.')
+			for (prec = 0, fmt++; *fmt >= '0' && *fmt <= '9';)
+				prec = prec * 10 + (*fmt++ - '0');
 		while (*fmt == 'l' || *fmt == 'z')
 			lng++, fmt++;
 		switch (*fmt) {
@@ -105,10 +125,12 @@ static void format(struct out *o, const char *fmt, va_list ap)
 			if (!s)
 				s = "(null)";
 			int len = (int)strlen(s);
+			if (prec >= 0 && len > prec)
+				len = prec;
 			for (int i = len; !left && i < width; i++)
 				out_c(o, ' ');
-			while (*s)
-				out_c(o, *s++);
+			for (int i = 0; i < len; i++)
+				out_c(o, s[i]);
 			for (int i = len; left && i < width; i++)
 				out_c(o, ' ');
 			break;
@@ -128,10 +150,11 @@ void vkprintf(const char *fmt, va_list ap)
 	struct out o = { 0 };
 	uint64_t flags = read_flags();
 	cli();
-	if (!panicking)
+	bool lock = !panicking && !lockless;
+	if (lock)
 		spin_lock(&console_lock);
 	format(&o, fmt, ap);
-	if (!panicking)
+	if (lock)
 		spin_unlock(&console_lock);
 	if (flags & (1 << 9))
 		sti();
@@ -161,6 +184,11 @@ int ksnprintf(char *buf, size_t size, const char *fmt, ...)
 	int n = vksnprintf(buf, size, fmt, ap);
 	va_end(ap);
 	return n;
+}
+
+void console_break_lock(void)
+{
+	lockless = 1;
 }
 
 noreturn void qemu_exit(unsigned int value)

@@ -16,7 +16,10 @@
 #include "io.h"
 #include "lab.h"
 #include "smp.h"
+#include "restart.h"
 #include "syscall.h"
+#include "table.h"
+#include "watchdog.h"
 #include <fpulab/abi.h>
 
 struct semaphore user_sems[MAX_USER_SEMS];
@@ -53,8 +56,12 @@ static struct {
 	unsigned int reports;
 	const char *policy;
 	uint64_t repeat;
-	uint64_t progress_tsc; /* when the last progress record went out, or the window opened */
+	uint64_t progress_tsc;  /* when the last progress record went out, or the window opened */
+	uint64_t progress_done; /* its done= */
 } run;
+
+/* The experiments this boot runs, in order (exps=, else exp=). */
+static unsigned int exp_list[FPULAB_EXP_NR], nexp;
 
 /* ---- configuration ---- */
 
@@ -121,19 +128,36 @@ uint64_t exp_num(enum fpulab_option_id id, uint64_t dflt)
 	return v;
 }
 
-static void parse_config(void)
+/* exps=LIST|all (the bootable image), else the one exp=NAME (default context-switch). */
+static void parse_experiments(void)
 {
-	char name[24];
-	int e = 0;
+	char buf[160], *w = buf;
 
-	if (cmdline_get(fpulab_options[FPULAB_OPT_experiment].key, name, sizeof(name))) {
-		e = name_index(fpulab_names_experiments, name);
+	if (!cmdline_get(fpulab_options[FPULAB_OPT_experiments].key, buf, sizeof(buf)) &&
+	    !cmdline_get(fpulab_options[FPULAB_OPT_experiment].key, buf, sizeof(buf)))
+		ksnprintf(buf, sizeof(buf), "%s", fpulab_names_experiments[0]);
+	if (!strcmp(buf, "all")) {
+		for (nexp = 0; nexp < FPULAB_EXP_NR; nexp++)
+			exp_list[nexp] = nexp;
+		return;
+	}
+	while (*w && nexp < FPULAB_EXP_NR) {
+		char *comma = strchr(w, ',');
+		if (comma)
+			*comma = 0;
+		int e = name_index(fpulab_names_experiments, w);
 		if (e < 0) {
-			kprintf("error: unknown experiment '%s'\n", name);
+			kprintf("error: unknown experiment '%s'\n", w);
 			qemu_exit(FPULAB_EXIT_PANIC);
 		}
+		exp_list[nexp++] = (unsigned int)e;
+		w = comma ? comma + 1 : w + strlen(w);
 	}
-	cfg.experiment = experiments[e];
+}
+
+static void parse_config(void)
+{
+	parse_experiments();
 	if (!cmdline_get(fpulab_options[FPULAB_OPT_policies].key, cfg.policy_buf,
 			 sizeof(cfg.policy_buf))) {
 		size_t n = 0;
@@ -150,7 +174,6 @@ static void parse_config(void)
 		cfg.policies[cfg.npolicies++] = w;
 		w = comma ? comma + 1 : w + strlen(w);
 	}
-	cfg.repeat = exp_num(FPULAB_OPT_repeat, experiment_abi(cfg.experiment)->repeat);
 }
 
 /* ---- the measured window ---- */
@@ -253,6 +276,16 @@ void exp_progress(uint64_t done, uint64_t target, const char *unit)
 		.unit = unit,
 	};
 	RECORD_PRINT(FPULAB_REC_PROGRESS, FPULAB_PROGRESS_FIELDS, &p);
+	if (done > run.progress_done || !run.progress_done) /* a sign of life only if further */
+		watchdog_pet();
+	run.progress_done = done;
+}
+
+void exp_now(const char **experiment, const char **policy, uint64_t *repeat)
+{
+	*experiment = cfg.experiment ? experiment_abi(cfg.experiment)->name : "-";
+	*policy = run.policy ? run.policy : "-";
+	*repeat = run.repeat;
 }
 
 /*
@@ -333,6 +366,24 @@ static void begin_run(const char *policy, uint64_t repeat)
 		trace_window_open();
 }
 
+/* Test kernels, hang=NAME: the first run of NAME spins with interrupts off (the watchdog's test). */
+static void hang_if_asked(const struct experiment *e, uint64_t nth)
+{
+#ifdef FPU_TESTING
+	static unsigned int hang = FPULAB_EXP_NR;
+	if (hang == FPULAB_EXP_NR)
+		hang = exp_word(FPULAB_OPT_hang, FPULAB_EXP_NR + 1);
+	if (nth == 0 && hang == e->id) {
+		kprintf("hang: %s spins with interrupts off (hang=, test kernel)\n",
+			experiment_abi(e)->name);
+		for (;;)
+			cpu_relax();
+	}
+#else
+	(void)e, (void)nth;
+#endif
+}
+
 /* Every configuration, repeat x policies, A B A B. Returns the runs reported. */
 static unsigned int run_experiment(const struct experiment *e, uint64_t *skipped)
 {
@@ -340,6 +391,7 @@ static unsigned int run_experiment(const struct experiment *e, uint64_t *skipped
 	unsigned int runs = 0, nconfigs = e->configs();
 	unsigned int npolicies = e->one_policy ? 1 : cfg.npolicies;
 
+	table_begin(e, npolicies);
 	for (unsigned int c = 0; c < nconfigs; c++) {
 		struct result label = { .experiment = name, .cpus = ncpus };
 		result_not_measured(&label);
@@ -348,6 +400,11 @@ static unsigned int run_experiment(const struct experiment *e, uint64_t *skipped
 			struct skip skip = { name, label.placement, label.fp_users, label.regset,
 					     reason };
 			RECORD_PRINT(FPULAB_REC_SKIP, FPULAB_SKIP_FIELDS, &skip);
+			kprintf("skipped: %s %s fp=%s %s: %s\n", name, label.placement,
+				label.fp_users, label.regset,
+				!strcmp(reason, "needs-2-cpus")
+					? "needs 2 CPUs, this machine runs 1"
+					: reason);
 			(*skipped)++;
 			continue;
 		}
@@ -357,13 +414,16 @@ static unsigned int run_experiment(const struct experiment *e, uint64_t *skipped
 				res.policy = cfg.policies[p];
 				res.repeat = rep;
 				begin_run(cfg.policies[p], rep);
+				hang_if_asked(e, rep + p);
 				e->run(c, &res);
 				RECORD_PRINT(FPULAB_REC_RESULT, FPULAB_RESULT_FIELDS, &res);
+				table_add(p, &res);
 				if (fputrace_enabled())
 					fputrace_handoff();
 				runs++;
 			}
 		}
+		table_row();
 	}
 	return runs;
 }
@@ -373,13 +433,29 @@ void experiment_main(void *unused)
 	struct done done = { 0 };
 
 	parse_config();
-	cfg.experiment->parse();
-	if (exp_num(FPULAB_OPT_check, 0)) {
-		done.checked = 1; /* every option was read and accepted */
-	} else {
-		done.runs = run_experiment(cfg.experiment, &done.skipped);
+	watchdog_init();
+	for (unsigned int i = restart.next; i < nexp; i++) {
+		restart.next = i;
+		cfg.experiment = experiments[exp_list[i]];
+		cfg.repeat = exp_num(FPULAB_OPT_repeat, experiment_abi(cfg.experiment)->repeat);
+		if (nexp > 1)
+			kprintf("experiment %u of %u: %s\n", i + 1, nexp,
+				experiment_abi(cfg.experiment)->name);
+		cfg.experiment->parse();
+		if (exp_num(FPULAB_OPT_check, 0)) {
+			done.checked = 1; /* every option was read and accepted */
+			continue;
+		}
+		watchdog_pet();
+		restart.runs += run_experiment(cfg.experiment, &restart.skipped);
 		smp_call_all(fpu_cpu_quiesce);
 	}
+	done.runs = restart.runs;
+	done.skipped = restart.skipped;
+	done.hung = restart.hung;
 	RECORD_PRINT(FPULAB_REC_DONE, FPULAB_DONE_FIELDS, &done);
+	kprintf("done: %lu runs, %lu configurations skipped, %lu hung; the machine may be "
+		"switched off\n",
+		done.runs, done.skipped, done.hung);
 	qemu_exit(FPULAB_EXIT_OK);
 }

@@ -14,6 +14,8 @@
 #define READ_ONCE(x) (*(const volatile __typeof__(x) *)&(x))
 #define WRITE_ONCE(x, v) (*(volatile __typeof__(x) *)&(x) = (v))
 #define barrier() __asm__ volatile("" ::: "memory")
+/* Zeroed at boot, kept across the watchdog's restart (restart.c, lab.ld). */
+#define __persist __attribute__((section(".persist")))
 
 /* string.c */
 void *memcpy(void *d, const void *s, size_t n);
@@ -27,12 +29,14 @@ uint64_t parse_u64(const char *s, const char **end);
 
 /* console.c */
 void console_init(void);
+bool console_serial(void); /* COM1 answered console_init() */
 void kprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void vkprintf(const char *fmt, va_list ap);
 int ksnprintf(char *buf, size_t size, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 int vksnprintf(char *buf, size_t size, const char *fmt, va_list ap);
 noreturn void panic(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 noreturn void qemu_exit(unsigned int value);
+void console_break_lock(void); /* the watchdog: a hung CPU may hold the console lock */
 
 /* mem.c: boot-time allocation, never freed. */
 void mem_init(uint64_t start, uint64_t end);

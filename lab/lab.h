@@ -81,6 +81,7 @@ RECORD_STRUCT(done, FPULAB_DONE_FIELDS);           /* the end */
 RECORD_STRUCT(progress, FPULAB_PROGRESS_FIELDS);   /* a run going on */
 RECORD_STRUCT(integrity, FPULAB_INTEGRITY_FIELDS); /* state lost or leaked */
 RECORD_STRUCT(trace_rec, FPULAB_TRACE_FIELDS);     /* a run's trace buffers (fputrace.c) */
+RECORD_STRUCT(hung, FPULAB_HUNG_FIELDS);           /* the watchdog's (watchdog.c) */
 
 /* The optional fields of @r: not measured (not sent) until an experiment sets them. */
 static inline void result_not_measured(struct result *r)
@@ -110,6 +111,8 @@ void exp_integrity_error(const void *report);
 void exp_progress(uint64_t done, uint64_t target, const char *unit);
 void fill_counts(struct result *res); /* counters of the window just closed */
 uint64_t exp_window_switches(void);   /* switches since MARK_START, summed over CPUs */
+/* The run going on: its experiment, policy and repeat ("-" between runs). */
+void exp_now(const char **experiment, const char **policy, uint64_t *repeat);
 
 /* experiment.h: struct experiment, the table, option helpers. */
 #include "experiment.h"

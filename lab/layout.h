@@ -16,7 +16,14 @@
 #define TSS_SEL 0x28
 #define GDT_ENTRIES 7
 
-#define AP_TRAMPOLINE 0x8000 /* SIPI vector 0x08 */
+/* How the BSP was entered (boot.S; kmain's second argument). */
+#define BOOT_UNKNOWN 0    /* the Multiboot2 entry without the boot loader's magic in EAX */
+#define BOOT_PVH 1        /* PVH (QEMU -kernel): start info in EBX */
+#define BOOT_MULTIBOOT2 2 /* GRUB multiboot2: information structure in EBX */
+
+/* Multiboot2 (specification 2.0, section 3.1). */
+#define MB2_HEADER_MAGIC 0xe85250d6
+#define MB2_BOOTLOADER_MAGIC 0x36d76289
 
 /* struct cpu fields read by entry.S through %gs (cpu.h asserts them). */
 #define CPU_OFF_SELF 0

@@ -2,6 +2,10 @@
 /* Boot of the lab kernel: the BSP's kmain(), then each AP's ap_main(). */
 #include "apic.h"
 #include "boot_info.h"
+#include "clock.h"
+#include "restart.h"
+#include "screen.h"
+#include "table.h"
 #include "cpu.h"
 #include "fputrace.h"
 #include "io.h"
@@ -9,7 +13,7 @@
 #include "smp.h"
 #include <fpulab/abi.h>
 
-void kmain(uint32_t start_info);
+void kmain(uint32_t boot_paddr, uint32_t protocol);
 noreturn void ap_main(void);
 
 static void mask_8259(void)
@@ -42,15 +46,33 @@ static void say_hello(void)
 		.kernel_size = xstate_cfg.kernel_size,
 		.user_size = xstate_cfg.user_size,
 		.tsc_khz = tsc_khz,
+		.boot = boot_name(),
+		.clock_ref = clock_facts.ref,
+		.apic_khz = apic_khz,
+		.tsc_invariant = clock_facts.tsc_invariant,
+		.hypervisor = clock_facts.hypervisor_name,
+		.cpus_found = boot_info.napic ? boot_info.napic : 1,
 	};
 	RECORD_PRINT(FPULAB_REC_HELLO, FPULAB_HELLO_FIELDS, &h);
 }
 
-void kmain(uint32_t start_info)
+/*
+ * The BSP's boot, and the watchdog's restart (restart.h): then boot_info,
+ * the clocks and the screen are kept from the first boot, and no hello is
+ * sent again.
+ */
+void kmain(uint32_t boot_paddr, uint32_t protocol)
 {
+	bool first = !restart.restarts;
+
+	if (first)
+		restart_save();
 	console_init();
-	kprintf("\n"); /* firmware (SeaBIOS on q35/pc) may leave a line unfinished */
-	boot_info_parse(start_info);
+	if (first) {
+		kprintf("\n"); /* firmware (SeaBIOS on q35/pc) may leave a line unfinished */
+		boot_info_parse(boot_paddr, protocol);
+	}
+	screen_init();
 	mem_init(boot_info.ram_start, boot_info.ram_end);
 	mask_8259();
 
@@ -59,16 +81,21 @@ void kmain(uint32_t start_info)
 	ncpus = 1;
 	apic_init();
 	bsp->apic_id = apic_id();
-	apic_calibrate();
+	if (first)
+		clock_calibrate();
 
 	lab_fpu_init();
 	fpu_cpu_init();
 	sched_init_cpu();
 
-	acpi_find_cpus();
+	if (first)
+		acpi_find_cpus();
 	smp_boot();
 	fputrace_init();
-	say_hello();
+	if (first) {
+		say_hello();
+		table_boot_facts();
+	}
 
 	cpu_start_timer();
 	task_create_kthread("control", experiment_main, NULL, 0);

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* Records to the host: "@fpulab <kind> key=value ...", one line (abi.h). */
 #include "lab.h"
+#include "watchdog.h"
 
 void record_begin(struct record *r, const char *kind)
 {
@@ -26,4 +27,8 @@ void record_u64(struct record *r, const char *key, uint64_t value)
 void record_end(struct record *r)
 {
 	kprintf("%s\n", r->line);
+	/* A progress record is a sign of life only when it got further (exp_progress). */
+	if (strncmp(r->line + strlen(FPULAB_RECORD_PREFIX), FPULAB_REC_PROGRESS " ",
+		    strlen(FPULAB_REC_PROGRESS) + 1))
+		watchdog_pet();
 }

@@ -11,7 +11,7 @@
 #include "cpu.h"
 #include "io.h"
 
-extern char ap_trampoline_start[], ap_trampoline_end[];
+extern char ap_trampoline_start[], ap_trampoline_end[], tramp_gdt_base[], tramp_far_offset[];
 extern uint64_t ap_boot_stack;
 
 static struct cpu *volatile ap_booting;
@@ -27,11 +27,23 @@ void smp_ap_online(void)
 	__atomic_store_n(&ap_alive, 1, __ATOMIC_RELEASE);
 }
 
+/* The trampoline at @page, with the two linear addresses it needs made absolute (boot.S). */
+static void copy_trampoline(uint32_t page)
+{
+	uintptr_t t = page, start = (uintptr_t)ap_trampoline_start;
+	memcpy((void *)t, ap_trampoline_start, (size_t)((uintptr_t)ap_trampoline_end - start));
+	*(uint32_t *)(t + ((uintptr_t)tramp_gdt_base - start)) += page;
+	*(uint32_t *)(t + ((uintptr_t)tramp_far_offset - start)) += page;
+}
+
 void smp_boot(void)
 {
 	unsigned int bsp = apic_id();
-	memcpy((void *)AP_TRAMPOLINE, ap_trampoline_start,
-	       (size_t)((uintptr_t)ap_trampoline_end - (uintptr_t)ap_trampoline_start));
+	copy_trampoline(boot_info.trampoline);
+	if (boot_info.napic > FPULAB_MAX_CPUS)
+		kprintf("smp: the MADT lists %u CPUs; the lab starts %u of them (its limit, "
+			"FPULAB_MAX_CPUS)\n",
+			boot_info.napic, FPULAB_MAX_CPUS);
 	for (unsigned int i = 0; i < boot_info.napic; i++) {
 		unsigned int id = boot_info.apic_ids[i];
 		if (id == bsp || ncpus == FPULAB_MAX_CPUS)
@@ -39,7 +51,7 @@ void smp_boot(void)
 		ap_booting = cpu_alloc(ncpus, id);
 		ap_boot_stack = (uint64_t)kalloc(16384, 4096) + 16384;
 		ap_alive = 0;
-		apic_start_ap(id, AP_TRAMPOLINE >> 12);
+		apic_start_ap(id, boot_info.trampoline >> 12);
 		/*
 		 * Under TCG the guest TSC follows host time, and a loaded host
 		 * can take seconds to schedule the new vCPU thread: allow 20 s

@@ -8,6 +8,7 @@
 #include "cpu.h"
 #include "lab.h"
 #include "smp.h"
+#include "watchdog.h"
 
 uint32_t tick_ns = 1000000; /* 1 ms time slices */
 void (*volatile timer_hook)(void);
@@ -55,6 +56,7 @@ void timer_tick(void)
 	if (READ_ONCE(timer_whole_slices) && apic_timer_remaining())
 		return;
 	c->timer_ticks++;
+	watchdog_tick();
 	void (*hook)(void) = timer_hook;
 	if (c->id == 0 && hook)
 		hook();

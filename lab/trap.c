@@ -7,6 +7,7 @@
 #include "lab.h"
 #include "signal.h"
 #include "smp.h"
+#include "watchdog.h"
 
 static const char *const exception_names[32] = {
 	"#DE divide error",
@@ -51,6 +52,8 @@ void trap_dispatch(struct trap_frame *f)
 		/* the costs experiment's #NM: TS cleared, nothing else */
 	} else if (f->vector == VEC_NM && from_user(f)) {
 		fpu_handle_nm(&c->current->fpu);
+	} else if (f->vector == 2 && watchdog_nmi()) {
+		/* not reached: the watchdog restarted the kernel */
 	} else if (f->vector < 32) {
 		exception(f);
 	} else {

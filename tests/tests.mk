@@ -45,6 +45,7 @@ TEST_BINS += tests/cli/test_trace_cmds.sh tests/cli/test_host.sh tests/cli/test_
 TEST_BINS += tests/cli/test_trace_import.sh
 TEST_BINS += tests/cli/test_limits.sh tests/cli/test_replay_bench.sh tests/cli/test_linux_sample.sh
 TEST_BINS += tests/cli/test_replay_output.sh tests/cli/test_plot_cmds.sh tests/cli/test_replay_costs.sh
+TEST_BINS += tests/cli/test_import_serial.sh
 
 -include tests/fuzz/fuzz.mk
 -include tests/lab/lab.mk
@@ -60,9 +61,19 @@ test-bins: all $(TEST_BINS)
 test:
 	./tools/ensure-deps test
 	$(MAKE) --no-print-directory test-bins
+	@echo "make test: the GRUB image boots (BIOS and UEFI, minutes under TCG) are not run here: make test-image (.ci/run runs it)"
 	$(BUILD)/fpulab host costs --repeat 3 --format json --output $(HOST_COSTS_CACHE) 2> /dev/null
 	FPULAB=$(BUILD)/fpulab FPULAB_HOST_COSTS=$(HOST_COSTS_CACHE) \
 		tests/run-tests.sh $(if $(SUITE),$(SUITE_BINS),$(TEST_BINS))
+
+# The bootable image's tests (docs/bare-metal.md): boots of GRUB images under
+# QEMU TCG on SeaBIOS and OVMF, slow, so not part of make test; .ci/run runs them.
+IMAGE_TEST_BINS := $(filter-out tests/image/lib.sh,$(sort $(wildcard tests/image/*.sh)))
+.PHONY: test-image
+test-image:
+	./tools/ensure-deps image
+	$(MAKE) --no-print-directory all
+	FPULAB=$(BUILD)/fpulab tests/run-tests.sh $(IMAGE_TEST_BINS)
 
 # make test SUITE=NAME: only the test executables whose name is NAME
 # (test_cli_compare, test_run.sh, stress, ...); none matching is an error.

@@ -35,15 +35,15 @@ const struct clock_kind clock_kinds[CLOCK_NR] = {
 	[CLOCK_HARDWARE_TSC] = {
 		.key = "hardware-tsc", .source = "hardware", .tick = TSC_TICKS,
 		.timed = true, .hardware = true,
-		.ticks_line = "hardware TSC ticks (KVM)",
-		.figures = "hardware TSC ticks (lab under KVM)",
-		.short_name = "hardware ticks (KVM)",
+		.ticks_line = "hardware TSC ticks (KVM, or a real PC: the rows' clock_label)",
+		.figures = "hardware TSC ticks (the lab under KVM, or on a real PC)",
+		.short_name = "hardware ticks (KVM or a real PC)",
 		.vs_eager = "vs eager = this median / eager's median in the same configuration",
-		.costs_note = "hardware (KVM)",
-		.lab_costs = "lab costs, hardware (KVM)",
+		.costs_note = "hardware (KVM or a real PC)",
+		.lab_costs = "lab costs, hardware",
 		.with_lab_costs = "native-hardware-costs",
 		.with_lab_costs_text = "native replay timings plus per-event costs the lab"
-				       " measured under KVM (hardware)",
+				       " measured under KVM or on a real PC (hardware)",
 	},
 	[CLOCK_NATIVE_TSC] = {
 		.key = "native-tsc", .source = "native", .tick = TSC_TICKS,

@@ -44,6 +44,11 @@ static const struct record_field integrity_fields[INTEGRITY_FIELD_COUNT] = {
 	FPULAB_INTEGRITY_FIELDS(INTEGRITY_STRING, INTEGRITY_COUNT)
 };
 
+#define HUNG_STRING(n) STRING_ENTRY(struct guest_hung, n)
+#define HUNG_COUNT(n) COUNT_ENTRY(struct guest_hung, n)
+static const struct record_field hung_fields[HUNG_FIELD_COUNT] = { FPULAB_HUNG_FIELDS(HUNG_STRING,
+										      HUNG_COUNT) };
+
 const char *result_string(const struct guest_result *r, enum result_field f)
 {
 	return (const char *)r + result_fields[f].offset;
@@ -92,6 +97,8 @@ enum record_kind record_kind_of(const char *line)
 		return RECORD_INTEGRITY;
 	if (record_body(line, FPULAB_REC_TRACE))
 		return RECORD_TRACE;
+	if (record_body(line, FPULAB_REC_HUNG))
+		return RECORD_HUNG;
 	return RECORD_UNKNOWN;
 }
 
@@ -266,4 +273,11 @@ int parse_integrity_record(const char *line, struct guest_integrity *out, char *
 	memset(out, 0, sizeof(*out));
 	return parse_complete(line, FPULAB_REC_INTEGRITY, integrity_fields, INTEGRITY_FIELD_COUNT,
 			      out, &out->present, err, errlen);
+}
+
+int parse_hung_record(const char *line, struct guest_hung *out, char *err, size_t errlen)
+{
+	memset(out, 0, sizeof(*out));
+	return parse_complete(line, FPULAB_REC_HUNG, hung_fields, HUNG_FIELD_COUNT, out,
+			      &out->present, err, errlen);
 }

@@ -21,6 +21,7 @@ enum record_kind {
 	RECORD_PROGRESS,
 	RECORD_INTEGRITY,
 	RECORD_TRACE, /* trace=1: a run's trace is ready in guest memory (cli/lab/trace_rec.c) */
+	RECORD_HUNG,  /* watchdog=S (the bootable image): a run hung, the kernel went on */
 	RECORD_UNKNOWN
 };
 
@@ -63,6 +64,10 @@ struct guest_integrity {
 	FPULAB_INTEGRITY_FIELDS(RECORD_STRING_FIELD, RECORD_COUNT_FIELD)
 	uint64_t present;
 };
+struct guest_hung {
+	FPULAB_HUNG_FIELDS(RECORD_STRING_FIELD, RECORD_COUNT_FIELD)
+	uint64_t present;
+};
 #undef RECORD_STRING_FIELD
 #undef RECORD_COUNT_FIELD
 
@@ -80,6 +85,11 @@ enum integrity_field {
 #define INTEGRITY_FIELD_ENUM(n) INTEGRITY_##n,
 	FPULAB_INTEGRITY_FIELDS(INTEGRITY_FIELD_ENUM, INTEGRITY_FIELD_ENUM) INTEGRITY_FIELD_COUNT
 #undef INTEGRITY_FIELD_ENUM
+};
+enum hung_field {
+#define HUNG_FIELD_ENUM(n) HUNG_##n,
+	FPULAB_HUNG_FIELDS(HUNG_FIELD_ENUM, HUNG_FIELD_ENUM) HUNG_FIELD_COUNT
+#undef HUNG_FIELD_ENUM
 };
 enum progress_field {
 #define PROGRESS_FIELD_ENUM(n) PROGRESS_##n,
@@ -117,5 +127,7 @@ int parse_skip_record(const char *line, struct guest_skip *out, char *err, size_
 int parse_progress_record(const char *line, struct guest_progress *out, char *err, size_t errlen);
 /* An integrity record: every field is required; unknown keys are ignored. */
 int parse_integrity_record(const char *line, struct guest_integrity *out, char *err, size_t errlen);
+/* A hung record (the kernel's watchdog): every field is required. */
+int parse_hung_record(const char *line, struct guest_hung *out, char *err, size_t errlen);
 
 #endif

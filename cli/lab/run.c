@@ -363,6 +363,10 @@ static enum line_verdict on_line(void *ctx, enum line_source from, const char *l
 		return on_integrity(s, line);
 	case RECORD_TRACE:
 		return on_trace(s, line);
+	case RECORD_HUNG: /* only the bootable image's kernel watches itself */
+		snprintf(s->stop_reason, sizeof(s->stop_reason),
+			 "the kernel's own watchdog reported a hung run: %s", line);
+		return LINE_STOP;
 	case RECORD_DONE:
 		if (parse_done_record(line, &s->done, err, sizeof(err)) < 0) {
 			snprintf(s->stop_reason, sizeof(s->stop_reason),
@@ -861,6 +865,7 @@ static void start_report(struct run_state *s, struct output *out, bool kvm,
 		.clock = &clock_kinds[kvm           ? CLOCK_HARDWARE_TSC
 				      : opt->icount ? CLOCK_ICOUNT
 						    : CLOCK_EMULATED_TSC],
+		.clock_label = kvm ? "hardware TSC, under a hypervisor (KVM)" : NULL,
 		.machine = opt->machine,
 		.qemu_cpu = qemu_cpu_model(setup),
 		.cpus = opt->cpus,

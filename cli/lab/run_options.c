@@ -19,6 +19,13 @@
 /* The guest options and their ranges are abi.h's, shared with the kernel. */
 static const struct fpulab_option *const guest_options = fpulab_options;
 
+/* Options only the bootable image's kernel reads (docs/bare-metal.md): one
+ * boot of fpulab run is one experiment, with the host as its watchdog. */
+static bool image_only(int id)
+{
+	return guest_options[id].experiments == 0;
+}
+
 #define OPT_BASE 256 /* getopt_long values: OPT_BASE + option id */
 
 enum host_option_id {
@@ -95,6 +102,8 @@ void run_usage(FILE *f)
 		   "Lists are comma-separated; 'all' expands to every value.\n\nGuest options:\n");
 	for (int i = 0; i < FPULAB_OPT_NR; i++) {
 		const struct fpulab_option *g = &guest_options[i];
+		if (image_only(i))
+			continue;
 		snprintf(left, sizeof(left), "--%s%s%s", g->option, g->metavar ? " " : "",
 			 g->metavar ? g->metavar : "");
 		fprintf(f, "  %-28s %s", left, g->help);
@@ -134,19 +143,20 @@ void run_list(FILE *f)
 		fprintf(f, "    options:");
 		for (int i = 0; i < FPULAB_OPT_NR; i++) {
 			const struct fpulab_option *g = &guest_options[i];
-			if ((g->experiments & (1u << e)) && g->experiments != FPULAB_EXP_ALL)
+			if ((g->experiments & (1u << e)) && g->experiments != FPULAB_EXP_ALL &&
+			    !image_only(i))
 				fprintf(f, " --%s", g->option);
 		}
 		fprintf(f, " (and every option all experiments read)\n");
 	}
 	fprintf(f, "options all experiments read:");
 	for (int i = 0; i < FPULAB_OPT_NR; i++)
-		if (guest_options[i].experiments == FPULAB_EXP_ALL)
+		if (guest_options[i].experiments == FPULAB_EXP_ALL && !image_only(i))
 			fprintf(f, " --%s", guest_options[i].option);
 	fprintf(f, "\nnumeric options (min..max, default):\n");
 	for (int i = 0; i < FPULAB_OPT_NR; i++) {
 		const struct fpulab_option *g = &guest_options[i];
-		if (g->type != FPULAB_NUMBER)
+		if (g->type != FPULAB_NUMBER || image_only(i))
 			continue;
 		fprintf(f, "  --%s %llu..%llu", g->option, g->min, g->max);
 		if (g->dflt)
@@ -239,6 +249,11 @@ static int set_guest_option(struct run_options *o, int id, const char *text)
 	char buf[32];
 	uint64_t n;
 
+	if (image_only(id))
+		return usage_error(
+			"--%s is for the bootable image (docs/bare-metal.md), not fpulab "
+			"run: it boots one --experiment and is its own watchdog (--timeout)",
+			g->option);
 	free(o->guest_value[id]);
 	o->guest_value[id] = NULL;
 	switch (g->type) {

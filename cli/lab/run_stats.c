@@ -201,6 +201,15 @@ size_t collector_pending_runs(const struct result_collector *c)
 	return n;
 }
 
+size_t collector_discard(struct result_collector *c)
+{
+	size_t n = collector_pending_runs(c);
+	for (size_t i = 0; i < c->npolicies; i++)
+		free(c->policies[i].runs);
+	c->npolicies = 0;
+	return n;
+}
+
 void collector_free(struct result_collector *c)
 {
 	for (size_t i = 0; i < c->npolicies; i++)

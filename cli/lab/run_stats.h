@@ -56,6 +56,9 @@ void collector_add(struct result_collector *c, const struct guest_result *r);
 void collector_complete(struct result_collector *c);
 /* Runs of the configuration in progress (not reported if the guest fails). */
 size_t collector_pending_runs(const struct result_collector *c);
+/* Drop the runs of the configuration in progress (a hung run: it will not be
+ * complete). Returns how many. */
+size_t collector_discard(struct result_collector *c);
 void collector_free(struct result_collector *c);
 
 /* Summarise runs of one configuration and policy (exposed for tests). */

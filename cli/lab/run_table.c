@@ -15,6 +15,16 @@ bool report_ratio_meaningful(const struct report *r, const struct result_row *ro
 	       !(row->present & (UINT64_C(1) << RESULT_cost));
 }
 
+/* What the guest measured its TSC against, as the table's header says it. */
+const char *clock_ref_description(const char *ref)
+{
+	return !strcmp(ref, "hpet")       ? "the HPET"
+	       : !strcmp(ref, "pm-timer") ? "the ACPI PM timer"
+	       : !strcmp(ref, "pit")      ? "the PIT"
+	       : !strcmp(ref, "none")     ? "its APIC timer, taken as 1 GHz"
+					  : "its APIC timer";
+}
+
 /* A costs row's ticks per operation in ns at the guest's TSC rate: not
  * under --icount (ticks are instructions), nor without the rate. */
 static bool cost_ns(const struct report *r, const struct result_row *row, double ticks, double *ns)
@@ -57,6 +67,27 @@ static void put_field(json_t *o, const struct result_row *row, enum result_field
 		put(o, rf->name, json_string(result_string(&row->median, f)));
 	else
 		put(o, rf->name, json_integer((json_int_t)result_count(&row->median, f)));
+}
+
+/* The guest's word for how it booted and what its clocks are, where it said them. */
+static void put_hello_facts(json_t *o, const struct guest_hello *h)
+{
+	static const enum hello_field strings[] = { HELLO_boot, HELLO_clock_ref, HELLO_hypervisor };
+	static const enum hello_field counts[] = { HELLO_apic_khz, HELLO_tsc_invariant };
+
+	for (size_t i = 0; h && i < sizeof(strings) / sizeof(strings[0]); i++)
+		if (h->present & (UINT64_C(1) << strings[i]))
+			put(o, hello_fields[strings[i]].name,
+			    json_string((const char *)h + hello_fields[strings[i]].offset));
+	for (size_t i = 0; h && i < sizeof(counts) / sizeof(counts[0]); i++) {
+		uint64_t v;
+		if (!(h->present & (UINT64_C(1) << counts[i])))
+			continue;
+		memcpy(&v, (const char *)h + hello_fields[counts[i]].offset, sizeof(v));
+		put(o, hello_fields[counts[i]].name,
+		    counts[i] == HELLO_tsc_invariant ? json_boolean(v)
+						     : json_integer((json_int_t)v));
+	}
 }
 
 static json_t *row_object(struct report *r, const struct result_row *row)
@@ -125,6 +156,8 @@ static json_t *row_object(struct report *r, const struct result_row *row)
 	snprintf(xcr0, sizeof(xcr0), "0x%" PRIx64, have_xcr0 ? h->xcr0 : 0);
 	put(o, "xcr0", have_xcr0 ? json_string(xcr0) : NULL);
 	put(o, "tsc_khz", have_khz ? json_integer((json_int_t)h->tsc_khz) : NULL);
+	put(o, "clock_label", json_string(r->clock_label ? r->clock_label : r->clock->ticks_line));
+	put_hello_facts(o, h);
 	if (cost) { /* ns at the guest's TSC rate (tsc_khz) */
 		bool have = cost_ns(r, row, row->ticks_median, &ns[0]) &&
 			    cost_ns(r, row, row->ticks_min, &ns[1]) &&
@@ -236,10 +269,10 @@ static void write_table_header(struct report *r, const struct result_row *first)
 		output_comment(r->out, "vCPU threads pinned: %s", r->pinned_header);
 	if (h && (h->present & (UINT64_C(1) << HELLO_tsc_khz)) && r->clock->timed)
 		snprintf(khz, sizeof(khz),
-			 "; guest TSC %" PRIu64
-			 " kHz (measured by the guest against its APIC timer)",
-			 h->tsc_khz);
-	output_comment(r->out, "ticks: %s%s", r->clock->ticks_line, khz);
+			 "; guest TSC %" PRIu64 " kHz (measured by the guest against %s)",
+			 h->tsc_khz, clock_ref_description(h->clock_ref));
+	output_comment(r->out, "ticks: %s%s",
+		       r->clock_label ? r->clock_label : r->clock->ticks_line, khz);
 	output_comment(r->out,
 		       "each row: one configuration under one policy; counts are those of one run,"
 		       " the median run (median ticks/%s) of the 'runs' column; integrity errors"

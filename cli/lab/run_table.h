@@ -19,6 +19,8 @@ struct report {
 	const char *accel;              /* "tcg" | "kvm" */
 	const char *accel_arg;          /* the -accel argument, e.g. "tcg,thread=single" */
 	const struct clock_kind *clock; /* emulated TSC (TCG), icount or hardware TSC (KVM) */
+	const char *
+		clock_label; /* for people: "hardware TSC, bare metal"; NULL: the clock's ticks_line */
 	const char *machine;
 	const char *qemu_cpu;
 	unsigned cpus;
@@ -44,6 +46,10 @@ struct report {
 	char **integrity_notes; /* the table's footnotes, one per record */
 	size_t nintegrity_notes;
 };
+
+/* What the guest measured its TSC against (hello clock_ref): "the HPET", ...;
+ * "its APIC timer" when it did not say (an older kernel). */
+const char *clock_ref_description(const char *ref);
 
 /* rows_ready_fn: write one configuration's rows to report->out. Returns 0: a
  * row the output cannot take is kept for output_close()'s fallback. */

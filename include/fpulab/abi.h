@@ -29,6 +29,7 @@
 #define FPULAB_REC_PROGRESS "progress"   /* a run going on: FPULAB_PROGRESS_FIELDS */
 #define FPULAB_REC_INTEGRITY "integrity" /* FPU state lost or leaked: FPULAB_INTEGRITY_FIELDS */
 #define FPULAB_REC_TRACE "trace" /* trace=1: a run's trace buffers are ready: FPULAB_TRACE_FIELDS */
+#define FPULAB_REC_HUNG "hung"   /* watchdog=S: a run said nothing for S s: FPULAB_HUNG_FIELDS */
 
 /* isa-debug-exit: QEMU exits with (value << 1) | 1. */
 #define FPULAB_DEBUG_EXIT_PORT 0xf4
@@ -133,7 +134,8 @@
  *   type         LIST (comma-separated; 'all' on the host), WORD, NUMBER, FLAG
  *   min..max     NUMBER: the range both sides accept; dflt its default
  *                (0 where help says the default is computed)
- *   experiments  FPULAB_EXP_ALL or FPULAB_EXP_BIT(id) | ...: who reads it
+ *   experiments  FPULAB_EXP_ALL or FPULAB_EXP_BIT(id) | ...: who reads it;
+ *                0: the bootable image's kernel only, fpulab run refuses it
  *   choices      the names a LIST or WORD takes (fpulab_names_<choices>);
  *                any: [a-z0-9_-] names only the guest can check
  */
@@ -208,7 +210,13 @@
 	X(scrub, "scrub", "scrub", FLAG, 0, 1, 0, FPULAB_EXP_ALL, any, 0,      \
 	  "force the AMD FIP/FDP/FOP scrub")                                     \
 	X(check, "check", "check-options", FLAG, 0, 1, 0, FPULAB_EXP_ALL, any, 0, \
-	  "boot, check every option against the kernel, run nothing")
+	  "boot, check every option against the kernel, run nothing")              \
+	X(experiments, "exps", "experiments", LIST, 0, 0, 0, 0, experiments, \
+	  "LIST|all", "bootable image only: the experiments one boot runs, in this order (fpulab run runs one: --experiment)") \
+	X(watchdog, "watchdog", "watchdog", NUMBER, 0, 3600, 0, 0, any, "S", \
+	  "bootable image only: the kernel's watchdog; a run without a record for S s is reported hung and the boot goes on with the next experiment (0: off)") \
+	X(hang, "hang", "hang", WORD, 0, 0, 0, 0, experiments, "NAME", \
+	  "bootable image only, test kernel only: the first run of experiment NAME spins with interrupts off, for the watchdog")
 /* clang-format on */
 
 enum fpulab_limit {
@@ -291,7 +299,13 @@ static const struct fpulab_option fpulab_options[FPULAB_OPT_NR] = {
 	S(policies)    /* policies built in, comma-separated: what "all" means */ \
 	S(test_policies) /* test kernels: deliberately broken ones, by name only */ \
 	U(version) U(cpus) U(xcr0) U(kernel_size) U(user_size)                   \
-	U(tsc_khz)     /* guest TSC frequency, measured against the APIC timer */
+	U(tsc_khz)     /* guest TSC frequency, measured against clock_ref */   \
+	S(boot)        /* pvh | multiboot2-bios | multiboot2-uefi: how the kernel was loaded */ \
+	S(clock_ref)   /* hpet | pm-timer | pit | none (APIC timer taken as 1 GHz) */ \
+	U(apic_khz)    /* APIC timer counts per ms (divide by 1), measured against clock_ref */ \
+	U(tsc_invariant) /* CPUID 0x80000007 EDX[8] */                          \
+	S(hypervisor)  /* none (CPUID.1:ECX[31] clear) | tcg | kvm | leaf 0x40000000's signature */ \
+	U(cpus_found)  /* enabled CPUs in the MADT; at most FPULAB_MAX_CPUS of them run (cpus) */
 
 /*
  * result record. S(name) is a string field, U(name) an unsigned 64-bit count.
@@ -396,8 +410,16 @@ static const struct fpulab_option fpulab_options[FPULAB_OPT_NR] = {
 #define FPULAB_TRACE_FIELDS(S, U)                                             \
 	S(used) U(cpus) U(base) U(stride) U(events) U(seq) U(lost) U(ntasks) U(xcr0)
 
-/* done record. checked=1: check=1 was given; the options were read, nothing ran. */
-#define FPULAB_DONE_FIELDS(S, U) U(runs) U(skipped) U(checked)
+/*
+ * hung record (watchdog=S, the bootable image): the run going on sent no
+ * record for seconds; the kernel restarts itself and goes on with the next
+ * experiment. Its configuration's runs so far are not a complete row.
+ */
+#define FPULAB_HUNG_FIELDS(S, U) S(experiment) S(policy) U(repeat) U(seconds)
+
+/* done record. checked=1: check=1 was given; the options were read, nothing ran.
+ * hung: runs the watchdog gave up on (each a hung record). */
+#define FPULAB_DONE_FIELDS(S, U) U(runs) U(skipped) U(checked) U(hung)
 
 /* clang-format on */
 

@@ -6,3 +6,4 @@ TEST_BINS += tests/lab/limits.sh
 TEST_BINS += tests/lab/sleeping_lock.sh
 TEST_BINS += tests/lab/costs.sh
 TEST_BINS += tests/lab/trace_rec.sh
+TEST_BINS += tests/lab/watchdog.sh
