@@ -94,6 +94,9 @@ struct replay {
 	struct xregs_state *import_img; /* an image an IMPORT installs, as a signal frame */
 	uint16_t cur[FPULAB_TRACE_MAX_CPUS];
 	uint8_t ts[FPULAB_TRACE_MAX_CPUS];
+	/* a trace without returns: the running task exported its state in a syscall and
+	 * is back in ring 3 at its next use (fpu_return_to_user() then) */
+	uint8_t in_syscall[FPULAB_TRACE_MAX_CPUS];
 	unsigned int active; /* whose registers the real ones are */
 	bool returns;        /* the trace places the returns to ring 3 (FPULAB_TRACE_F_RETURNS) */
 	uint64_t overhead;   /* ticks of an empty timed region */
@@ -724,6 +727,7 @@ static void start(struct replay *rp)
 		memcpy(rp->img[c], rp->init_img, XSTATE_MAX_SIZE);
 		rp->cur[c] = 0;
 		rp->ts[c] = 0;
+		rp->in_syscall[c] = 0;
 	}
 	for (unsigned int c = 0; c < rp->ncpus; c++) {
 		sim_cpu = c;
@@ -763,6 +767,7 @@ static void do_switch(struct replay *rp, const struct fpulab_trace_event *e,
 		reset_task(rp, e->arg); /* a new task in an exited one's id */
 	TIMED(rp, ticks, fpu_switch(prev, next));
 	rp->cur[c] = e->arg;
+	rp->in_syscall[c] = 0;
 	if (rp->bare) {
 		skip = rp->bare_skip;
 	} else {
@@ -788,6 +793,10 @@ static void do_use(struct replay *rp, const struct fpulab_trace_event *e, struct
 	struct fpu *f = &rp->fpus[e->task];
 	struct task_sig *s = &rp->sig[e->task];
 
+	if (rp->in_syscall[e->cpu]) {
+		rp->in_syscall[e->cpu] = 0;
+		TIMED(rp, r->ticks, fpu_return_to_user(f));
+	}
 	if (rp->ts[e->cpu])
 		TIMED(rp, r->ticks, fpu_handle_nm(f));
 	struct replay_integrity got = { .component = 0 };
@@ -813,16 +822,25 @@ static void do_kfpu(struct replay *rp, const struct fpulab_trace_event *e, struc
 		return;
 	}
 	TIMED(rp, r->ticks, kernel_fpu_end());
-	if (e->task && !rp->returns) /* the syscall returns to ring 3 */
+	if (e->task && !rp->returns) { /* the syscall returns to ring 3 */
+		rp->in_syscall[e->cpu] = 0;
 		TIMED(rp, r->ticks, fpu_return_to_user(&rp->fpus[e->task]));
+	}
 }
 
+/*
+ * Untimed; its copy may use the vector registers: the real ones are kept.
+ * In a trace without returns, the running task exporting its own state is
+ * in a syscall: it returns to ring 3 at its next use (do_use), or never if
+ * an import, a reset or a switch comes first.
+ */
 static void do_export(struct replay *rp, const struct fpulab_trace_event *e)
 {
-	/* untimed; its copy may use the vector registers: keep the real ones */
 	regs_save(rp->scratch);
 	LIB(rp, fpu_export_std(&rp->fpus[e->task], rp->export_buf, XSTATE_MAX_SIZE));
 	regs_load(rp->scratch);
+	if (!rp->returns && rp->cur[e->cpu] == e->task)
+		rp->in_syscall[e->cpu] = 1;
 }
 
 /* The components regs_wrong() checks once the task's whole state is known (import, reset). */
@@ -921,8 +939,10 @@ static void do_import(struct replay *rp, const struct fpulab_trace_event *e,
 	}
 	if (!loaded)
 		regs_load(rp->scratch);
-	if (rp->cur[c] == e->task && !rp->returns)
+	if (rp->cur[c] == e->task && !rp->returns) {
+		rp->in_syscall[c] = 0;
 		TIMED(rp, r->ticks, fpu_return_to_user(f));
+	}
 }
 
 static void play_events(struct replay *rp, struct replay_result *r)
@@ -961,6 +981,7 @@ static void play_events(struct replay *rp, struct replay_result *r)
 		case FPULAB_EV_EXIT:
 			TIMED(rp, r->ticks, fpu_task_exit(&rp->fpus[e->task]));
 			rp->cur[e->cpu] = 0;
+			rp->in_syscall[e->cpu] = 0;
 			rp->exited[e->task] = 1;
 			break;
 		case FPULAB_EV_EXPORT:
