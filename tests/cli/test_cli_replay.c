@@ -152,6 +152,45 @@ static void hand_trace(struct trace *t, struct fpulab_trace_event *e, unsigned i
 }
 
 /*
+ * Every run starts with no task running on any CPU, for libfpu too: this
+ * trace imports task 1's state on CPU 0 before anything runs there, and
+ * ends with task 1 running on CPU 0. A run that started with libfpu still
+ * taking the last run's task for CPU 0's (eager reloads a running task at
+ * an import) left CPU 0 holding task 1's imported state live, saved it over
+ * task 1's later work at CPU 0's next switch, and task 1 then found its
+ * old registers: an integrity error in every run but the first.
+ */
+static void test_runs_start_clean(void **state)
+{
+	struct fpulab_trace_event e[] = {
+		tev(FPULAB_EV_IMPORT, 1, 0, 0, 0x3), tev(FPULAB_EV_SWITCH, 0, 1, 0, 0),
+		tev(FPULAB_EV_USE, 1, 0, 0, 0x3),    tev(FPULAB_EV_SWITCH, 1, 0, 0, 0),
+		tev(FPULAB_EV_SWITCH, 0, 2, 0, 0),   tev(FPULAB_EV_USE, 2, 0, 0, 0x3),
+		tev(FPULAB_EV_SWITCH, 2, 1, 0, 0),   tev(FPULAB_EV_USE, 1, 0, 0, 0x3),
+	};
+	struct trace t;
+	const char *const *pols = fpu_policy_names();
+
+	for (unsigned int i = 1; i <= 3; i++)
+		e[i].cpu = 1; /* task 1 runs on CPU 1 first */
+	hand_trace(&t, e, sizeof(e) / sizeof(e[0]), 2, 2, 0);
+	struct replay *rp = replay_new(&t, FPU_INSN_AUTO);
+	assert_non_null(rp);
+	for (int p = 0; pols[p]; p++) {
+		struct replay_result first = run(rp, pols[p], 4);
+		for (int k = 0; k < 3; k++) {
+			struct replay_result r = run(rp, pols[p], 4);
+			if (r.n.integrity_errors || memcmp(&r.n, &first.n, sizeof(r.n)))
+				fail_msg("%s, run %d: %lu integrity errors, counts %s run 1's",
+					 pols[p], k + 2, (unsigned long)r.n.integrity_errors,
+					 memcmp(&r.n, &first.n, sizeof(r.n)) ? "unlike" : "as");
+		}
+		assert_int_equal(first.n.integrity_errors, 0);
+	}
+	replay_free(rp);
+}
+
+/*
  * An export of the running task with no reset after it (its own state
  * read from a syscall), then more FPU work in the same slice: its
  * switch-out saves that work, under every policy, on one CPU (another task
@@ -407,6 +446,7 @@ int main(void)
 		cmocka_unit_test(test_exact_pingpong_one),
 		cmocka_unit_test(test_adaptive_costs),
 		cmocka_unit_test(test_export_then_use),
+		cmocka_unit_test(test_runs_start_clean),
 		cmocka_unit_test(test_import_reset),
 		cmocka_unit_test(test_returns),
 		cmocka_unit_test(test_oracle_bound),
