@@ -232,6 +232,17 @@ struct trace_replay {
 	struct trace_info ti;
 };
 
+/* replay_integrity.c */
+
+/*
+ * replay_say_integrity - if run @k (from 0) of @policy, a @what ("run",
+ * "floor run", ...), found integrity errors, say on stderr how many and
+ * where the first was (event, task, CPU, component, the value in the
+ * registers and the one the task wrote). Return: 1 if it found any, else 0.
+ */
+int replay_say_integrity(const struct trace_replay *tr, const char *policy, const char *what,
+			 unsigned long k, const struct replay_result *r);
+
 /* replay_costs.c */
 
 /*
