@@ -246,14 +246,20 @@ if [ -n "$why" ]; then
 	skip "live: trace record --seconds 1" "$why"
 else
 	check "live: trace record --seconds 1 records and imports" 0 "activated" - -- "$fpulab" trace record -o "$work/live.trace" --seconds 1
-	# a quiet second has ~150 loads, 5% of them signal frames (Linux's load to write the
-	# frame, which deferred has no need of: a cause replay prints), so those are added back
-	loads=$(sed -n 's/.*deferred   \([0-9]*\) loads predicted = Linux.s \([0-9]*\) .* signal frames \([0-9]*\) .*/\1 \2 \3/p' "$work/out")
+	# A quiet second has 10 to 150 loads: the window start (+1 a CPU) and the signal frames
+	# (Linux's load to write the frame, which deferred has no need of), both causes replay
+	# prints, are more than 3% of so few; what they leave unexplained must be within 3%.
+	loads=$(sed -n 's/.*deferred   \([0-9]*\) loads predicted = Linux.s \([0-9]*\) + window start \([0-9]*\) + other \([0-9]*\) - signal frames \([0-9]*\) .*/\1 \2 \3 \4 \5/p' "$work/out")
 	set -- $loads
-	if [ $# = 3 ] && [ "$2" -gt 0 ] && awk -v d="$1" -v l="$2" -v f="$3" 'BEGIN { r = (d + f) / l; exit !(r > 0.97 && r < 1.03) }'; then
-		ok "live: deferred's predicted loads within 3% of Linux's but the signal frames ($1 + $3 against $2)"
+	if [ $# = 5 ] && [ "$2" -gt 0 ] && awk -v l="$2" -v o="$4" 'BEGIN { exit !(o <= 0.03 * l) }'; then
+		ok "live: deferred's predicted loads against Linux's: $1 against $2, unexplained $4 (within 3%)"
 	else
-		not_ok "live: deferred's predicted loads within 3% of Linux's but the signal frames" "$loads" "$(head -n 8 "$work/out")"
+		not_ok "live: deferred's predicted loads against Linux's: unexplained within 3%" "$loads" "$(head -n 8 "$work/out")"
+	fi
+	if [ $# = 5 ] && [ "$2" -ge 1000 ]; then
+		if awk -v d="$1" -v l="$2" 'BEGIN { r = d / l; exit !(r > 0.97 && r < 1.03) }'; then ok "live: deferred within 3% of Linux ($1 against $2)"; else not_ok "live: deferred within 3% of Linux" "$loads"; fi
+	else
+		skip "live: deferred within 3% of Linux" "Linux loaded the registers ${2:-?} times in the second: fewer than 1000, where the window start and signal frames alone exceed 3%"
 	fi
 	check "live: the trace reads back" 0 "imported from a Linux recording (perf)" - -- "$fpulab" trace info "$work/live.trace"
 fi
