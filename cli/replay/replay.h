@@ -398,7 +398,8 @@ int linux_lower_trace(const struct trace *t, struct trace *out);
  * linux_row_keys - the keys a Linux trace adds to each of its rows @r (the
  * row of @policy: a policy, "oracle" or the linux row), null in any other
  * trace's rows so that CSV has them: the --fp-use model, the lossy flag,
- * perf's losses and resyncs, the forks and execs (null when not counted),
+ * perf's losses and resyncs, Linux's loads at the window start and for
+ * signal frames, the forks and execs (null when not counted),
  * the busy time and duration, and the row's counts, total (with its range)
  * and CPU-time share at the evidence bound (null where not replayed there).
  * Returns @r.

@@ -135,6 +135,9 @@ json_t *linux_row_keys(const struct trace_replay *tr, const char *policy, json_t
 			    x ? json_boolean(tr->t.hdr.flags & FPULAB_TRACE_F_LOSSY) : json_null());
 	json_object_set_new(r, "linux_perf_lost", count_or_null(x, x ? x->perf_lost : 0));
 	json_object_set_new(r, "linux_resyncs", count_or_null(x, x ? x->resyncs : 0));
+	/* the two known causes of deferred's loads against Linux's (print_loads) */
+	json_object_set_new(r, "linux_window_loads", count_or_null(x, x ? x->window_loads : 0));
+	json_object_set_new(r, "linux_sigframe_loads", count_or_null(x, x ? x->act_sigframe : 0));
 	json_object_set_new(r, "linux_forks", count_or_null(procs, procs ? x->forks : 0));
 	json_object_set_new(r, "linux_execs", count_or_null(procs, procs ? x->execs : 0));
 	json_object_set_new(r, "linux_busy_ns", count_or_null(x, (uint64_t)busy));

@@ -90,10 +90,16 @@ static void linux_head(FILE *out, json_t *rows, const json_t *lr, const char *tr
 	fprintf(out, "  Linux's own: %.0f saves, %.0f restores", number(lr, "saves"), la);
 	if (d) {
 		double diff = la > 0 ? (number(d, "restores") - la) / la : NAN;
-		fprintf(out, "; %s %.0f, %.0f (%+.2f%%: %s %.0f%%)", policy_linux(),
+		double win = number(lr, "linux_window_loads"),
+		       fr = number(lr, "linux_sigframe_loads");
+		fprintf(out, "; %s %.0f, %.0f (%+.2f%%: %s %.0f%%", policy_linux(),
 			number(d, "saves"), number(d, "restores"), 100 * diff,
 			fabs(diff) <= LINUX_LOADS_TOLERANCE ? "within" : "NOT within",
 			100 * LINUX_LOADS_TOLERANCE);
+		if (isfinite(win) && isfinite(fr))
+			fprintf(out, "; window start %+.0f, signal frames -%.0f, other %+.0f", win,
+				fr, number(d, "restores") - la - win + fr);
+		fprintf(out, ")");
 	}
 	if (o)
 		fprintf(out, "; oracle %s saves, %s restores", os, orr);

@@ -71,10 +71,16 @@ expect "... the recording named, and why its size differs from the seed's" "$wor
 expect "each policy's share of the CPU time at both bounds" "$work/l" \
 	'^002 +eager \(xsave\) cheaper .* recorded Linux workload +eager [0-9.]+% \.\. [0-9.]+%, lazy-counter [0-9.]+% \.\. [0-9.]+%, lazy [0-9.]+% \.\. [0-9.]+%, deferred [0-9.]+% \.\. [0-9.]+%, oracle [0-9.]+% \.\. [0-9.]+% of 0\.010 s of CPU time \(every-return \.\. evidence bound; medians of 3 runs\)'
 expect "the oracle's saves and restores beside Linux's and deferred's" "$work/l" \
-	'^002 +Linux restores eagerly .* yes +recorded Linux workload +Linux 48 saves, 49 restores; deferred 49, 50 \(restores \+2\.04%, within 3%\); oracle 41 \.\. 0 saves, 50 \.\. 1 restores \(every-return \.\. evidence bound\); exact counts'
+	'^002 +Linux restores eagerly .* yes +recorded Linux workload +Linux 48 saves, 49 restores; deferred 49, 50 \(restores \+2\.04%, within 3%; by cause: window start \+1, signal frames -0, other \+0 \(within 3%\)\); oracle 41 \.\. 0 saves, 50 \.\. 1 restores \(every-return \.\. evidence bound\); exact counts'
 expect_count "the lab's claims still there" "$work/l" '^003 .* yes ' 3
 "$fpulab" report --from "$fx/report-context-switch.json" --linux-trace "$work/fee.trace" --format json > "$work/lj" 2> /dev/null
 expect "JSON: a Linux claim's experiment is replay, its value a count" "$work/lj" '"seed": "002", "claim": "50K #NM saved in a compile, recorded Linux \(vs lazy-counter\)", "experiment": "replay", .*"value": 29\.0, "unit": "#NM traps", "source": "recorded Linux workload", "direction_agrees": "yes"'
+# three signals in 6 switches: deferred loads 11 times, Linux 9 (+22%), all of it the window start
+"$fpulab" trace import "$here/fixtures/linux/signal.txt" -o "$work/sig.trace" > /dev/null
+"$fpulab" report --from "$fx/report-context-switch.json" --linux-trace "$work/sig.trace" > "$work/ls" 2> /dev/null
+expect "deferred not within 3% of Linux, but the causes explain it all: yes, and why" "$work/ls" \
+	'^002 +Linux restores eagerly .* yes +recorded Linux workload +Linux 3 saves, 9 restores; deferred [0-9]+, 11 \(restores \+22\.22%, NOT within 3%; by cause: window start \+2, signal frames -0, other \+0 \(within 3%\)\)'
+expect "... the note says so" "$work/ls" 'the signal frames and the window start explain the difference \(yes on what they leave\)'
 # --from a replay of a Linux trace: its rows, no replay now
 "$fpulab" replay "$work/fee.trace" --repeat 1 --format json --output "$work/fee.json" 2> /dev/null
 "$fpulab" report --from "$work/fee.json" > "$work/lf" 2> "$work/e"
