@@ -122,9 +122,12 @@ run: ## build, run the default experiments and replays, print the summary (resul
 	@echo "./tools/replay-bench -o $(BUILD)/results/traces --repeat 5 --format json --output $(BUILD)/results/replay.json"
 	@FPULAB=./$(BUILD)/fpulab ./tools/replay-bench -o $(BUILD)/results/traces --repeat 5 \
 		--format json --output $(BUILD)/results/replay.json
+	@echo "./tools/linux-sample -o $(BUILD)/results --seconds 3"
+	@FPULAB=./$(BUILD)/fpulab ./tools/linux-sample -o $(BUILD)/results --seconds 3
 	@./$(BUILD)/fpulab summary --plot $(BUILD)/results/plots $(BUILD)/results/run.json \
 		$(BUILD)/results/fp-vs-spinner.json $(BUILD)/results/short-tasks.json \
-		$(BUILD)/results/kernel-checksum.json $(BUILD)/results/replay.json
+		$(BUILD)/results/kernel-checksum.json $(BUILD)/results/replay.json \
+		$$(test -f $(BUILD)/results/linux.json && echo $(BUILD)/results/linux.json)
 
 # The bootable image (docs/bare-metal.md): BIOS and UEFI, CD or USB stick (dd).
 .PHONY: image

@@ -339,15 +339,18 @@ void fpu_handle_nm(struct fpu *cur)
 void fpu_return_to_user_load(struct fpu *cur)
 {
 	unsigned int flags = cur->flags;
-	cur->flags = flags & ~(FPU_F_NEED_LOAD | FPU_F_NEED_TS | FPU_F_NOT_IN_USER);
-	if (!(flags & (FPU_F_NEED_LOAD | FPU_F_NEED_TS)))
+	cur->flags = flags &
+		     ~(FPU_F_NEED_LOAD | FPU_F_NEED_TS | FPU_F_NOT_IN_USER | FPU_F_EXPORTED);
+	if (!(flags & (FPU_F_NEED_LOAD | FPU_F_NEED_TS | FPU_F_EXPORTED)))
 		return;
 	unsigned int cpu;
 	struct fpu_cpu *c = this_fpu_cpu(&cpu);
 	if (flags & FPU_F_NEED_LOAD)
 		fpu_activate(c, cpu, cur);
-	else
+	else if (flags & FPU_F_NEED_TS)
 		fpu_ts_set(c);
+	else if (fpregs_hold(c, cpu, cur) && !c->ts)
+		c->live = true; /* saved by an export; ring 3 may change them now */
 	trace_rearm(c);
 }
 
@@ -452,6 +455,8 @@ int fpu_export_std(struct fpu *fpu, void *dst, size_t dst_len)
 	struct fpu_cpu *c = this_fpu_cpu(&cpu);
 
 	fetch_state(c, cpu, fpu);
+	if (fpu == c->cur && fpregs_hold(c, cpu, fpu))
+		fpu->flags |= FPU_F_EXPORTED; /* its registers, no longer live: until ring 3 */
 	int n = xstate_export_std(dst, dst_len, fpu->state);
 	if (n > 0)
 		fpu_pkru_export(dst,

@@ -16,6 +16,10 @@
  * live:  the registers may be newer than owner's save area: the owner ran
  *        with FPU access since its state was loaded or last saved. Whoever
  *        clobbers the registers must save them first (fpu_save_live()).
+ *        An export saves the running task's registers and leaves it its FPU
+ *        access: FPU_F_EXPORTED makes them live again when it is back in
+ *        ring 3 (fpu_return_to_user_load), not before (an import or reset
+ *        right after the export, as at signal delivery, saves nothing more).
  * ts:    mirrors CR0.TS; only fpu_ts_set/clear change either.
  * cur:   the task fpu_switch() last switched in here (NULL: a kernel thread
  *        or idle): the one whose registers a return to ring 3 uses, and

@@ -82,18 +82,46 @@ static bool word_everywhere(json_t *rows, const char *sweep, const char *w, size
 	return all;
 }
 
-/* The label without the words every row shares (cpus=2 when all have 2 CPUs). */
-static char *short_label(json_t *rows, const json_t *row, const char *sweep)
+/*
+ * The words every row of @rows has in its label, each with a space either
+ * side (" cpus=2 "), malloc'd; "" for a single row (its label is kept
+ * whole). Computed once per plot: each label costs a pass over the row's
+ * keys, and a word test per row and word was quadratic in the rows.
+ */
+static char *shared_words(json_t *rows, const char *sweep)
+{
+	char *label, *out = xstrdup(" ");
+
+	if (json_array_size(rows) <= 1)
+		return out;
+	label = config_label(json_array_get(rows, 0), sweep);
+	for (char *p = label; *p;) {
+		size_t n = strcspn(p, " ");
+		if (word_everywhere(rows, sweep, p, n)) {
+			char *next = xasprintf("%s%.*s ", out, (int)n, p);
+			free(out);
+			out = next;
+		}
+		p += n + (p[n] == ' ');
+	}
+	free(label);
+	return out;
+}
+
+/* @row's label without the words every row shares (@shared: shared_words()). */
+static char *short_label(const char *shared, const json_t *row, const char *sweep)
 {
 	char *label = config_label(row, sweep), *out = xstrdup("");
 
 	for (char *p = label; *p;) {
 		size_t n = strcspn(p, " ");
-		if (!word_everywhere(rows, sweep, p, n) || json_array_size(rows) == 1) {
+		char *word = xasprintf(" %.*s ", (int)n, p);
+		if (!strstr(shared, word)) {
 			char *next = xasprintf("%s%s%.*s", out, *out ? " " : "", (int)n, p);
 			free(out);
 			out = next;
 		}
+		free(word);
 		p += n + (p[n] == ' ');
 	}
 	free(label);
@@ -304,6 +332,7 @@ struct exp_plot {
 	json_t *mine; /* the rows plotted (experiment_rows) */
 	struct result_figure fig;
 	const char *sweep;   /* the x axis' number, or NULL: a bar group per configuration */
+	char *shared;        /* the label words every row has (shared_words) */
 	json_t *xs, *series; /* x values and series names, in first-seen order */
 	size_t nx, ns;
 	double *cell; /* [x][series][median, min, max], NaN where not measured */
@@ -314,7 +343,7 @@ struct exp_plot {
 /* Where @row goes: its x value and its series' name (both malloc'ed). */
 static void row_place(const struct exp_plot *p, const json_t *row, char **x, char **series)
 {
-	char *label = short_label(p->mine, row, p->sweep);
+	char *label = short_label(p->shared, row, p->sweep);
 
 	if (p->sweep) {
 		*x = xasprintf("%" JSON_INTEGER_FORMAT,
@@ -495,6 +524,7 @@ static int write_experiment_gp(const struct exp_plot *p, const char *cmd)
 static void exp_plot_free(struct exp_plot *p)
 {
 	free(p->cell);
+	free(p->shared);
 	free(p->base);
 	free(p->dat);
 	free(p->gp);
@@ -523,6 +553,7 @@ static int plot_experiment(json_t *rows, const char *experiment, const char *dir
 		return 0;
 	}
 	p.sweep = sweep_key(p.mine);
+	p.shared = shared_words(p.mine, p.sweep);
 	collect_axes(&p);
 	fill_cells(&p);
 	plot_paths(&p, dir);

@@ -32,6 +32,9 @@ bool policy_traps(const char *name);
 /* policy_linux - the policy Linux's own counts are checked against ("deferred"). */
 const char *policy_linux(void);
 
+/* It must load the registers as often as Linux did, within this share (docs/linux-traces.md). */
+#define LINUX_LOADS_TOLERANCE 0.03
+
 /* policy_baseline - the baseline policy's name, from libfpu's list ("eager"); libfpu always has one. */
 const char *policy_baseline(void);
 

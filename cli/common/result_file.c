@@ -321,6 +321,7 @@ static const char *const not_identity[] = {
 	"trap_range_estimate",
 	"note",
 	"hypervisor_vendor",
+	"linux_fp_use",
 	NULL,
 };
 /* Prefixes of per-run keys: replay's control policy and its ratios to the best. */

@@ -215,13 +215,14 @@ struct trace_replay {
 	/* summarise_policy */
 	double empty_region[REPLAY_HOOK_NR]; /* TSC ticks of one empty timed region */
 	struct prow rows[MAX_POLICIES];
-	/* replay_lower_bound: a Linux trace's lazy-style policies and deferred at the
-	 * evidence bound (np 0: not replayed) */
+	/* replay_lower_bound: a Linux trace's lazy-style policies, the baseline and
+	 * deferred at the evidence bound (np 0: not replayed), and the oracle there */
 	struct {
 		int np;
 		const char *pols[MAX_POLICIES];
 		struct prow rows[MAX_POLICIES];
-		uint64_t switches, uses;
+		struct oracle_counts oc;
+		double oracle_ns; /* ns per switch */
 	} lower;
 	/* rank */
 	double oracle_ns, best; /* ns per switch: the oracle's, the best static policy's total */
@@ -230,6 +231,17 @@ struct trace_replay {
 	struct break_even be[MAX_POLICIES]; /* the baseline against each policy with a break-even */
 	struct trace_info ti;
 };
+
+/* replay_integrity.c */
+
+/*
+ * replay_say_integrity - if run @k (from 0) of @policy, a @what ("run",
+ * "floor run", ...), found integrity errors, say on stderr how many and
+ * where the first was (event, task, CPU, component, the value in the
+ * registers and the one the task wrote). Return: 1 if it found any, else 0.
+ */
+int replay_say_integrity(const struct trace_replay *tr, const char *policy, const char *what,
+			 unsigned long k, const struct replay_result *r);
 
 /* replay_costs.c */
 
@@ -369,7 +381,8 @@ json_t *linux_row(const struct trace_info *ti, const struct opts *o, const struc
 
 /*
  * linux_bound_policies - the policies @tr replays again at the evidence
- * bound: its lazy-style ones (they trap on a use) and deferred, into @pols
+ * bound: its lazy-style ones (they trap on a use), the baseline (eager:
+ * what they save traps against) and deferred, into @pols
  * (NULL: only count). Return: how many; 0 without a lazy-style one.
  */
 int linux_bound_policies(const struct trace_replay *tr, const char **pols);
@@ -380,6 +393,18 @@ int linux_bound_policies(const struct trace_replay *tr, const char **pols);
  * their CPU. Return: 0, or -1 out of memory.
  */
 int linux_lower_trace(const struct trace *t, struct trace *out);
+
+/*
+ * linux_row_keys - the keys a Linux trace adds to each of its rows @r (the
+ * row of @policy: a policy, "oracle" or the linux row), null in any other
+ * trace's rows so that CSV has them: the --fp-use model, the lossy flag,
+ * perf's losses and resyncs, Linux's loads at the window start and for
+ * signal frames, the forks and execs (null when not counted),
+ * the busy time and duration, and the row's counts, total (with its range)
+ * and CPU-time share at the evidence bound (null where not replayed there).
+ * Returns @r.
+ */
+json_t *linux_row_keys(const struct trace_replay *tr, const char *policy, json_t *r);
 
 /* linux_print_footer - deferred against Linux by cause, each policy's share of the
  * workload's CPU time, and the lazy-style policies at both --fp-use bounds. */

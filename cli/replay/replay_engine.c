@@ -7,12 +7,13 @@
  * they dirty), the kernel's clobber inside a kernel-FPU section, and the
  * untimed swaps of per-CPU register images.
  *
- * Design: one pinned host thread plays every traced CPU. When the next
- * event is on another CPU than the last, the real registers are saved into
- * the old CPU's image and the new CPU's image is loaded (XSAVE/XRSTOR of
- * all of XCR0, untimed). CR0.TS cannot be written from user mode: libfpu's
- * set_ts/clear_ts callbacks keep a per-CPU mirror, and a use with TS set
- * calls fpu_handle_nm() as the #NM handler would. A flush IPI is delivered
+ * Design: one host thread plays every traced CPU (not pinned: docs/model.md
+ * says why the host's switches, moves and signals cannot change what it
+ * checks). When the next event is on another CPU than the last, the real
+ * registers are saved into the old CPU's image and the new CPU's image is
+ * loaded (XSAVE/XRSTOR of all of XCR0, untimed). CR0.TS cannot be written
+ * from user mode: libfpu's set_ts/clear_ts callbacks keep a per-CPU mirror,
+ * and a use with TS set calls fpu_handle_nm() as the #NM handler would. A flush IPI is delivered
  * at once: the engine switches to the target CPU, runs fpu_flush_ipi()
  * there (timed) and comes back (untimed).
  *
@@ -93,11 +94,16 @@ struct replay {
 	struct xregs_state *import_img; /* an image an IMPORT installs, as a signal frame */
 	uint16_t cur[FPULAB_TRACE_MAX_CPUS];
 	uint8_t ts[FPULAB_TRACE_MAX_CPUS];
+	/* a trace without returns: the running task exported its state in a syscall and
+	 * is back in ring 3 at its next use (fpu_return_to_user() then) */
+	uint8_t in_syscall[FPULAB_TRACE_MAX_CPUS];
 	unsigned int active; /* whose registers the real ones are */
 	bool returns;        /* the trace places the returns to ring 3 (FPULAB_TRACE_F_RETURNS) */
 	uint64_t overhead;   /* ticks of an empty timed region */
 	uint64_t excluded;   /* harness ticks inside timed hooks (IPI delivery's swaps) */
 	uint64_t integrity;
+	struct replay_integrity first; /* the run's first integrity error */
+	uint64_t ev_index;             /* the event being replayed */
 	uint64_t clipped;
 	/* bare run (replay_bare): the log, the next call and op to play */
 	const struct replay_log *bare;
@@ -255,36 +261,74 @@ static const struct fpu_arch_ops host_ops = {
 #define M_ZMM 0x40u
 #define M_HI16 0x80u
 
-/* Whether the registers hold the task's own state, component by component. */
-static bool regs_are(const struct task_sig *s)
+/*
+ * The components whose registers do not hold the task's own state (M_*
+ * bits, the XCR0 bit of each; 0 when all do). The first found wrong, in the
+ * order checked (x87, SSE, AVX, ZMM, opmask, Hi16), goes into @first with
+ * the value in the registers and the one the task last wrote.
+ */
+static inline void check1(uint32_t bit, uint64_t got, uint64_t want, uint32_t *bad,
+			  struct replay_integrity *first)
+{
+	if (got == want)
+		return;
+	if (!*bad) {
+		first->component = bit;
+		first->got = got;
+		first->want = want;
+	}
+	*bad |= bit;
+}
+
+static uint32_t regs_wrong(const struct task_sig *s, struct replay_integrity *first)
 {
 	uint64_t v;
-	bool ok = true;
+	uint32_t bad = 0;
 
 	if (s->written & M_X87) {
 		uint16_t cw;
 		__asm__ volatile("fnstcw %0" : "=m"(cw));
-		ok &= cw == s->fcw;
+		check1(M_X87, (uint64_t)cw, (uint64_t)s->fcw, &bad, first);
 	}
 	__asm__ volatile("movq %%xmm0, %0" : "=r"(v));
-	ok &= v == s->sse;
+	check1(M_SSE, v, s->sse, &bad, first);
 	if (s->written & M_AVX) {
 		__asm__ volatile("vextractf128 $1, %%ymm0, %%xmm1\n\tvmovq %%xmm1, %0" : "=r"(v));
-		ok &= v == s->avx;
+		check1(M_AVX, v, s->avx, &bad, first);
 	}
 	if (s->written & M_ZMM) {
 		__asm__ volatile("vextracti64x4 $1, %%zmm0, %%ymm1\n\tvmovq %%xmm1, %0" : "=r"(v));
-		ok &= v == s->zmm;
+		check1(M_ZMM, v, s->zmm, &bad, first);
 	}
 	if (s->written & M_K) {
 		__asm__ volatile("kmovq %%k1, %0" : "=r"(v));
-		ok &= v == s->kmask;
+		check1(M_K, v, s->kmask, &bad, first);
 	}
 	if (s->written & M_HI16) {
 		__asm__ volatile("vmovq %%xmm16, %0" : "=r"(v));
-		ok &= v == s->hi16;
+		check1(M_HI16, v, s->hi16, &bad, first);
 	}
-	return ok;
+	return bad;
+}
+
+const char *replay_component_name(uint32_t bit)
+{
+	switch (bit) {
+	case M_X87:
+		return "x87 (FCW)";
+	case M_SSE:
+		return "SSE (XMM0 low)";
+	case M_AVX:
+		return "AVX (YMM0 upper)";
+	case M_K:
+		return "opmask (k1)";
+	case M_ZMM:
+		return "ZMM_Hi256 (ZMM0 upper)";
+	case M_HI16:
+		return "Hi16_ZMM (XMM16)";
+	default:
+		return "none (CR0.TS still set after the #NM)";
+	}
 }
 
 /* The task dirties the components of @mask with new values. */
@@ -683,10 +727,14 @@ static void start(struct replay *rp)
 		memcpy(rp->img[c], rp->init_img, XSTATE_MAX_SIZE);
 		rp->cur[c] = 0;
 		rp->ts[c] = 0;
+		rp->in_syscall[c] = 0;
 	}
 	for (unsigned int c = 0; c < rp->ncpus; c++) {
 		sim_cpu = c;
 		fpu_cpu_quiesce();
+		/* nothing runs here yet, for libfpu too: quiescing keeps the task it
+		 * last switched in (an import of that task would be reloaded) */
+		fpu_switch(NULL, NULL);
 	}
 	for (uint32_t t = 0; t <= rp->ntasks; t++)
 		reset_task(rp, t);
@@ -696,6 +744,7 @@ static void start(struct replay *rp)
 	sim_cpu = 0;
 	rp->excluded = 0;
 	rp->integrity = 0;
+	rp->first = (struct replay_integrity){ .component = 0 };
 	rp->clipped = 0;
 }
 
@@ -721,6 +770,7 @@ static void do_switch(struct replay *rp, const struct fpulab_trace_event *e,
 		reset_task(rp, e->arg); /* a new task in an exited one's id */
 	TIMED(rp, ticks, fpu_switch(prev, next));
 	rp->cur[c] = e->arg;
+	rp->in_syscall[c] = 0;
 	if (rp->bare) {
 		skip = rp->bare_skip;
 	} else {
@@ -746,10 +796,24 @@ static void do_use(struct replay *rp, const struct fpulab_trace_event *e, struct
 	struct fpu *f = &rp->fpus[e->task];
 	struct task_sig *s = &rp->sig[e->task];
 
+	if (rp->in_syscall[e->cpu]) {
+		rp->in_syscall[e->cpu] = 0;
+		TIMED(rp, r->ticks, fpu_return_to_user(f));
+	}
 	if (rp->ts[e->cpu])
 		TIMED(rp, r->ticks, fpu_handle_nm(f));
-	if (rp->ts[e->cpu] || !regs_are(s))
-		rp->integrity++;
+	struct replay_integrity got = { .component = 0 };
+	uint32_t bad = rp->ts[e->cpu] ? 0 : regs_wrong(s, &got);
+	if (rp->ts[e->cpu] || bad) {
+		if (!rp->integrity++) {
+			got.event = rp->ev_index;
+			got.seq = e->seq;
+			got.task = e->task;
+			got.cpu = e->cpu;
+			got.components = bad;
+			rp->first = got;
+		}
+	}
 	regs_write(s, e->task, e->mask & (uint32_t)rp->xcr0);
 }
 
@@ -761,19 +825,28 @@ static void do_kfpu(struct replay *rp, const struct fpulab_trace_event *e, struc
 		return;
 	}
 	TIMED(rp, r->ticks, kernel_fpu_end());
-	if (e->task && !rp->returns) /* the syscall returns to ring 3 */
+	if (e->task && !rp->returns) { /* the syscall returns to ring 3 */
+		rp->in_syscall[e->cpu] = 0;
 		TIMED(rp, r->ticks, fpu_return_to_user(&rp->fpus[e->task]));
+	}
 }
 
+/*
+ * Untimed; its copy may use the vector registers: the real ones are kept.
+ * In a trace without returns, the running task exporting its own state is
+ * in a syscall: it returns to ring 3 at its next use (do_use), or never if
+ * an import, a reset or a switch comes first.
+ */
 static void do_export(struct replay *rp, const struct fpulab_trace_event *e)
 {
-	/* untimed; its copy may use the vector registers: keep the real ones */
 	regs_save(rp->scratch);
 	LIB(rp, fpu_export_std(&rp->fpus[e->task], rp->export_buf, XSTATE_MAX_SIZE));
 	regs_load(rp->scratch);
+	if (!rp->returns && rp->cur[e->cpu] == e->task)
+		rp->in_syscall[e->cpu] = 1;
 }
 
-/* The components regs_are() checks once the task's whole state is known (import, reset). */
+/* The components regs_wrong() checks once the task's whole state is known (import, reset). */
 static uint32_t checkable(const struct replay *rp)
 {
 	return (M_X87 | M_SSE | M_AVX | M_K | M_ZMM | M_HI16) & (uint32_t)rp->xcr0;
@@ -869,8 +942,10 @@ static void do_import(struct replay *rp, const struct fpulab_trace_event *e,
 	}
 	if (!loaded)
 		regs_load(rp->scratch);
-	if (rp->cur[c] == e->task && !rp->returns)
+	if (rp->cur[c] == e->task && !rp->returns) {
+		rp->in_syscall[c] = 0;
 		TIMED(rp, r->ticks, fpu_return_to_user(f));
+	}
 }
 
 static void play_events(struct replay *rp, struct replay_result *r)
@@ -888,6 +963,7 @@ static void play_events(struct replay *rp, struct replay_result *r)
 	rec = r->log;
 	for (uint64_t i = 0; i < t->hdr.nevents; i++) {
 		const struct fpulab_trace_event *e = &t->ev[i];
+		rp->ev_index = i;
 		on_cpu(rp, e->cpu);
 		if ((e->flags & FPULAB_EVF_RETURNED) && rp->returns && rp->cur[e->cpu])
 			TIMED(rp, r->ticks, fpu_return_to_user(&rp->fpus[rp->cur[e->cpu]]));
@@ -908,6 +984,7 @@ static void play_events(struct replay *rp, struct replay_result *r)
 		case FPULAB_EV_EXIT:
 			TIMED(rp, r->ticks, fpu_task_exit(&rp->fpus[e->task]));
 			rp->cur[e->cpu] = 0;
+			rp->in_syscall[e->cpu] = 0;
 			rp->exited[e->task] = 1;
 			break;
 		case FPULAB_EV_EXPORT:
@@ -933,6 +1010,7 @@ static void finish(struct replay *rp, struct replay_result *r)
 	}
 	xstate_load_init();
 	r->n.integrity_errors = rp->integrity;
+	r->first = rp->first;
 	r->clipped = rp->clipped;
 }
 

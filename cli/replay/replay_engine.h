@@ -21,6 +21,25 @@ struct replay_counts {
 
 struct replay_log;
 
+/*
+ * A run's first integrity error: where (event index from 0, its seq, the
+ * task and traced CPU of the use) and what: @components the XCR0 bits of
+ * the components the registers had wrong (0: CR0.TS was still set after
+ * the #NM handler), @component the first of them with the 64 bits the
+ * check reads from it (@got, from the registers) and those the task last
+ * wrote there (@want).
+ */
+struct replay_integrity {
+	uint64_t event;
+	uint32_t seq;
+	uint32_t task, cpu;
+	uint32_t components, component;
+	uint64_t got, want;
+};
+
+/* The register a component's check reads, for messages: "SSE (XMM0 low)". */
+const char *replay_component_name(uint32_t bit);
+
 /* The libfpu calls the engine times, by entry point (replay_hook_names). */
 enum replay_hook {
 	REPLAY_HOOK_SWITCH,
@@ -37,6 +56,7 @@ extern const char *const replay_hook_names[REPLAY_HOOK_NR];
 
 struct replay_result {
 	struct replay_counts n;
+	struct replay_integrity first; /* valid when n.integrity_errors > 0 */
 	int64_t ticks;          /* TSC ticks inside libfpu's hooks, timer overhead subtracted */
 	uint64_t *skip_ticks;   /* NULL, or ticks of each switch that only skipped a restore */
 	uint64_t nskip;         /* switches that only skipped a restore */

@@ -13,9 +13,6 @@
 #include "common/policy.h"
 #include "replay.h"
 
-/* deferred must load the registers as often as Linux did, within this share. */
-#define LINUX_LOADS_TOLERANCE 0.03
-
 double linux_busy_ns(const struct trace *t)
 {
 	double ns = 0;
@@ -69,7 +66,8 @@ int linux_bound_policies(const struct trace_replay *tr, const char **pols)
 	bool lazy = false;
 
 	for (int p = 0; p < tr->np; p++)
-		if (policy_traps(tr->pols[p]) || !strcmp(tr->pols[p], policy_linux())) {
+		if (policy_traps(tr->pols[p]) || policy_is_baseline(tr->pols[p]) ||
+		    !strcmp(tr->pols[p], policy_linux())) {
 			lazy |= policy_traps(tr->pols[p]);
 			if (pols)
 				pols[n] = tr->pols[p];
@@ -117,6 +115,56 @@ static const struct prow *row_of(const struct prow *rows, int n, const char *pol
 	return NULL;
 }
 
+static json_t *count_or_null(bool have, uint64_t n)
+{
+	return have ? json_integer((json_int_t)n) : json_null();
+}
+
+json_t *linux_row_keys(const struct trace_replay *tr, const char *policy, json_t *r)
+{
+	const struct fpulab_trace_linux *x = tr->t.lx;
+	const struct prow *lo = row_of(tr->lower.rows, tr->lower.np, policy);
+	bool procs = x && (x->flags & FPULAB_LINUX_F_PROCS);
+	bool oracle = tr->lower.np && !strcmp(policy, "oracle");
+	double sw = (double)tr->lower.oc.switches, busy = tr->ti.busy_ns;
+	double ns = lo ? lo->total : tr->lower.oracle_ns;
+
+	json_object_set_new(r, "linux_fp_use",
+			    x ? json_string(trace_fp_use_name(x->fp_use)) : json_null());
+	json_object_set_new(r, "linux_lossy",
+			    x ? json_boolean(tr->t.hdr.flags & FPULAB_TRACE_F_LOSSY) : json_null());
+	json_object_set_new(r, "linux_perf_lost", count_or_null(x, x ? x->perf_lost : 0));
+	json_object_set_new(r, "linux_resyncs", count_or_null(x, x ? x->resyncs : 0));
+	/* the two known causes of deferred's loads against Linux's (print_loads) */
+	json_object_set_new(r, "linux_window_loads", count_or_null(x, x ? x->window_loads : 0));
+	json_object_set_new(r, "linux_sigframe_loads", count_or_null(x, x ? x->act_sigframe : 0));
+	json_object_set_new(r, "linux_forks", count_or_null(procs, procs ? x->forks : 0));
+	json_object_set_new(r, "linux_execs", count_or_null(procs, procs ? x->execs : 0));
+	json_object_set_new(r, "linux_busy_ns", count_or_null(x, (uint64_t)busy));
+	json_object_set_new(r, "linux_duration_ns", count_or_null(x, x ? x->duration_ns : 0));
+	json_object_set_new(r, "nm_traps_evidence",
+			    count_or_null(lo || oracle, lo ? lo->n.nm_traps : 0));
+	json_object_set_new(r, "saves_evidence",
+			    count_or_null(lo || oracle, lo ? lo->n.saves : tr->lower.oc.saves));
+	json_object_set_new(
+		r, "restores_evidence",
+		count_or_null(lo || oracle, lo ? lo->n.restores : tr->lower.oc.restores));
+	json_object_set_new(r, "ns_per_switch_evidence",
+			    lo || oracle ? json_real(round(ns * 10) / 10) : json_null());
+	/* as policy_row's ns_per_switch_min and _max: native's range, less the residue */
+	json_object_set_new(
+		r, "ns_per_switch_evidence_min",
+		lo ? json_real(round((lo->native_min - lo->residue + lo->assumed) * 10) / 10)
+		   : json_null());
+	json_object_set_new(
+		r, "ns_per_switch_evidence_max",
+		lo ? json_real(round((lo->native_max - lo->residue + lo->assumed) * 10) / 10)
+		   : json_null());
+	json_object_set_new(r, "cpu_time_share_evidence",
+			    (lo || oracle) && busy > 0 ? json_real(ns * sw / busy) : json_null());
+	return r;
+}
+
 /* deferred's loads against Linux's activations, the difference by cause. */
 static void print_loads(const struct trace_replay *tr)
 {
@@ -137,14 +185,15 @@ static void print_loads(const struct trace_replay *tr)
 	output_comment(out,
 		       "linux: %s loads the registers %" PRIu64 " times, Linux %" PRIu64
 		       " (x86_fpu_regs_activated): %+" PRId64
-		       " (%+.2f%%), %s 3%%; by cause: window "
+		       " (%+.2f%%), %s %.0f%%; by cause: window "
 		       "start +%" PRIu64 " (registers Linux loaded before the recording began), "
 		       "signals -%" PRIu64 " (Linux loads the registers to write the signal frame "
 		       "from them), inferred kernel FPU 0 (%" PRIu64 " sections in the trace, "
 		       "after each %s reloads as Linux did), other %+" PRId64,
 		       d->policy, d->n.restores, x->activations, diff, 100 * share,
 		       fabs(share) <= LINUX_LOADS_TOLERANCE ? "within" : "NOT within",
-		       x->window_loads, x->act_sigframe, x->kfpu_inferred, d->policy, other);
+		       100 * LINUX_LOADS_TOLERANCE, x->window_loads, x->act_sigframe,
+		       x->kfpu_inferred, d->policy, other);
 	output_comment(
 		out,
 		"linux: saves: Linux %" PRIu64 " at switches (%" PRIu64
@@ -208,7 +257,7 @@ static void print_bounds(const struct trace_replay *tr)
 		       "%" PRIu64 " uses) and evidence (only slices whose XINUSE grew, %" PRIu64
 		       " uses); a verdict against %s (Linux) is decided only if it holds at "
 		       "both",
-		       tr->oc.uses, tr->lower.uses, policy_linux());
+		       tr->oc.uses, tr->lower.oc.uses, policy_linux());
 	for (int p = 0; p < tr->lower.np; p++) {
 		const struct prow *lo = &tr->lower.rows[p],
 				  *up = row_of(tr->rows, tr->np, lo->policy);

@@ -132,11 +132,13 @@ void trace_print_rows(struct trace_replay *tr)
 	out->table_heading_done = false; /* a heading per trace */
 	if (out->plot_rows)
 		output_plot_row(out, oracle_row(&tr->ti, o, &tr->oc, tr->oracle_ns, false));
-	output_row(out, oracle_row(&tr->ti, o, &tr->oc, tr->oracle_ns, table));
+	output_row(out, linux_row_keys(tr, "oracle",
+				       oracle_row(&tr->ti, o, &tr->oc, tr->oracle_ns, table)));
 	if (tr->t.lx) {
 		if (out->plot_rows)
 			output_plot_row(out, linux_row(&tr->ti, o, &tr->oc, tr->t.lx, false));
-		output_row(out, linux_row(&tr->ti, o, &tr->oc, tr->t.lx, table));
+		output_row(out, linux_row_keys(tr, "linux (recorded)",
+					       linux_row(&tr->ti, o, &tr->oc, tr->t.lx, table)));
 	}
 	for (int p = 0; p < tr->np; p++) {
 		const struct prow *w = &tr->rows[p];
@@ -144,8 +146,9 @@ void trace_print_rows(struct trace_replay *tr)
 		if (out->plot_rows)
 			output_plot_row(out, policy_row(&tr->ti, o, w, &tr->oc, tr->oracle_ns,
 							tr->best, b, false));
-		output_row(out,
-			   policy_row(&tr->ti, o, w, &tr->oc, tr->oracle_ns, tr->best, b, table));
+		output_row(out, linux_row_keys(tr, w->policy,
+					       policy_row(&tr->ti, o, w, &tr->oc, tr->oracle_ns,
+							  tr->best, b, table)));
 	}
 }
 

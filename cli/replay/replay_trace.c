@@ -147,6 +147,7 @@ static int record_logs(struct trace_replay *tr)
 		tr->runs.logs[p] = log;
 		if (!log || replay_record(tr->rp, tr->pols[p], log, &r))
 			return -1;
+		rc |= replay_say_integrity(tr, tr->pols[p], "recording run", 0, &r);
 		if (replay_log_saves(log) != r.n.saves ||
 		    replay_log_restores(log) != r.n.restores) {
 			fprintf(stderr,
@@ -231,13 +232,16 @@ static void summarise_native(struct trace_replay *tr, struct prow *w, const stru
 }
 
 /* @w's bare floor (the runs at @b): its median; 1 where a run did not replay its saves and restores. */
-static int summarise_bare(struct trace_replay *tr, struct prow *w, const struct replay_result *b)
+static int summarise_bare(struct trace_replay *tr, struct prow *w, const struct replay_result *b,
+			  const struct replay_result *e)
 {
 	double *s = tr->runs.samples;
 	int rc = 0;
 
 	for (unsigned long k = 0; k < tr->runs.repeat; k++) {
 		s[k] = per_switch(&b[k], (double)b[k].ticks, tr->tpn);
+		replay_say_integrity(tr, w->policy, "floor run", k, &b[k]);
+		rc |= replay_say_integrity(tr, w->policy, "empty-region run", k, &e[k]);
 		if (b[k].desync || b[k].n.integrity_errors || b[k].n.saves != w->n.saves ||
 		    b[k].n.restores != w->n.restores) {
 			fprintf(stderr,
@@ -300,7 +304,9 @@ static int summarise_policy(struct trace_replay *tr, int p)
 
 	w->policy = tr->pols[p];
 	summarise_native(tr, w, r);
-	rc = summarise_bare(tr, w, b);
+	rc = summarise_bare(tr, w, b, runs_of(rs, rs->empty, p));
+	for (unsigned long k = 0; k < rs->repeat; k++)
+		rc |= replay_say_integrity(tr, w->policy, "run", k, &r[k]);
 	summarise_residue(tr, w, r);
 	w->floor_med = w->bare_med - w->residue;
 	w->overhead = w->native_med - w->bare_med;
@@ -351,7 +357,9 @@ static int rank(struct trace_replay *tr)
 	if (tr->ctl >= 0) {
 		const struct prow *c = &rows[tr->ctl];
 		for (unsigned long k = 0; k < rs->repeat; k++)
-			if (!same_counts(&rs->control[k].n, &c->n)) {
+			if (replay_say_integrity(tr, c->policy, "control run", k,
+						 &rs->control[k]) ||
+			    !same_counts(&rs->control[k].n, &c->n)) {
 				fprintf(stderr,
 					"fpulab replay: %s: %s: the control's copy counted differently\n",
 					tr->path, c->policy);
@@ -435,8 +443,8 @@ static int replay_lower_bound(struct trace_replay *tr)
 	if (rc >= 0) {
 		tr->lower.np = lo->np;
 		memcpy(tr->lower.rows, lo->rows, sizeof(lo->rows));
-		tr->lower.switches = lo->oc.switches;
-		tr->lower.uses = lo->oc.uses;
+		tr->lower.oc = lo->oc;
+		tr->lower.oracle_ns = lo->oracle_ns;
 	}
 	trace_teardown(lo);
 	free(lo);

@@ -26,32 +26,11 @@
 #include "lab/provenance.h"
 #include "common/result_file.h"
 #include "common/util.h"
-
-/* What one claim became. */
-struct finding {
-	bool measured;
-	char figure[200];   /* fpulab's figure, with its unit and runs */
-	double value;       /* the headline number (percent or count) */
-	const char *unit;   /* of value */
-	const char *source; /* exact lab count | emulated ticks | icount | native replay | ... */
-	const char *agrees; /* "yes" | "no" | "within noise" */
-	char note[240];     /* why, when it does not agree; or what differs in scale */
-};
+#include "report.h"
 
 /* The experiment that answers a claim, by its abi.h id: cli/ has no names of its own. */
 #define EXPERIMENT(id) FPULAB_EXP_##id
 #define EXP_NAME(e) (fpulab_experiments[e].name)
-
-struct claim {
-	const char *seed, *claim;
-	enum fpulab_experiment_id experiment;
-	const char *how;
-	void (*measure)(const struct claim *c, json_t *rows, struct finding *f);
-	/* parameters of measure */
-	const char *fp_users, *regset, *a, *b, *param_key, *param_a, *param_b;
-	double claimed;            /* percent, or a count; 0: "no degradation" */
-	const char *note_emulated; /* what emulation cannot show, for that source */
-};
 
 /* ---- finding rows ---- */
 
@@ -60,8 +39,7 @@ static bool matches(const json_t *row, const char *key, const char *value)
 	return !value || !strcmp(result_str(row, key, ""), value);
 }
 
-/* The row of @experiment under @policy with key=value pairs (NULL: any). */
-static json_t *find(json_t *rows, const char *experiment, const char *policy, const char *k1,
+json_t *report_find(json_t *rows, const char *experiment, const char *policy, const char *k1,
 		    const char *v1, const char *k2, const char *v2, const char *k3, const char *v3)
 {
 	size_t i;
@@ -136,7 +114,7 @@ static json_t *find_variant(json_t *rows, const char *experiment, const char *po
 
 static bool has_experiment(json_t *rows, const char *experiment)
 {
-	return find(rows, experiment, NULL, NULL, NULL, NULL, NULL, NULL, NULL) != NULL;
+	return report_find(rows, experiment, NULL, NULL, NULL, NULL, NULL, NULL, NULL) != NULL;
 }
 
 /* The source column: the clock's short name ("emulated ticks"), or the source itself. */
@@ -154,7 +132,7 @@ static int runs_of(const json_t *row)
 	return n > 0 ? (int)n : 1;
 }
 
-static void not_measured(struct finding *f, const char *fmt, const char *arg)
+void report_not_measured(struct finding *f, const char *fmt, const char *arg)
 {
 	f->measured = false;
 	snprintf(f->figure, sizeof(f->figure), "not measured");
@@ -199,7 +177,8 @@ static void measure_gain(const struct claim *c, json_t *rows, struct finding *f)
 	double lo, hi, gain;
 
 	if (!has_experiment(rows, exp)) {
-		not_measured(f, "needs `fpulab run --experiment %s`, which did not run", exp);
+		report_not_measured(f, "needs `fpulab run --experiment %s`, which did not run",
+				    exp);
 		return;
 	}
 	if (c->param_key) { /* variants of one policy's run, e.g. prefetch=off vs conditional */
@@ -209,20 +188,20 @@ static void measure_gain(const struct claim *c, json_t *rows, struct finding *f)
 		ra = find_variant(rows, exp, c->a, NULL, NULL, c->regset);
 		rb = find_variant(rows, exp, c->b, NULL, NULL, c->regset);
 	} else {
-		ra = find(rows, exp, c->a, "placement", "same-cpu", "fp_users", c->fp_users,
-			  "regset", c->regset);
-		rb = find(rows, exp, c->b, "placement", "same-cpu", "fp_users", c->fp_users,
-			  "regset", c->regset);
+		ra = report_find(rows, exp, c->a, "placement", "same-cpu", "fp_users", c->fp_users,
+				 "regset", c->regset);
+		rb = report_find(rows, exp, c->b, "placement", "same-cpu", "fp_users", c->fp_users,
+				 "regset", c->regset);
 		if (!ra || !rb) {
-			ra = find(rows, exp, c->a, "fp_users", c->fp_users, "regset", c->regset,
-				  NULL, NULL);
-			rb = find(rows, exp, c->b, "fp_users", c->fp_users, "regset", c->regset,
-				  NULL, NULL);
+			ra = report_find(rows, exp, c->a, "fp_users", c->fp_users, "regset",
+					 c->regset, NULL, NULL);
+			rb = report_find(rows, exp, c->b, "fp_users", c->fp_users, "regset",
+					 c->regset, NULL, NULL);
 		}
 	}
 	if (!ra || !rb || !result_figure(ra, &fa) || !result_figure(rb, &fb) ||
 	    strcmp(fa.key, fb.key)) {
-		not_measured(f, "the %s results lack the rows this claim needs", exp);
+		report_not_measured(f, "the %s results lack the rows this claim needs", exp);
 		return;
 	}
 	gain = rate_gain(&fa, &fb, &lo, &hi);
@@ -267,7 +246,8 @@ static void measure_saved_traps(const struct claim *c, json_t *rows, struct find
 	const json_t *nl, *ne;
 
 	if (!has_experiment(rows, exp)) {
-		not_measured(f, "needs `fpulab run --experiment %s`, which did not run", exp);
+		report_not_measured(f, "needs `fpulab run --experiment %s`, which did not run",
+				    exp);
 		return;
 	}
 	lazy = find_variant(rows, exp, "lazy", c->param_key, c->param_a, NULL);
@@ -275,7 +255,8 @@ static void measure_saved_traps(const struct claim *c, json_t *rows, struct find
 	nl = json_object_get(lazy, "nm_traps");
 	ne = json_object_get(eager, "nm_traps");
 	if (!json_is_integer(nl) || !json_is_integer(ne)) {
-		not_measured(f, "the %s results lack lazy and eager rows with #NM counts", exp);
+		report_not_measured(f, "the %s results lack lazy and eager rows with #NM counts",
+				    exp);
 		return;
 	}
 	long long saved = json_integer_value(nl) - json_integer_value(ne);
@@ -302,33 +283,63 @@ static const struct claim claims[] = {
 	  EXPERIMENT(fp_vs_spinner),
 	  "FP task's cost beside a spinner, lazy-counter, --prefetch off vs conditional",
 	  measure_gain, NULL, NULL, "lazy-counter", NULL, "prefetch", "off", "conditional", 0.4,
-	  NOTE_TCG_CACHE },
+	  NOTE_TCG_CACHE, false },
 	{ "001", "2648 vs 2686 ms: set_task_state 1.4% faster (arm64's current)",
 	  EXPERIMENT(sleeping_lock),
 	  "unlink loop under a sleeping lock, --state-api current-volatile vs task", measure_gain,
-	  NULL, NULL, "eager", NULL, "state_api", "current-volatile", "task", 1.4, NULL },
+	  NULL, NULL, "eager", NULL, "state_api", "current-volatile", "task", 1.4, NULL, false },
 	{ "001", "with current fixed (not volatile): both the same", EXPERIMENT(sleeping_lock),
 	  "the same, --state-api current vs task", measure_gain, NULL, NULL, "eager", NULL,
-	  "state_api", "current", "task", 0, NULL },
+	  "state_api", "current", "task", 0, NULL, false },
 	{ "002", "20K #NM traps saved during boot", EXPERIMENT(short_tasks),
 	  "short-lived SSE tasks, --mix boot: #NM under lazy minus under eager",
-	  measure_saved_traps, NULL, NULL, NULL, NULL, "mix", "boot", NULL, 20000, NULL },
+	  measure_saved_traps, NULL, NULL, NULL, NULL, "mix", "boot", NULL, 20000, NULL, false },
 	{ "002", "50K #NM traps saved during a kernel compile", EXPERIMENT(short_tasks),
 	  "the same, --mix build", measure_saved_traps, NULL, NULL, NULL, NULL, "mix", "build",
-	  NULL, 50000, NULL },
+	  NULL, 50000, NULL, false },
 	{ "002", "~15% more kernel AVX checksum throughput with eager", EXPERIMENT(kernel_checksum),
 	  "AVX checksum in kernel_fpu_begin/end, lazy vs eager", measure_gain, NULL,
-	  "avx2,avx,sse2", "lazy", "eager", NULL, NULL, NULL, 15, NOTE_TCG_SERIAL },
+	  "avx2,avx,sse2", "lazy", "eager", NULL, NULL, NULL, 15, NOTE_TCG_SERIAL, false },
 	{ "003", "+4% switch rate with FP in one thread (SMP lazy save)",
 	  EXPERIMENT(context_switch),
 	  "ping-pong on one CPU, FP (x87) in one task, lazy vs smp-lazy", measure_gain, "one",
-	  "x87", "lazy", "smp-lazy", NULL, NULL, NULL, 4, NOTE_SCALE },
+	  "x87", "lazy", "smp-lazy", NULL, NULL, NULL, 4, NOTE_SCALE, false },
 	{ "003", "+8% with big state (VSX) in one thread", EXPERIMENT(context_switch),
 	  "the same with AVX state", measure_gain, "one", "avx", "lazy", "smp-lazy", NULL, NULL,
-	  NULL, 8, NOTE_SCALE },
+	  NULL, 8, NOTE_SCALE, false },
 	{ "003", "0% (no degradation) with FP in both threads", EXPERIMENT(context_switch),
 	  "the same, AVX in both tasks", measure_gain, "both", "avx", "lazy", "smp-lazy", NULL,
-	  NULL, NULL, 0, NULL },
+	  NULL, NULL, 0, NULL, false },
+	/* on a recorded Linux workload (report_linux_claims.c) */
+	{ .seed = "002",
+	  .claim = "50K #NM saved in a compile, recorded Linux (vs lazy-counter)",
+	  .how = "a recorded Linux workload replayed: lazy-counter's #NM minus eager's, at both "
+		 "--fp-use bounds, per 1000 processes",
+	  .measure = measure_linux_traps,
+	  .a = "lazy-counter",
+	  .claimed = 50000,
+	  .on_linux = true },
+	{ .seed = "002",
+	  .claim = "the same against plain lazy (no fpu_counter)",
+	  .how = "the same, lazy's #NM minus eager's",
+	  .measure = measure_linux_traps,
+	  .a = "lazy",
+	  .claimed = 50000,
+	  .on_linux = true },
+	{ .seed = "002",
+	  .claim = "eager (xsave) cheaper than lazy's serializing CR0.TS and #NM",
+	  .how = "each policy's FPU cost (replay's total ns per switch x switches) over the "
+		 "recording's CPU time, at both --fp-use bounds; eager vs lazy-counter",
+	  .measure = measure_linux_share,
+	  .a = "lazy-counter",
+	  .b = "lazy",
+	  .on_linux = true },
+	{ .seed = "002",
+	  .claim = "Linux restores eagerly (deferred, 5.2+): replay's deferred agrees",
+	  .how = "Linux's own saves and restores (x86_fpu tracepoints) beside deferred's and the "
+		 "oracle's, replayed",
+	  .measure = measure_linux_work,
+	  .on_linux = true },
 };
 #define NCLAIMS (sizeof(claims) / sizeof(claims[0]))
 
@@ -436,7 +447,8 @@ static json_t *finding_row(const struct claim *c, const struct finding *f, const
 	json_t *row = json_object();
 	json_object_set_new(row, "seed", json_string(c->seed));
 	json_object_set_new(row, "claim", json_string(c->claim));
-	json_object_set_new(row, "experiment", json_string(EXP_NAME(c->experiment)));
+	json_object_set_new(row, "experiment",
+			    json_string(c->on_linux ? "replay" : EXP_NAME(c->experiment)));
 	json_object_set_new(row, "how", json_string(c->how));
 	json_object_set_new(row, "measured", json_boolean(f->measured));
 	json_object_set_new(row, "fpulab", json_string(f->figure));
@@ -499,10 +511,10 @@ static void print_table(FILE *out, json_t *table)
 	fprintf(out,
 		"# agrees: yes when the direction agrees beyond the min-max ranges of the runs "
 		"(for a 0%% claim: when fpulab's figure is not worse beyond them)\n");
-	fprintf(out, "%-4s %-66s %-12s %-22s %s\n", "seed", "claim", "agrees", "source", "fpulab");
+	fprintf(out, "%-4s %-66s %-12s %-30s %s\n", "seed", "claim", "agrees", "source", "fpulab");
 	json_array_foreach(table, i, row)
 	{
-		fprintf(out, "%-4s %-66s %-12s %-22s %s\n", result_str(row, "seed", ""),
+		fprintf(out, "%-4s %-66s %-12s %-30s %s\n", result_str(row, "seed", ""),
 			result_str(row, "claim", ""), result_str(row, "direction_agrees", ""),
 			result_str(row, "source", ""), result_str(row, "fpulab", ""));
 		if (*result_str(row, "note", ""))
@@ -518,13 +530,20 @@ static void usage(FILE *f)
 		"fpulab's own measured figure beside it, where the figure comes from (exact lab\n"
 		"count, emulated ticks, icount, native replay, host Linux) and whether the\n"
 		"direction agrees. Without --from it runs the experiments the claims need (each\n"
-		"as `fpulab run --format json`); a claim whose experiment did not run says\n"
-		"\"not measured\".\n"
+		"as `fpulab run --format json`) and records a compile with perf (fpulab trace\n"
+		"record, as root) for the rows of a recorded Linux workload; a claim whose\n"
+		"experiment or recording did not run says \"not measured\", and why.\n"
 		"  --from FILE...   read results (JSON lines of run, replay, host) instead of running\n"
+		"  --linux-trace FILE  the recorded Linux workload's rows: FILE (fpulab trace\n"
+		"                   import or record made it) replayed under every policy now\n"
+		"  --linux-seconds N  without --linux-trace: record a compile of a scratch clone\n"
+		"                   of this source tree for N s (default %d without --from, when\n"
+		"                   recording works here; with --from only when given; 0: never)\n"
 		"  --format F       table (default), md (markdown, for a mail) or json (JSON lines)\n"
 		"  --output FILE    write the table to FILE\n"
 		"  --plot DIR       SVG plots of the experiments' results into DIR (gnuplot)\n"
-		"  --help           this text\n");
+		"  --help           this text\n",
+		REPORT_LINUX_SECONDS);
 }
 
 /* Close @out when it is the file at @path, flush it when it is stdout. */
@@ -543,6 +562,7 @@ struct report_opts {
 	json_t *from; /* --from FILE...: an array of file names; empty: run the experiments */
 	struct output_opts out; /* --format (enum report_format), --output */
 	const char *plot_dir;
+	struct report_linux lx; /* --linux-trace, --linux-seconds */
 };
 
 /* Parse @argv into @o. Returns -1 to go on, or the exit status (0 after --help). */
@@ -553,6 +573,8 @@ static int report_parse(int argc, char **argv, struct report_opts *o)
 		{ "format", required_argument, NULL, 'F' },
 		{ "output", required_argument, NULL, 'o' },
 		{ "plot", required_argument, NULL, 'p' },
+		{ "linux-trace", required_argument, NULL, 'l' },
+		{ "linux-seconds", required_argument, NULL, 's' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -575,6 +597,16 @@ static int report_parse(int argc, char **argv, struct report_opts *o)
 		case 'p':
 			o->plot_dir = optarg;
 			break;
+		case 'l':
+			o->lx.trace = optarg;
+			break;
+		case 's': {
+			uint64_t n;
+			if (parse_u64_arg("report", "linux-seconds", optarg, 0, 3600, &n))
+				return 2;
+			o->lx.seconds = (long)n;
+			break;
+		}
 		case 'h':
 			usage(stdout);
 			return 0;
@@ -584,6 +616,8 @@ static int report_parse(int argc, char **argv, struct report_opts *o)
 	}
 	if (optind < argc)
 		return usage_error("report", "unexpected argument '%s'", argv[optind]);
+	if (o->lx.trace && report_linux_check(o->lx.trace))
+		return 2;
 	return -1;
 }
 
@@ -620,8 +654,9 @@ static int run_plans(json_t *rows, char **why_run)
 	return 0;
 }
 
-/* The table: a finding row per claim, from @rows (read from @from, or "this run"). */
-static json_t *claims_table(json_t *rows, json_t *from, char *const *why_run)
+/* The table: a finding row per claim, from @rows (read from @from, or "this run"); why a
+ * claim's experiment did not run from @why_run, why its Linux rows are missing from @why_linux. */
+static json_t *claims_table(json_t *rows, json_t *from, char *const *why_run, const char *why_linux)
 {
 	json_t *table = json_array();
 	char *files = xstrdup("");
@@ -635,7 +670,8 @@ static json_t *claims_table(json_t *rows, json_t *from, char *const *why_run)
 	for (size_t i = 0; i < NCLAIMS; i++) {
 		struct finding f = { 0 };
 		claims[i].measure(&claims[i], rows, &f);
-		const char *why = why_not(claims[i].experiment, why_run);
+		const char *why = claims[i].on_linux ? why_linux
+						     : why_not(claims[i].experiment, why_run);
 		if (!f.measured && why)
 			snprintf(f.note, sizeof(f.note), "%s", why);
 		json_array_append_new(table,
@@ -691,7 +727,8 @@ static int write_text(json_t *table, int format, const char *path, int argc, cha
 int cmd_report(int argc, char **argv)
 {
 	struct report_opts o = { .from = json_array(),
-				 .out = { .formats = report_formats, .format = REPORT_TABLE } };
+				 .out = { .formats = report_formats, .format = REPORT_TABLE },
+				 .lx = { .seconds = -1 } };
 	json_t *rows = json_array(), *table = NULL;
 	char *why_run[sizeof(plans) / sizeof(plans[0])] = { 0 };
 	int rc = report_parse(argc, argv, &o);
@@ -701,9 +738,10 @@ int cmd_report(int argc, char **argv)
 	rc = json_array_size(o.from) ? load_from(o.from, rows) : run_plans(rows, why_run);
 	if (rc)
 		goto out;
+	report_linux_rows(&o.lx, json_array_size(o.from) > 0, rows);
 	if (o.plot_dir && plot_rows(rows, o.plot_dir, "report") < 0)
 		rc = 1;
-	table = claims_table(rows, o.from, why_run);
+	table = claims_table(rows, o.from, why_run, o.lx.why);
 	int wrote = o.out.format == REPORT_JSON
 			    ? write_json(table, o.out.path, argc, argv)
 			    : write_text(table, o.out.format, o.out.path, argc, argv);
@@ -714,5 +752,6 @@ out:
 	json_decref(rows);
 	json_decref(table);
 	json_decref(o.from);
+	free(o.lx.why);
 	return rc;
 }

@@ -22,6 +22,7 @@
 #include "common/result_file.h"
 #include "common/stats.h"
 #include "common/util.h"
+#include "summary.h"
 
 /* The configuration keys of @rows that take more than one value, in row order. */
 static json_t *varying_keys(json_t *rows)
@@ -348,10 +349,15 @@ static void summarise_replay(FILE *out, json_t *rows)
 	json_t *mine = json_array(), *workloads = json_array(), *row, *w;
 	size_t i, j, skipped = 0;
 
+	size_t linux_rows = 0;
 	json_array_foreach(rows, i, row)
 	{
 		if (strcmp(result_str(row, "experiment", ""), "replay"))
 			continue;
+		if (summary_linux_row(row)) { /* summarise_linux's */
+			linux_rows++;
+			continue;
+		}
 		if (!replay_usable(row)) {
 			skipped++;
 			continue;
@@ -407,7 +413,7 @@ static void summarise_replay(FILE *out, json_t *rows)
 		{
 			summarise_replay_workload(out, mine, json_string_value(w));
 		}
-	} else {
+	} else if (!linux_rows) {
 		fprintf(out, "replay: no row to summarise\n");
 	}
 	if (skipped)
@@ -417,6 +423,7 @@ static void summarise_replay(FILE *out, json_t *rows)
 			skipped, plural(skipped));
 	json_decref(workloads);
 	json_decref(mine);
+	summarise_linux(out, rows);
 }
 
 /* "N runs", or "N to M runs": the range of the per-policy run counts in @runs (an object). */
@@ -637,7 +644,10 @@ int cmd_summary(int argc, char **argv)
 			       "For each experiment in the result files, which policy wins each class\n"
 			       "of configuration and by how much; for the rows of `fpulab replay`, which\n"
 			       "static policy wins each workload on this CPU, adaptive against it and the\n"
-			       "break-even trap cost; then where the results and plots are.\n");
+			       "break-even trap cost; for a replay of a recorded Linux workload, Linux's\n"
+			       "own counts beside deferred's and the oracle's and each policy's #NM and\n"
+			       "share of the CPU time at both --fp-use bounds; then where the results\n"
+			       "and plots are.\n");
 			return 0;
 		default:
 			return usage_error("summary", "unknown option");

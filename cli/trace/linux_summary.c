@@ -57,6 +57,15 @@ void trace_linux_summary(FILE *f, const struct fpulab_trace_header *h,
 		" (replay counts them)\n",
 		x->deferred_loads, x->activations, x->window_loads, x->other_loads,
 		x->act_sigframe);
+	if (x->flags & FPULAB_LINUX_F_PROCS)
+		fprintf(f,
+			"  processes  %" PRIu64
+			" forks (sched_process_fork of a user task, threads "
+			"too), %" PRIu64 " execs\n",
+			x->forks, x->execs);
+	else
+		fprintf(f, "  processes  not counted (imported before forks and execs were: "
+			   "import the recording again)\n");
 	fprintf(f, "  fp use     %s%s\n", trace_fp_use_name(x->fp_use),
 		x->fp_use == FPULAB_FP_USE_EVERY_RETURN
 			? " (the upper bound; uses flagged evidence give the lower one)"

@@ -89,7 +89,8 @@ static int convert(const struct perf_scan *s, FILE *f, const struct perf_import_
 	x->perf_lost = s->lost;
 	x->lines = s->lines;
 	x->skipped = s->skipped;
-	x->flags = (s->sigreturn ? FPULAB_LINUX_F_SIGRETURN : 0) | (s->ns ? FPULAB_LINUX_F_NS : 0);
+	x->flags = (s->sigreturn ? FPULAB_LINUX_F_SIGRETURN : 0) | (s->ns ? FPULAB_LINUX_F_NS : 0) |
+		   FPULAB_LINUX_F_PROCS;
 	rc = em_open(m, f, s->ncpus, perf_scan_xcr0(s), x->fp_use, err, errlen);
 	if (!rc)
 		rc = perf_state_run(s, m, o, x, &ntasks, err, errlen);

@@ -466,7 +466,11 @@ static int on_event(struct state *st, unsigned int c)
 	case PE_SIGRETURN:
 		st->t[t].sigreturn = t != 0;
 		return 0;
+	case PE_FORK:
+		lx->forks += r->b != INC_NONE && (st->s->inc_flags[r->b] & INCF_USER);
+		return 0;
 	case PE_EXEC:
+		lx->execs += t != 0;
 		return t ? on_exec(st, c, t) : 0;
 	case PE_EXIT:
 		x = id_of(st, r->a);

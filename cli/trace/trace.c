@@ -27,6 +27,7 @@ static void usage(FILE *f)
 		"                           [--name NAME]\n"
 		"       fpulab trace record -o FILE [--seconds N] [--fp-use M] [--strict] [--name NAME]\n"
 		"                           [--perf-data FILE] [-- CMD ARGS...]\n"
+		"       fpulab trace record --check\n"
 		"synth makes a synthetic trace of about N context switches (default %d,\n"
 		"1..%llu) from seed S (default 1); with 'all', one FILE per workload in DIR\n"
 		"(DIR/WORKLOAD.trace; DIR is created if missing, one level, like mkdir). Use\n"
@@ -34,7 +35,8 @@ static void usage(FILE *f)
 		"per line; info counts them. import converts a Linux recording (the text of\n"
 		"perf script, - for standard input, or a perf.data); record makes one with perf\n"
 		"(as root) while CMD runs or for N seconds (default 5), and imports it\n"
-		"(docs/linux-traces.md). Workloads:\n",
+		"(docs/linux-traces.md); record --check only says whether recording works\n"
+		"here (exit 0) or why not (exit 1). Workloads:\n",
 		SWITCHES_DEFAULT, SWITCHES_MAX);
 	const char *const *names = trace_workloads();
 	for (int i = 0; names[i]; i++)

@@ -92,8 +92,12 @@ int trace_check_linux(const struct fpulab_trace_header *h, const struct fpulab_t
 		return fail_why(err, errlen,
 				"linux: fp_use %u is not 1 (every-return) or 2 (evidence)",
 				x->fp_use);
-	if (x->flags & ~(uint32_t)(FPULAB_LINUX_F_SIGRETURN | FPULAB_LINUX_F_NS))
+	if (x->flags &
+	    ~(uint32_t)(FPULAB_LINUX_F_SIGRETURN | FPULAB_LINUX_F_NS | FPULAB_LINUX_F_PROCS))
 		return fail_why(err, errlen, "linux: unknown flags 0x%x", x->flags);
+	if (!(x->flags & FPULAB_LINUX_F_PROCS) && (x->forks || x->execs))
+		return fail_why(err, errlen,
+				"linux: forks or execs counted without the procs flag");
 	for (size_t i = 0; i < sizeof(x->reserved) / sizeof(x->reserved[0]); i++)
 		if (x->reserved[i])
 			return fail_why(err, errlen, "linux: reserved word %zu is not 0", i);

@@ -3,7 +3,8 @@
  * fpulab trace record -o FILE [--seconds N] [-- CMD ARGS...]: record this
  * Linux with perf (system-wide tracepoints, as root) while CMD runs or for
  * N seconds, then import the recording (docs/linux-traces.md). What it
- * needs is checked first, each missing piece said with its fix.
+ * needs is checked first, each missing piece said with its fix; --check
+ * does only that (exit 0: recording works here, 1: why not, said).
  */
 #include <errno.h>
 #include <signal.h>
@@ -44,6 +45,7 @@ struct record_opts {
 	const char *out, *perf_data;
 	uint64_t seconds; /* 0: while CMD runs */
 	char **cmd;
+	bool check; /* --check: say whether recording works here, record nothing */
 };
 
 /* @name runnable: a path, or found in PATH. */
@@ -279,6 +281,10 @@ static int parse_args(int argc, char **argv, struct record_opts *o)
 				return usage_error("trace", "record: nothing after --");
 			break;
 		}
+		if (!strcmp(a, "--check")) {
+			o->check = true;
+			continue;
+		}
 		if (strcmp(a, "-o") && strcmp(a, "--seconds") && strcmp(a, "--perf-data"))
 			return usage_error("trace", "record: unknown option '%s'", a);
 		if (i + 1 >= argc)
@@ -290,7 +296,7 @@ static int parse_args(int argc, char **argv, struct record_opts *o)
 		else if (parse_u64_arg("trace", "seconds", argv[++i], 1, SECONDS_MAX, &o->seconds))
 			return 2;
 	}
-	if (!o->out)
+	if (!o->out && !o->check)
 		return usage_error("trace", "record needs -o FILE");
 	return 0;
 }
@@ -308,6 +314,13 @@ int cmd_trace_record(int argc, char **argv)
 		return rc;
 	if (preflight(&sigreturn))
 		return 1;
+	if (o.check) {
+		printf("fpulab trace record: recording works here: %s runnable, the privilege (root, or "
+		       "kernel.perf_event_paranoid -1), tracefs "
+		       "and the x86_fpu tracepoints present%s\n",
+		       perf_binary(), sigreturn ? "" : " (sys_enter_rt_sigreturn missing)");
+		return 0;
+	}
 	if (!o.perf_data && !mkdtemp(dir)) {
 		fprintf(stderr, "fpulab trace record: %s: %s\n", dir, strerror(errno));
 		return 1;

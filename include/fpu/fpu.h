@@ -66,6 +66,7 @@
 #define FPU_F_NEED_LOAD (1u << 1)   /* load registers on the way to ring 3 (fpu_return_to_user) */
 #define FPU_F_NEED_TS (1u << 3)     /* set CR0.TS on the way to ring 3 (fpu_return_to_user) */
 #define FPU_F_NOT_IN_USER (1u << 4) /* switched in, not back in ring 3 yet (cleared there) */
+#define FPU_F_EXPORTED (1u << 5)    /* an export saved it running: live again back in ring 3 */
 
 /* What the adaptive policy knows of a task (lib/policy_adaptive.c). */
 struct fpu_adaptive {
@@ -268,12 +269,16 @@ void fpu_return_to_user_load(struct fpu *cur);
  * to this point, because only ring 3 needs it: load the registers
  * (FPU_F_NEED_LOAD, Linux's TIF_NEED_FPU_LOAD; unless this CPU still holds
  * them), or set CR0.TS (FPU_F_NEED_TS); FPU_F_NOT_IN_USER is cleared here.
+ * Registers an export saved while the task ran (FPU_F_EXPORTED) are live
+ * again from here: ring 3 may change them, so its switch-out saves them.
  * Inline: otherwise one flag test of @cur, as Linux's exit to user mode
  * tests the TIF flag.
  */
 static inline void fpu_return_to_user(struct fpu *cur)
 {
-	if (__builtin_expect(cur->flags & (FPU_F_NEED_LOAD | FPU_F_NEED_TS | FPU_F_NOT_IN_USER), 0))
+	if (__builtin_expect(cur->flags & (FPU_F_NEED_LOAD | FPU_F_NEED_TS | FPU_F_NOT_IN_USER |
+					   FPU_F_EXPORTED),
+			     0))
 		fpu_return_to_user_load(cur);
 }
 
@@ -295,7 +300,9 @@ void fpu_invalidate(struct fpu *fpu);
  * frame, ptrace, core dump), wherever it is: this CPU's registers are saved
  * first; under smp-lazy another CPU holding it is sent the flush IPI and
  * waited for (ops->wait_relax). Callers and context: "Export, import and
- * ownership" above. Ownership does not change; TS is kept as it was.
+ * ownership" above. Ownership does not change; TS is kept as it was; the
+ * running task's registers, saved here, are live again once it is back in
+ * ring 3 (fpu_return_to_user), so what it writes then is saved in turn.
  * With PKRU enabled and in xcr0, the image carries the task's PKRU with
  * XSTATE_BV[9] set.
  * @dst: xstate_cfg.user_size bytes at least. Return: bytes written, or a

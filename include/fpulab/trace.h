@@ -66,6 +66,7 @@ struct fpulab_trace_header {
 #define FPULAB_FP_USE_EVIDENCE 2     /* only slices whose XINUSE grew between restore and save */
 #define FPULAB_LINUX_F_SIGRETURN (1u << 0) /* syscalls:sys_enter_rt_sigreturn was recorded */
 #define FPULAB_LINUX_F_NS (1u << 1)        /* perf printed ns timestamps (else us) */
+#define FPULAB_LINUX_F_PROCS (1u << 2)     /* forks and execs are counted (older imports: 0) */
 
 struct fpulab_trace_linux {
 	uint64_t duration_ns;                    /* first to last event */
@@ -98,7 +99,10 @@ struct fpulab_trace_linux {
 	uint64_t skipped;        /* events of other kinds, counted and skipped */
 	uint32_t fp_use;         /* FPULAB_FP_USE_*: what the USE events assume */
 	uint32_t flags;          /* FPULAB_LINUX_F_* */
-	uint64_t reserved[8];    /* 0 */
+	/* FPULAB_LINUX_F_PROCS: the processes the recording started */
+	uint64_t forks;       /* sched_process_fork whose child is a user task (threads too) */
+	uint64_t execs;       /* sched_process_exec by a user task */
+	uint64_t reserved[6]; /* 0 */
 };
 
 /*

@@ -152,6 +152,86 @@ static void hand_trace(struct trace *t, struct fpulab_trace_event *e, unsigned i
 }
 
 /*
+ * Every run starts with no task running on any CPU, for libfpu too: this
+ * trace imports task 1's state on CPU 0 before anything runs there, and
+ * ends with task 1 running on CPU 0. A run that started with libfpu still
+ * taking the last run's task for CPU 0's (eager reloads a running task at
+ * an import) left CPU 0 holding task 1's imported state live, saved it over
+ * task 1's later work at CPU 0's next switch, and task 1 then found its
+ * old registers: an integrity error in every run but the first.
+ */
+static void test_runs_start_clean(void **state)
+{
+	struct fpulab_trace_event e[] = {
+		tev(FPULAB_EV_IMPORT, 1, 0, 0, 0x3), tev(FPULAB_EV_SWITCH, 0, 1, 0, 0),
+		tev(FPULAB_EV_USE, 1, 0, 0, 0x3),    tev(FPULAB_EV_SWITCH, 1, 0, 0, 0),
+		tev(FPULAB_EV_SWITCH, 0, 2, 0, 0),   tev(FPULAB_EV_USE, 2, 0, 0, 0x3),
+		tev(FPULAB_EV_SWITCH, 2, 1, 0, 0),   tev(FPULAB_EV_USE, 1, 0, 0, 0x3),
+	};
+	struct trace t;
+	const char *const *pols = fpu_policy_names();
+
+	for (unsigned int i = 1; i <= 3; i++)
+		e[i].cpu = 1; /* task 1 runs on CPU 1 first */
+	hand_trace(&t, e, sizeof(e) / sizeof(e[0]), 2, 2, 0);
+	struct replay *rp = replay_new(&t, FPU_INSN_AUTO);
+	assert_non_null(rp);
+	for (int p = 0; pols[p]; p++) {
+		struct replay_result first = run(rp, pols[p], 4);
+		for (int k = 0; k < 3; k++) {
+			struct replay_result r = run(rp, pols[p], 4);
+			if (r.n.integrity_errors || memcmp(&r.n, &first.n, sizeof(r.n)))
+				fail_msg("%s, run %d: %lu integrity errors, counts %s run 1's",
+					 pols[p], k + 2, (unsigned long)r.n.integrity_errors,
+					 memcmp(&r.n, &first.n, sizeof(r.n)) ? "unlike" : "as");
+		}
+		assert_int_equal(first.n.integrity_errors, 0);
+	}
+	replay_free(rp);
+}
+
+/*
+ * An export of the running task with no reset after it (its own state
+ * read from a syscall), then more FPU work in the same slice: its
+ * switch-out saves that work, under every policy, on one CPU (another task
+ * loads in between) and across two (a move); eager's counts by hand.
+ */
+static void test_export_then_use(void **state)
+{
+	struct fpulab_trace_event e[] = {
+		tev(FPULAB_EV_SWITCH, 0, 1, 0, 0),  tev(FPULAB_EV_USE, 1, 0, 0, 0x3),
+		tev(FPULAB_EV_EXPORT, 1, 0, 0, 0),  tev(FPULAB_EV_USE, 1, 0, 0, 0x3),
+		tev(FPULAB_EV_SWITCH, 1, 2, 0, 0),  tev(FPULAB_EV_USE, 2, 0, 0, 0x7),
+		tev(FPULAB_EV_SWITCH, 2, 1, 0, 0),  tev(FPULAB_EV_USE, 1, 0, 0, 0x2),
+		tev(FPULAB_EV_EXPORT, 1, 0, 0, 0),  tev(FPULAB_EV_USE, 1, 0, 0, 0x3),
+		tev(FPULAB_EV_MIGRATE, 1, 1, 0, 0), tev(FPULAB_EV_SWITCH, 1, 0, 0, 0),
+		tev(FPULAB_EV_SWITCH, 0, 1, 0, 0),  tev(FPULAB_EV_USE, 1, 0, 0, 0x1),
+	};
+	struct trace t;
+	const char *const *pols = fpu_policy_names();
+	struct replay_result r;
+
+	e[12].cpu = 1; /* the move: switched in on CPU 1 */
+	e[13].cpu = 1;
+	hand_trace(&t, e, sizeof(e) / sizeof(e[0]), 2, 2, 0);
+	struct replay *rp = replay_new(&t, FPU_INSN_AUTO);
+	assert_non_null(rp);
+	r = run(rp, "eager", 5);
+	assert_int_equal(r.n.switches, 5);
+	assert_int_equal(r.n.restores, 4);
+	/* two exports, and the three switches away from a task with live registers */
+	assert_int_equal(r.n.saves, 5);
+	assert_int_equal(r.n.integrity_errors, 0);
+	for (int p = 0; pols[p]; p++) {
+		r = run(rp, pols[p], 5);
+		if (r.n.integrity_errors)
+			fail_msg("%s: %lu integrity errors after an export of the running task",
+				 pols[p], (unsigned long)r.n.integrity_errors);
+	}
+	replay_free(rp);
+}
+
+/*
  * Imports and resets (trace version 2): a sigreturn into the running task,
  * a ptrace write into a switched-out one, a reset. Every use after them
  * finds exactly what was installed, under every policy; lazy's counts by
@@ -365,6 +445,8 @@ int main(void)
 		cmocka_unit_test(test_exact_pingpong_both),
 		cmocka_unit_test(test_exact_pingpong_one),
 		cmocka_unit_test(test_adaptive_costs),
+		cmocka_unit_test(test_export_then_use),
+		cmocka_unit_test(test_runs_start_clean),
 		cmocka_unit_test(test_import_reset),
 		cmocka_unit_test(test_returns),
 		cmocka_unit_test(test_oracle_bound),

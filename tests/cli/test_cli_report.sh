@@ -2,7 +2,9 @@
 # SPDX-License-Identifier: MIT
 # fpulab report --from a fixed result file (tests/cli/fixtures/report-*.json):
 # the seed 003 gains computed exactly, every claim without results "not
-# measured", markdown and JSON. TAP output.
+# measured", markdown and JSON; the claims on a recorded Linux workload from
+# an imported excerpt of a real recording (exact counts), from --from, lossy,
+# why not when recording does not work here, and live when it does. TAP.
 set -u
 . "$(dirname "$0")/lib.sh"
 fx=$here/fixtures
@@ -18,7 +20,7 @@ expect_count() { # NAME FILE REGEX N
 "$fpulab" report --from "$fx/report-context-switch.json" > "$work/t" 2> "$work/e"
 rc=$?
 [ "$rc" = 0 ] && ok "report --from FILE: exit 0" || not_ok "report --from FILE: exit 0" "exit $rc" "$(cat "$work/e")"
-expect_count "one row per claim: 9 claims of 4 seeds" "$work/t" '^00[0-3] ' 9
+expect_count "one row per claim: 13 claims of 4 seeds (4 on a recorded Linux workload)" "$work/t" '^00[0-3] ' 13
 # lazy 20000 / smp-lazy 16000 ticks per round trip: a 25.0% higher switch rate
 expect "seed 003, FP in one thread: +25.0%, direction agrees, emulated" "$work/t" \
 	'^003 +\+4% switch rate .* yes +emulated ticks +\+25\.0% \(lazy 20000\.0 vs smp-lazy 16000\.0 TSC ticks per round trip, medians of 5/5 runs\)$'
@@ -26,7 +28,7 @@ expect "seed 003, big state: +25.0%" "$work/t" '^003 +\+8% with big state .* yes
 # 40000 / 40400 - 1 = -0.99%: no degradation beyond the ranges
 expect "seed 003, FP in both: -1.0%, no real difference" "$work/t" '^003 +0% \(no degradation\) .* yes +emulated ticks +-1\.0% '
 expect "a gain far from the claim's size says why" "$work/t" "the lab's switch path is far shorter"
-expect_count "the claims without results say not measured" "$work/t" ' not measured$' 6
+expect_count "the claims without results say not measured" "$work/t" ' not measured$' 10
 expect "and which experiment they need" "$work/t" 'needs `fpulab run --experiment short-tasks`'
 expect "the header names the build and the command" "$work/t" '^# fpulab_git: '
 expect "the header names the host" "$work/t" '^# host_cpu: '
@@ -37,7 +39,7 @@ expect "markdown: seed 003's row" "$work/md" '^\| 003 \| \+4% switch rate .* \| 
 expect "markdown: notes as a list" "$work/md" '^- seed 002, .*needs `fpulab run --experiment'
 
 "$fpulab" report --from "$fx/report-context-switch.json" --format json > "$work/j" 2> /dev/null
-expect_count "JSON: one line per claim" "$work/j" '^\{"seed": ' 9
+expect_count "JSON: one line per claim" "$work/j" '^\{"seed": ' 13
 expect "JSON: the value and its unit" "$work/j" '"seed": "003", "claim": "\+8% with big state.*"value": 25\.0, "unit": "%", "source": "emulated ticks", "direction_agrees": "yes"'
 expect "JSON: not measured is null, never a number" "$work/j" '"seed": "002", "claim": "20K.*"measured": false, "fpulab": "not measured", "value": null'
 
@@ -49,7 +51,86 @@ expect "seed 002 checksum: 1150/1000 = +15.0%" "$work/t2" '^002 +~15% .* yes +em
 expect "seed 000: prefetch mode taken from the command line; equal: within noise" "$work/t2" \
 	'^000 +.* within noise +emulated ticks +\+0\.0% \(off 2000\.0 vs conditional 2000\.0'
 expect "seed 000: says why emulation cannot show it" "$work/t2" 'TCG models no cache'
-expect_count "only seed 001 is left not measured" "$work/t2" ' not measured$' 2
+expect_count "only seed 001 and the Linux claims are left not measured" "$work/t2" ' not measured$' 6
+
+expect "--from without a Linux replay: the Linux claims say what would give them" "$work/t" \
+	'no recorded Linux workload: give --linux-trace FILE .*, or --linux-seconds N to record a compile now'
+
+# ---- a recorded Linux workload: an imported excerpt of a real one (make forking mkdir) ----
+"$fpulab" trace import "$here/fixtures/linux/fork-exec-exit.txt" -o "$work/fee.trace" > /dev/null
+"$fpulab" report --from "$fx/report-context-switch.json" --linux-trace "$work/fee.trace" > "$work/l" 2> "$work/e"
+rc=$?
+[ "$rc" = 0 ] && ok "--linux-trace FILE: exit 0" || not_ok "--linux-trace FILE: exit 0" "exit $rc" "$(cat "$work/e")"
+expect "--linux-trace: replayed under every policy (fpulab replay)" "$work/e" 'replaying .*fee.trace under every policy \(fpulab replay --repeat 3\)'
+# replay's exact counts: lazy-counter 29 and lazy 52 #NM at every-return, 1 each at evidence, eager 0;
+# the excerpt holds 1 fork (and 2 execs): per 1000 processes, 1000 times as many
+expect "seed 002 on Linux: lazy-counter's #NM saved at both bounds, per 1000 processes" "$work/l" \
+	'^002 +50K #NM saved in a compile, recorded Linux \(vs lazy-counter\) +yes +recorded Linux workload +29 \.\. 1 #NM saved \(lazy-counter 29 \.\. 1, eager 0 \.\. 0; every-return \.\. evidence bound\): 29000 \.\. 1000 per 1000 processes \(1 forks of user tasks, threads too; 2 execs\); exact counts$'
+expect "... and plain lazy's" "$work/l" '^002 +the same against plain lazy .* yes +recorded Linux workload +52 \.\. 1 #NM saved \(lazy 52 \.\. 1, eager 0 \.\. 0;.*: 52000 \.\. 1000 per 1000 processes'
+expect "... the recording named, and why its size differs from the seed's" "$work/l" 'workload linux, 0\.005 s recorded \(not lossy\); not the seed.s whole kernel compile: compare the traps per 1000 processes'
+expect "each policy's share of the CPU time at both bounds" "$work/l" \
+	'^002 +eager \(xsave\) cheaper .* recorded Linux workload +eager [0-9.]+% \.\. [0-9.]+%, lazy-counter [0-9.]+% \.\. [0-9.]+%, lazy [0-9.]+% \.\. [0-9.]+%, deferred [0-9.]+% \.\. [0-9.]+%, oracle [0-9.]+% \.\. [0-9.]+% of 0\.010 s of CPU time \(every-return \.\. evidence bound; medians of 3 runs\)'
+expect "the oracle's saves and restores beside Linux's and deferred's" "$work/l" \
+	'^002 +Linux restores eagerly .* yes +recorded Linux workload +Linux 48 saves, 49 restores; deferred 49, 50 \(restores \+2\.04%, within 3%; by cause: window start \+1, signal frames -0, other \+0 \(within 3%\)\); oracle 41 \.\. 0 saves, 50 \.\. 1 restores \(every-return \.\. evidence bound\); exact counts'
+expect_count "the lab's claims still there" "$work/l" '^003 .* yes ' 3
+"$fpulab" report --from "$fx/report-context-switch.json" --linux-trace "$work/fee.trace" --format json > "$work/lj" 2> /dev/null
+expect "JSON: a Linux claim's experiment is replay, its value a count" "$work/lj" '"seed": "002", "claim": "50K #NM saved in a compile, recorded Linux \(vs lazy-counter\)", "experiment": "replay", .*"value": 29\.0, "unit": "#NM traps", "source": "recorded Linux workload", "direction_agrees": "yes"'
+# three signals in 6 switches: deferred loads 11 times, Linux 9 (+22%), all of it the window start
+"$fpulab" trace import "$here/fixtures/linux/signal.txt" -o "$work/sig.trace" > /dev/null
+"$fpulab" report --from "$fx/report-context-switch.json" --linux-trace "$work/sig.trace" > "$work/ls" 2> /dev/null
+expect "deferred not within 3% of Linux, but the causes explain it all: yes, and why" "$work/ls" \
+	'^002 +Linux restores eagerly .* yes +recorded Linux workload +Linux 3 saves, 9 restores; deferred [0-9]+, 11 \(restores \+22\.22%, NOT within 3%; by cause: window start \+2, signal frames -0, other \+0 \(within 3%\)\)'
+expect "... the note says so" "$work/ls" 'the signal frames and the window start explain the difference \(yes on what they leave\)'
+# --from a replay of a Linux trace: its rows, no replay now
+"$fpulab" replay "$work/fee.trace" --repeat 1 --format json --output "$work/fee.json" 2> /dev/null
+"$fpulab" report --from "$work/fee.json" > "$work/lf" 2> "$work/e"
+expect "--from a Linux replay's rows: the Linux claims from them" "$work/lf" '^002 +50K #NM saved in a compile, recorded Linux .* 29 \.\. 1 #NM saved'
+if grep -q replaying "$work/e"; then not_ok "... nothing replayed again" "$(cat "$work/e")"; else ok "... nothing replayed again"; fi
+# a lossy recording says so in each row's source
+"$fpulab" trace import "$here/fixtures/linux/lost.txt" -o "$work/lost.trace" > /dev/null
+"$fpulab" report --from "$fx/report-context-switch.json" --linux-trace "$work/lost.trace" > "$work/ll" 2> /dev/null
+expect_count "a lossy recording: every Linux row's source says so" "$work/ll" ' recorded Linux workload, lossy ' 4
+expect "... and its note how much was lost" "$work/ll" 'LOSSY: perf lost [0-9]+ events, [0-9]+ impossible sequences resynchronised'
+"$fpulab" report --linux-trace "$work/nosuch.trace" > /dev/null 2> "$work/e"
+rc=$?
+[ "$rc" = 2 ] && ok "--linux-trace: a missing trace: exit 2" || not_ok "--linux-trace: a missing trace: exit 2" "exit $rc"
+"$fpulab" trace synth pingpong-one -o "$work/syn.trace" --switches 20 > /dev/null
+"$fpulab" report --linux-trace "$work/syn.trace" > /dev/null 2> "$work/e"
+rc=$?
+[ "$rc" = 2 ] && grep -q "not a trace imported from Linux" "$work/e" && ok "--linux-trace: a synthetic trace: refused, exit 2" ||
+	not_ok "--linux-trace: a synthetic trace: refused, exit 2" "exit $rc" "$(cat "$work/e")"
+
+# ---- recording one when it cannot: why not, and the other rows ----
+FPULAB_PERF=$work/none "$fpulab" report --from "$fx/report-context-switch.json" --linux-seconds 5 > "$work/np" 2> "$work/e"
+rc=$?
+[ "$rc" = 0 ] && ok "perf missing: exit 0" || not_ok "perf missing: exit 0" "exit $rc" "$(cat "$work/e")"
+expect_count "perf missing: each Linux claim says why, with the fix" "$work/np" 'no Linux recording: perf is not installed .*: install it \(Debian: apt-get install linux-perf' 4
+expect_count "... and the other rows are there" "$work/np" '^003 .* yes ' 3
+if [ "$(id -u)" = 0 ] && command -v setpriv > /dev/null && [ "$(cat /proc/sys/kernel/perf_event_paranoid)" -gt -1 ]; then
+	cp "$fpulab" "$work/fpulab-copy" && cp "$fx/report-context-switch.json" "$work/cs.json" &&
+		chmod 755 "$work" "$work/fpulab-copy" && chmod 644 "$work/cs.json"
+	setpriv --reuid=65534 --regid=65534 --clear-groups "$work/fpulab-copy" report --from "$work/cs.json" --linux-seconds 5 > "$work/nr" 2> "$work/e"
+	rc=$?
+	[ "$rc" = 0 ] && ok "not root: exit 0" || not_ok "not root: exit 0" "exit $rc" "$(cat "$work/e")"
+	expect_count "not root: each Linux claim says why, with the fix" "$work/nr" 'no Linux recording: recording tracepoints system-wide needs root, or kernel.perf_event_paranoid at -1 \(it is [0-9]+\): run it as root' 4
+	expect_count "... and the other rows are there" "$work/nr" '^003 .* yes ' 3
+else
+	skip "not root: why not, exit 0" "needs root, setpriv and perf_event_paranoid above -1 to run as nobody"
+fi
+
+# ---- live: a compile recorded for a second, when this machine can record ----
+if "$fpulab" trace record --check > /dev/null 2> "$work/why"; then
+	"$fpulab" report --from "$fx/report-context-switch.json" --linux-seconds 1 > "$work/live" 2> "$work/e"
+	rc=$?
+	[ "$rc" = 0 ] && ok "live: --linux-seconds 1: exit 0" || not_ok "live: --linux-seconds 1: exit 0" "exit $rc" "$(tail -n 5 "$work/e")"
+	expect "live: recorded a compile of a scratch clone" "$work/e" 'recording `make -s -j[0-9]+ all` of a scratch clone of .* for 1 s'
+	expect_count "live: the four Linux claims measured on it" "$work/live" ' recorded Linux workload(, lossy)? +([0-9]|Linux |eager )' 4
+	expect "live: ... of the workload make-fpulab" "$work/live" 'workload make-fpulab, [0-9.]+ s recorded'
+	scratch=$(sed -n 's|.*replaying \(/tmp/fpulab-report-linux-[^/]*\)/compile.trace .*|\1|p' "$work/e")
+	if [ -n "$scratch" ] && [ ! -e "$scratch" ]; then ok "live: its scratch folder removed"; else not_ok "live: its scratch folder removed" "'$scratch'"; fi
+else
+	skip "live: report --linux-seconds 1" "recording does not work here: $(sed 's/^fpulab trace record: //' "$work/why")"
+fi
 
 "$fpulab" report --from "$work/nosuch.json" > /dev/null 2>&1
 rc=$?

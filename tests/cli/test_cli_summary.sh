@@ -147,6 +147,27 @@ refused "a directory: exit 2, is a directory" "$work/dir" 'dir: is a directory'
 expect "a partial file is named as partial, with its reason" "$work/s9" \
 	'^PARTIAL: .*partial.json holds partial results \(interrupted \(SIGINT\)\): only the rows it holds are summarised above$'
 expect "... and its rows summarised" "$work/s9" '^  all +smp-lazy +0\.75x'
+# A replay of a trace imported from Linux (an excerpt of a real recording: make forking
+# mkdir; replay's counts are exact): a section of its own, not a replay workload.
+"$fpulab" trace import "$here/fixtures/linux/fork-exec-exit.txt" -o "$work/fee.trace" > /dev/null
+"$fpulab" replay "$work/fee.trace" --repeat 1 --format json --output "$work/fee.json" 2> /dev/null
+"$fpulab" summary "$work/fee.json" "$work/replay.json" > "$work/s11" 2> "$work/e11"
+rc=$?
+[ "$rc" = 0 ] && ok "a Linux replay: exit 0" || not_ok "a Linux replay: exit 0" "exit $rc" "$(cat "$work/e11")"
+expect "linux: what was recorded: its workload, time, CPUs, switches, processes" "$work/s11" \
+	'^linux: a recorded Linux workload replayed under every policy \(.*fee\.trace\): linux, 0\.005 s on 2 CPUs, 53 switches, 1 processes \(forks\), 2 execs; #NM counts exact, times medians of 1 runs$'
+expect "linux: Linux's own counts beside deferred's and the oracle's at both bounds" "$work/s11" \
+	"^  Linux's own: 48 saves, 49 restores; deferred 49, 50 \(\+2\.04%: within 3%; window start \+1, signal frames -0, other \+0\); oracle 41 \.\. 0 saves, 50 \.\. 1 restores \(every-return \.\. evidence bound\)$"
+expect "linux: lazy's #NM at both bounds, per 1000 processes, its share of the CPU time" "$work/s11" \
+	'^  lazy +52 \.\. 1 +52000 \.\. 1000 +[0-9.]+% \.\. [0-9.]+%$'
+expect "linux: eager's 0 at both" "$work/s11" '^  eager +0 \.\. 0 +0 \.\. 0 +[0-9.]+% \.\. [0-9.]+%$'
+expect "linux: the cheapest policy at each bound" "$work/s11" '^  cheapest \(total ns per switch\): [a-z-]+ at every-return, [a-z-]+ at evidence: '
+expect "... beside the replay section of the other traces" "$work/s11" '^  w +2  owner +0\.45x'
+if grep -q "left out" "$work/s11"; then not_ok "the Linux rows are not replay rows left out" "$(grep "left out" "$work/s11")"; else ok "the Linux rows are not replay rows left out"; fi
+if grep -qE '^  linux ' "$work/s11"; then not_ok "the Linux trace is not a replay workload line"; else ok "the Linux trace is not a replay workload line"; fi
+"$fpulab" summary "$work/fee.json" > "$work/s12" 2> /dev/null
+if grep -q "no row to summarise" "$work/s12"; then not_ok "a Linux replay alone: no empty replay section"; else ok "a Linux replay alone: no empty replay section"; fi
+
 "$fpulab" summary "$fx/compare-a.json" > "$work/s10" 2> /dev/null
 grep -q PARTIAL "$work/s10" && not_ok "a complete file: no PARTIAL line" || ok "a complete file: no PARTIAL line"
 

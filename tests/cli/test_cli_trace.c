@@ -419,9 +419,15 @@ static void test_linux_block_rejects(void **state)
 	assert_int_equal(trace_check(&t, err, sizeof(err)), -1);
 	assert_string_equal(err, "linux: fp_use 3 is not 1 (every-return) or 2 (evidence)");
 	lx = linux_block();
-	lx.reserved[7] = 1;
+	lx.reserved[5] = 1;
 	assert_int_equal(trace_check(&t, err, sizeof(err)), -1);
-	assert_string_equal(err, "linux: reserved word 7 is not 0");
+	assert_string_equal(err, "linux: reserved word 5 is not 0");
+	lx = linux_block();
+	lx.forks = 3; /* an import before forks were counted has neither them nor the flag */
+	assert_int_equal(trace_check(&t, err, sizeof(err)), -1);
+	assert_string_equal(err, "linux: forks or execs counted without the procs flag");
+	lx.flags |= FPULAB_LINUX_F_PROCS;
+	assert_int_equal(trace_check(&t, err, sizeof(err)), 0);
 	lx = linux_block();
 	lx.resyncs = 1;
 	assert_int_equal(trace_check(&t, err, sizeof(err)), -1);

@@ -56,6 +56,7 @@ has "exec (fpu_flush_thread): a reset" fee.dump "20 1 reset task 6"
 has "a fork's child (x86_fpu_copy_dst) is a user task with its own id" fee.out "7 tasks"
 has "the child's exit at its final switch" fee.dump "103 1 exit task 6"
 has "every-return: the use after exec grew XINUSE (0 -> SSE): flagged evidence" fee.dump "32 1 use task 6 mask 0x2 evidence returned"
+has "processes: forks of user tasks (make's child) and execs by user tasks (mkdir, and a bash forked before the window)" fee.out "processes  1 forks (sched_process_fork of a user task, threads too), 2 execs"
 imp kfpu kfpu.txt
 has "a restore deferred would skip (no switch, signal or exec since the last return): an inferred kernel-FPU section" kfpu.dump "10 0 kfpu-begin task 2 inferred"
 has "... counted and printed" kfpu.out "inferred   kernel-FPU sections 1"
@@ -178,6 +179,20 @@ if jq -e -s 'map(select(.policy == "linux (recorded)")) | length == 1 and all(.[
 else not_ok "replay --format json: the linux row has no ns per switch (Linux was recorded, not timed)" "$(grep -F 'linux (recorded)' "$work/sig.json" | head -c 600)"; fi
 holds "replay --format json: the linux row's priced cost is its saves and restores at the batch costs" \
 	jq -e -s '.[] | select(.policy == "linux (recorded)") | (.priced_ns_per_switch - (.saves * .save_ns + .restores * .restore_ns) / .switches | fabs) < 1e-9' "$work/sig.json"
+# The keys a Linux trace adds to replay's rows (fork-exec-exit: exact counts at both bounds).
+"$fpulab" replay "$work/fee.trace" --repeat 1 --format json > "$work/fee.json" 2> "$work/err"
+holds "replay --format json: lazy's #NM at both bounds (52 every-return, 1 evidence), eager's 0 at both" \
+	jq -e -s 'map(select(.policy == "lazy"))[0] as $l | map(select(.policy == "eager"))[0] as $e |
+		$l.nm_traps == 52 and $l.nm_traps_evidence == 1 and $e.nm_traps == 0 and $e.nm_traps_evidence == 0' "$work/fee.json"
+holds "replay --format json: the oracle at both bounds (41 .. 0 saves, 50 .. 1 restores), the processes (1 fork, 2 execs) in every row" \
+	jq -e -s 'map(select(.policy == "oracle"))[0] as $o | $o.saves == 41 and $o.saves_evidence == 0 and
+		$o.restores == 50 and $o.restores_evidence == 1 and all(.linux_forks == 1 and .linux_execs == 2 and .linux_fp_use == "every-return" and .linux_lossy == false)' "$work/fee.json"
+holds "replay --format json: the CPU-time share at the evidence bound is its total x switches over the busy time" \
+	jq -e -s '.[] | select(.policy == "deferred") | (.cpu_time_share_evidence - .ns_per_switch_evidence * .switches / .linux_busy_ns | fabs) < 1e-6' "$work/fee.json"
+"$fpulab" trace synth pingpong-one -o "$work/syn.trace" --switches 20 > /dev/null
+"$fpulab" replay "$work/syn.trace" --repeat 1 --policy eager --format json > "$work/syn.json" 2> "$work/err"
+holds "replay --format json: another trace's rows have the keys, null" \
+	jq -e -s 'all(has("linux_forks") and .linux_forks == null and .nm_traps_evidence == null and .linux_fp_use == null)' "$work/syn.json"
 # On every excerpt, replay's deferred loads exactly what the importer's shadow of it predicted.
 for f in signal signal-no-sigreturn exit-sigframe fork-exec-exit kfpu hidden-task-us idle-exit lost; do
 	"$fpulab" trace import "$fx/$f.txt" -o "$work/d.trace" > "$work/d.out" 2> "$work/err"
@@ -213,6 +228,14 @@ if [ "$(id -u)" = 0 ] && command -v setpriv > /dev/null && [ "$(cat /proc/sys/ke
 else
 	skip "record: not root, perf_event_paranoid above -1" "needs root, setpriv and perf_event_paranoid above -1 to run as nobody"
 fi
+FPULAB_PERF=$work/none check "record --check: perf missing: exit 1, said so" 1 - "perf is not installed" -- "$fpulab" trace record --check
+if [ "$(id -u)" = 0 ] || [ "$(cat /proc/sys/kernel/perf_event_paranoid)" -le -1 ]; then
+	rm -f "$work/recperf.args"
+	FPULAB_PERF=$work/recperf FPULAB_TRACEFS=$work/tfs check "record --check: what recording needs is here: exit 0" 0 "recording works here: $work/recperf runnable" - -- "$fpulab" trace record --check
+	holds "record --check: perf not run, nothing recorded" test ! -e "$work/recperf.args"
+else
+	skip "record --check: what recording needs is here" "needs root or perf_event_paranoid -1"
+fi
 check "record: -o is required" 2 - "record needs -o FILE" -- "$fpulab" trace record --seconds 1
 check "record: --seconds out of range" 2 - "--seconds: 0 is out of range" -- "$fpulab" trace record -o "$work/r.trace" --seconds 0
 
@@ -226,13 +249,21 @@ if [ -n "$why" ]; then
 	skip "live: trace record --seconds 1" "$why"
 else
 	check "live: trace record --seconds 1 records and imports" 0 "activated" - -- "$fpulab" trace record -o "$work/live.trace" --seconds 1
-	loads=$(sed -n 's/.*deferred   \([0-9]*\) loads predicted = Linux.s \([0-9]*\) .*/\1 \2/p' "$work/out")
-	read -r -a pair <<<"$loads"
-	set -- "${pair[@]}"
-	if [ $# = 2 ] && [ "$2" -gt 0 ] && awk -v d="$1" -v l="$2" 'BEGIN { r = d / l; exit !(r > 0.97 && r < 1.03) }'; then
-		ok "live: deferred's predicted loads within 3% of Linux's ($1 against $2)"
+	# A quiet second has 10 to 150 loads: the window start (+1 a CPU) and the signal frames
+	# (Linux's load to write the frame, which deferred has no need of), both causes replay
+	# prints, are more than 3% of so few; what they leave unexplained must be within 3%.
+	loads=$(sed -n 's/.*deferred   \([0-9]*\) loads predicted = Linux.s \([0-9]*\) + window start \([0-9]*\) + other \([0-9]*\) - signal frames \([0-9]*\) .*/\1 \2 \3 \4 \5/p' "$work/out")
+	read -r -a fields <<<"$loads"
+	set -- "${fields[@]}"
+	if [ $# = 5 ] && [ "$2" -gt 0 ] && awk -v l="$2" -v o="$4" 'BEGIN { exit !(o <= 0.03 * l) }'; then
+		ok "live: deferred's predicted loads against Linux's: $1 against $2, unexplained $4 (within 3%)"
 	else
-		not_ok "live: deferred's predicted loads within 3% of Linux's" "$loads" "$(head -n 8 "$work/out")"
+		not_ok "live: deferred's predicted loads against Linux's: unexplained within 3%" "$loads" "$(head -n 8 "$work/out")"
+	fi
+	if [ $# = 5 ] && [ "$2" -ge 1000 ]; then
+		if awk -v d="$1" -v l="$2" 'BEGIN { r = d / l; exit !(r > 0.97 && r < 1.03) }'; then ok "live: deferred within 3% of Linux ($1 against $2)"; else not_ok "live: deferred within 3% of Linux" "$loads"; fi
+	else
+		skip "live: deferred within 3% of Linux" "Linux loaded the registers ${2:-?} times in the second: fewer than 1000, where the window start and signal frames alone exceed 3%"
 	fi
 	check "live: the trace reads back" 0 "imported from a Linux recording (perf)" - -- "$fpulab" trace info "$work/live.trace"
 fi

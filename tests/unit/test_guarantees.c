@@ -378,8 +378,8 @@ static int group_setup(void **state)
 	return 0;
 }
 
-static const char *const all_policies[] = { "eager", "lazy",     "lazy-counter",
-					    "owner", "deferred", "smp-lazy" };
+static const char *const all_policies[] = { "eager",    "lazy",     "lazy-counter", "owner",
+					    "deferred", "smp-lazy", "adaptive" };
 #define FOR_EACH_POLICY(p)                                                           \
 	for (const char *const *p = all_policies;                                    \
 	     p < all_policies + sizeof(all_policies) / sizeof(all_policies[0]); p++) \
@@ -476,6 +476,44 @@ static void test_export_after_migration(void **state)
 		TASK_OK(a);
 		switch_on(1, a, b);
 		TASK_OK(b);
+		free_task(a);
+		free_task(b);
+	}
+}
+
+/*
+ * Export of the running task from its own syscall, with no reset or import
+ * after it (a kernel's own "read my xstate" call, or signal delivery that
+ * keeps the state for the handler), then back to ring 3, where it changes
+ * its registers again: its next switch-out must save them. Another task
+ * then loads on that CPU, and the task moves to another CPU.
+ */
+static void test_export_running_then_use(void **state)
+{
+	FOR_EACH_POLICY(p)
+	{
+		struct task *a = new_task(16), *b = new_task(17);
+
+		switch_on(0, NULL, a);
+		task_starts(a);
+		TASK_OK(a);
+		for (int round = 0; round < 2; round++) {
+			memset(img, 0, sizeof(img));
+			assert_int_equal(fpu_export_std(&a->fpu, img, sizeof(img)),
+					 (int)xstate_cfg.user_size);
+			assert_int_equal(image_wrong(img, a, a->seq), 0);
+			fpu_return_to_user(&a->fpu);
+			TASK_OK(a); /* new values, after the export */
+			if (round == 0) {
+				switch_on(0, a, b);
+				task_starts(b); /* b's state in CPU 0's registers */
+				switch_on(0, b, a);
+			} else {
+				migrate(a, 0, 1, NULL);
+				serve_ipis();
+			}
+			TASK_OK(a);
+		}
 		free_task(a);
 		free_task(b);
 	}
@@ -788,6 +826,7 @@ int main(void)
 		cmocka_unit_test(test_reset_then_return_to_user),
 		cmocka_unit_test(test_export_after_migration),
 		cmocka_unit_test(test_export_stopped_task),
+		cmocka_unit_test(test_export_running_then_use),
 		cmocka_unit_test(test_import_while_other_cpu_holds),
 		cmocka_unit_test(test_import_stopped_task),
 		cmocka_unit_test(test_sigframe_after_migration),

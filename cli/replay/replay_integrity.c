@@ -1,0 +1,43 @@
+/* SPDX-License-Identifier: MIT */
+/* Where a replay run first found a task's registers wrong, said on stderr (docs/model.md). */
+#include <inttypes.h>
+#include <stdio.h>
+
+#include "replay.h"
+
+/* The names of the components in @bits (XCR0 bits), joined with ", ". */
+static void component_names(uint32_t bits, char *buf, size_t len)
+{
+	size_t n = 0;
+
+	buf[0] = 0;
+	for (uint32_t b = 1; b && n < len; b <<= 1)
+		if (bits & b)
+			n += (size_t)snprintf(buf + n, len - n, "%s%s", n ? ", " : "",
+					      replay_component_name(b));
+}
+
+int replay_say_integrity(const struct trace_replay *tr, const char *policy, const char *what,
+			 unsigned long k, const struct replay_result *r)
+{
+	const struct replay_integrity *f = &r->first;
+	bool lower = tr->t.lx && tr->t.lx->fp_use == FPULAB_FP_USE_EVIDENCE;
+	char wrong[256];
+
+	if (!r->n.integrity_errors)
+		return 0;
+	fprintf(stderr,
+		"fpulab replay: %s%s: %s, %s %lu: %" PRIu64
+		" integrity errors; the first at event %" PRIu64 " (seq %" PRIu32
+		"), a use by task %" PRIu32 " on cpu %" PRIu32 ": ",
+		tr->path, lower ? " (evidence bound)" : "", policy, what, k + 1,
+		r->n.integrity_errors, f->event, f->seq, f->task, f->cpu);
+	if (!f->components) {
+		fprintf(stderr, "%s\n", replay_component_name(0));
+		return 1;
+	}
+	component_names(f->components, wrong, sizeof(wrong));
+	fprintf(stderr, "%s holds 0x%016" PRIx64 ", the task wrote 0x%016" PRIx64 " (wrong: %s)\n",
+		replay_component_name(f->component), f->got, f->want, wrong);
+	return 1;
+}

@@ -1,0 +1,177 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * fpulab summary's section for a recorded Linux workload: the rows `fpulab
+ * replay` writes for a trace imported from Linux (docs/linux-traces.md).
+ * Per trace: what was recorded, Linux's own saves and restores beside
+ * deferred's and the oracle's, and each policy's #NM traps (also per 1000
+ * processes) and FPU cost as a share of the workload's CPU time at both
+ * --fp-use bounds, and the cheapest policy at each.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "common/policy.h"
+#include "common/result_file.h"
+#include "summary.h"
+
+#define LINUX_ROW "linux (recorded)"
+
+bool summary_linux_row(const json_t *row)
+{
+	return json_is_string(json_object_get(row, "linux_fp_use")) ||
+	       !strcmp(result_str(row, "source", ""), "recorded Linux workload");
+}
+
+static double number(const json_t *row, const char *key)
+{
+	const json_t *v = json_object_get(row, key);
+	return json_is_number(v) ? json_number_value(v) : NAN;
+}
+
+static const json_t *row_of(json_t *rows, const char *trace, const char *policy)
+{
+	size_t i;
+	json_t *row;
+
+	json_array_foreach(rows, i, row)
+	{
+		if (!strcmp(result_str(row, "experiment", ""), "replay") &&
+		    !strcmp(result_str(row, "trace", ""), trace) &&
+		    !strcmp(result_str(row, "policy", ""), policy))
+			return row;
+	}
+	return NULL;
+}
+
+/* "H .. L" of @key and @key_evidence in @row, scaled by @k; "-" for a missing end. */
+static void both(char *buf, size_t len, const json_t *row, const char *key, const char *fmt,
+		 double k)
+{
+	char ev[64], hi[32] = "-", lo[32] = "-";
+	double h = number(row, key), l;
+
+	snprintf(ev, sizeof(ev), "%s_evidence", key);
+	l = number(row, ev);
+	if (!strcmp(result_str(row, "linux_fp_use", ""), "evidence")) { /* the lower bound only */
+		l = h;
+		h = NAN;
+	}
+	if (isfinite(h))
+		snprintf(hi, sizeof(hi), fmt, h * k);
+	if (isfinite(l))
+		snprintf(lo, sizeof(lo), fmt, l * k);
+	snprintf(buf, len, "%s .. %s", hi, lo);
+}
+
+/* The recording and Linux's own counts beside deferred's and the oracle's. */
+static void linux_head(FILE *out, json_t *rows, const json_t *lr, const char *trace)
+{
+	const json_t *d = row_of(rows, trace, policy_linux()), *o = row_of(rows, trace, "oracle");
+	double forks = number(lr, "linux_forks"), la = number(lr, "restores");
+	char procs[64] = "processes not counted", os[48], orr[48];
+
+	if (isfinite(forks))
+		snprintf(procs, sizeof(procs), "%.0f processes (forks), %.0f execs", forks,
+			 number(lr, "linux_execs"));
+	fprintf(out,
+		"linux: a recorded Linux workload replayed under every policy (%s): %s, %.3f s "
+		"on %.0f CPUs, %.0f switches, %s%s",
+		trace, result_str(lr, "workload", "-"), number(lr, "linux_duration_ns") / 1e9,
+		number(lr, "cpus"), number(lr, "switches"), procs,
+		json_is_true(json_object_get(lr, "linux_lossy")) ? ", LOSSY" : "");
+	if (json_is_true(json_object_get(lr, "linux_lossy")))
+		fprintf(out, " (perf lost %.0f events, %.0f resyncs)",
+			number(lr, "linux_perf_lost"), number(lr, "linux_resyncs"));
+	fprintf(out, "; #NM counts exact, times medians of %.0f runs\n",
+		d ? number(d, "repeats") : NAN);
+	both(os, sizeof(os), o, "saves", "%.0f", 1);
+	both(orr, sizeof(orr), o, "restores", "%.0f", 1);
+	fprintf(out, "  Linux's own: %.0f saves, %.0f restores", number(lr, "saves"), la);
+	if (d) {
+		double diff = la > 0 ? (number(d, "restores") - la) / la : NAN;
+		double win = number(lr, "linux_window_loads"),
+		       fr = number(lr, "linux_sigframe_loads");
+		fprintf(out, "; %s %.0f, %.0f (%+.2f%%: %s %.0f%%", policy_linux(),
+			number(d, "saves"), number(d, "restores"), 100 * diff,
+			fabs(diff) <= LINUX_LOADS_TOLERANCE ? "within" : "NOT within",
+			100 * LINUX_LOADS_TOLERANCE);
+		if (isfinite(win) && isfinite(fr))
+			fprintf(out, "; window start %+.0f, signal frames -%.0f, other %+.0f", win,
+				fr, number(d, "restores") - la - win + fr);
+		fprintf(out, ")");
+	}
+	if (o)
+		fprintf(out, "; oracle %s saves, %s restores", os, orr);
+	fprintf(out, " (every-return .. evidence bound)\n");
+}
+
+/* One policy's line: its #NM, per 1000 processes, its share of the CPU time. */
+static void linux_policy(FILE *out, const json_t *row, double forks)
+{
+	char nm[48] = "-", per[48] = "-", share[48];
+
+	if (isfinite(number(row, "nm_traps")) || isfinite(number(row, "nm_traps_evidence")))
+		both(nm, sizeof(nm), row, "nm_traps", "%.0f", 1);
+	if (forks > 0 && strcmp(nm, "-"))
+		both(per, sizeof(per), row, "nm_traps", "%.0f", 1000 / forks);
+	both(share, sizeof(share), row, "cpu_time_share", "%.3f%%", 100);
+	fprintf(out, "  %-16s %-24s %-24s %s\n", result_str(row, "policy", "-"), nm, per, share);
+}
+
+/* The cheapest row at @key (a policy, not the oracle or Linux's row) of @trace. */
+static const char *cheapest(json_t *rows, const char *trace, const char *key)
+{
+	const char *best = "-";
+	double bv = INFINITY;
+	size_t i;
+	json_t *row;
+
+	json_array_foreach(rows, i, row)
+	{
+		const char *p = result_str(row, "policy", "");
+		if (strcmp(result_str(row, "trace", ""), trace) || !strcmp(p, "oracle") ||
+		    !strcmp(p, LINUX_ROW) || !(number(row, key) < bv))
+			continue;
+		bv = number(row, key);
+		best = p;
+	}
+	return best;
+}
+
+static void summarise_trace(FILE *out, json_t *rows, const json_t *lr)
+{
+	const char *trace = result_str(lr, "trace", "-");
+	double forks = number(lr, "linux_forks");
+	size_t i;
+	json_t *row;
+
+	linux_head(out, rows, lr, trace);
+	fprintf(out, "  every-return .. evidence bound:\n");
+	fprintf(out, "  %-16s %-24s %-24s %s\n", "policy", "#NM traps", "per 1000 processes",
+		"FPU cost, share of the CPU time");
+	json_array_foreach(rows, i, row)
+	{
+		if (!strcmp(result_str(row, "trace", ""), trace) &&
+		    strcmp(result_str(row, "policy", ""), LINUX_ROW))
+			linux_policy(out, row, forks);
+	}
+	const char *hi = cheapest(rows, trace, "ns_per_switch"),
+		   *lo = cheapest(rows, trace, "ns_per_switch_evidence");
+	fprintf(out, "  cheapest (total ns per switch): %s at every-return, %s at evidence: %s\n",
+		hi, lo,
+		!strcmp(hi, lo) ? "the same at both bounds" : "the bounds disagree (undecided)");
+}
+
+void summarise_linux(FILE *out, json_t *rows)
+{
+	size_t i;
+	json_t *row;
+
+	json_array_foreach(rows, i, row)
+	{
+		if (!strcmp(result_str(row, "experiment", ""), "replay") &&
+		    !strcmp(result_str(row, "policy", ""), LINUX_ROW))
+			summarise_trace(out, rows, row);
+	}
+}
