@@ -26,6 +26,7 @@
  * TS (fpu_task_init, fpu_task_migrated) may be made directly.
  */
 #include "replay_engine.h"
+#include "replay_log.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -42,47 +43,13 @@ struct task_sig {
 	uint64_t gen;
 };
 
-/* One logged effect of a libfpu call (replay_log). */
-enum log_kind {
-	OP_XSAVE,
-	OP_XSAVEOPT,
-	OP_XSAVEC,
-	OP_FXSAVE,
-	OP_XRSTOR,
-	OP_FXRSTOR,
-	OP_GOTO_CPU, /* IPI delivery: the engine moves to @cpu (untimed, as host_send_flush_ipi) */
-	OP_TS_SET,
-	OP_TS_CLEAR,
-};
-
-struct log_op {
-	const struct xregs_state *area;
-	uint64_t mask; /* as the instruction gets it */
-	uint32_t kind; /* enum log_kind */
-	uint32_t cpu;  /* OP_GOTO_CPU */
-};
-
-/* The effects of one libfpu call end at op[end]; @timed: a TIMED() call. */
-struct log_call {
-	uint32_t end;
-	uint8_t timed;
-	uint8_t skip; /* an fpu_switch() that only skipped a restore */
-};
-
-struct replay_log {
-	struct log_op *op;
-	struct log_call *call;
-	size_t nop, ncall, cap_op, cap_call;
-	bool overflow;
-	uint64_t saves, restores;
-};
-
 struct replay {
 	const struct trace *t;
 	uint32_t ntasks, ncpus;
 	uint64_t xcr0;
 	struct fpu *fpus;
 	struct xregs_state **areas;
+	struct log_areas log_areas; /* @areas by index, for the floor's logs */
 	struct task_sig *sig;
 	uint8_t *exited;
 	struct xregs_state *img[FPULAB_TRACE_MAX_CPUS]; /* each CPU's registers while another runs */
@@ -97,9 +64,10 @@ struct replay {
 	uint64_t excluded;   /* harness ticks inside timed hooks (IPI delivery's swaps) */
 	uint64_t integrity;
 	uint64_t clipped;
-	/* bare run (replay_bare): the log, the next call and op to play */
+	/* bare run (replay_bare): the log, where its next call starts, the call being played */
 	const struct replay_log *bare;
-	size_t bare_call, bare_op;
+	size_t bare_pos;
+	struct log_op bare_ops[LOG_CALL_MAX_OPS];
 	bool bare_skip;       /* the call just played was a skipped-restore switch */
 	bool bare_empty;      /* time empty regions, play each call just after its region */
 	uint64_t bare_desync; /* the events asked for a call the log does not have */
@@ -160,27 +128,23 @@ static void host_panic(const char *msg)
 	abort();
 }
 
-static void log_op(uint32_t kind, const struct xregs_state *area, uint64_t mask, uint32_t cpu)
+static void rec_op(uint32_t kind, const struct xregs_state *area, uint64_t mask, uint32_t cpu)
 {
-	if (rec->nop == rec->cap_op) {
-		rec->overflow = true;
-		return;
-	}
-	rec->op[rec->nop++] = (struct log_op){ area, mask, kind, cpu };
+	log_op(rec, &rp_cur->log_areas, kind, area, mask, cpu);
 }
 
 static void host_set_ts(void)
 {
 	rp_cur->ts[sim_cpu] = 1;
 	if (rec)
-		log_op(OP_TS_SET, NULL, 0, 0);
+		rec_op(OP_TS_SET, NULL, 0, 0);
 }
 
 static void host_clear_ts(void)
 {
 	rp_cur->ts[sim_cpu] = 0;
 	if (rec)
-		log_op(OP_TS_CLEAR, NULL, 0, 0);
+		rec_op(OP_TS_CLEAR, NULL, 0, 0);
 }
 
 static struct fpu *host_current_fpu(void)
@@ -199,10 +163,10 @@ static void host_send_flush_ipi(unsigned int cpu)
 	on_cpu(rp, cpu);
 	rp->excluded += tsc1() - t0;
 	if (rec)
-		log_op(OP_GOTO_CPU, NULL, 0, cpu);
+		rec_op(OP_GOTO_CPU, NULL, 0, cpu);
 	fpu_flush_ipi();
 	if (rec)
-		log_op(OP_GOTO_CPU, NULL, 0, from);
+		rec_op(OP_GOTO_CPU, NULL, 0, from);
 	t0 = tsc0();
 	on_cpu(rp, from);
 	rp->excluded += tsc1() - t0;
@@ -230,7 +194,7 @@ void __wrap_xstate_save(struct xregs_state *buf, uint64_t mask)
 		/* as xstate_save_insn: a compacted save always takes the full kernel mask */
 		if (xstate_cfg.compacted)
 			mask = xstate_cfg.kernel_mask;
-		log_op(kind[xstate_cfg.save_insn], buf, mask, 0);
+		rec_op(kind[xstate_cfg.save_insn], buf, mask, 0);
 	}
 	__real_xstate_save(buf, mask);
 }
@@ -238,7 +202,7 @@ void __wrap_xstate_save(struct xregs_state *buf, uint64_t mask)
 void __wrap_xstate_restore(const struct xregs_state *buf, uint64_t mask)
 {
 	if (__builtin_expect(rec != NULL, 0))
-		log_op(xstate_cfg.save_insn == FPU_INSN_FXSAVE ? OP_FXRSTOR : OP_XRSTOR, buf, mask,
+		rec_op(xstate_cfg.save_insn == FPU_INSN_FXSAVE ? OP_FXRSTOR : OP_XRSTOR, buf, mask,
 		       0);
 	__real_xstate_restore(buf, mask);
 }
@@ -398,6 +362,7 @@ void replay_free(struct replay *rp)
 		free(rp->areas[t]);
 	for (unsigned int c = 0; c < FPULAB_TRACE_MAX_CPUS; c++)
 		free(rp->img[c]);
+	log_areas_free(&rp->log_areas);
 	free(rp->areas);
 	free(rp->fpus);
 	free(rp->sig);
@@ -454,6 +419,8 @@ struct replay *replay_new(const struct trace *t, int insn)
 	for (unsigned int c = 0; c < rp->ncpus; c++)
 		if (!(rp->img[c] = aligned_alloc(64, XSTATE_MAX_SIZE)))
 			goto oom;
+	if (log_areas_init(&rp->log_areas, rp->areas, rp->ntasks + 1))
+		goto oom;
 	memset(rp->scratch, 0, XSTATE_MAX_SIZE);
 	memset(rp->init_img, 0, XSTATE_MAX_SIZE);
 	xstate_load_init();
@@ -565,15 +532,6 @@ static int hook_of(const char *call)
 	return REPLAY_HOOK_OTHER;
 }
 
-static void log_call(bool timed)
-{
-	if (rec->ncall == rec->cap_call) {
-		rec->overflow = true;
-		return;
-	}
-	rec->call[rec->ncall++] = (struct log_call){ (uint32_t)rec->nop, timed, 0 };
-}
-
 /* The logged effects of one libfpu call, executed without libfpu (replay_bare). */
 static inline void bare_play(struct replay *rp, const struct log_op *op, const struct log_op *end)
 {
@@ -635,24 +593,22 @@ static inline void bare_play(struct replay *rp, const struct log_op *op, const s
 static void bare_next(struct replay *rp, bool timed, const struct log_op **b,
 		      const struct log_op **e)
 {
-	const struct replay_log *l = rp->bare;
-	const struct log_call *c = rp->bare_call < l->ncall ? &l->call[rp->bare_call] : NULL;
+	struct log_call c;
 
-	*b = *e = l->op;
+	*b = *e = rp->bare_ops;
 	rp->bare_skip = false;
-	if (!c || c->timed != timed) {
+	if (!log_next(rp->bare, rp->bare_pos, &rp->log_areas, rp->bare_ops, &c) ||
+	    c.timed != timed) {
 		rp->bare_desync++;
 		return;
 	}
-	*b = l->op + rp->bare_op;
-	*e = l->op + c->end;
+	*e = rp->bare_ops + c.nops;
 	for (const struct log_op *op = *b; op < *e; op++) {
-		rp->bare_saves += op->kind <= OP_FXSAVE;
-		rp->bare_restores += op->kind == OP_XRSTOR || op->kind == OP_FXRSTOR;
+		rp->bare_saves += log_op_saves(op->kind);
+		rp->bare_restores += log_op_restores(op->kind);
 	}
-	rp->bare_skip = c->skip;
-	rp->bare_op = c->end;
-	rp->bare_call++;
+	rp->bare_skip = c.skip;
+	rp->bare_pos = c.next;
 }
 
 /*
@@ -677,7 +633,7 @@ static void bare_next(struct replay *rp, bool timed, const struct log_op **b,
 		} else {                                                                      \
 			TIMED_REGION(rp, acc, call, hook_);                                   \
 			if (rec)                                                              \
-				log_call(true);                                               \
+				log_end(rec, true);                                           \
 		}                                                                             \
 	} while (0)
 
@@ -691,7 +647,7 @@ static void bare_next(struct replay *rp, bool timed, const struct log_op **b,
 		} else {                                \
 			call;                           \
 			if (rec)                        \
-				log_call(false);        \
+				log_end(rec, false);    \
 		}                                       \
 	} while (0)
 
@@ -745,8 +701,8 @@ static void do_switch(struct replay *rp, const struct fpulab_trace_event *e,
 		const struct fpu_stats *after = fpu_stats_cpu(c);
 		skip = after->restores_skipped == before.restores_skipped + 1 &&
 		       after->restores == before.restores && saves_of(after) == saves_of(&before);
-		if (skip && rec && rec->ncall)
-			rec->call[rec->ncall - 1].skip = 1;
+		if (skip && rec)
+			log_mark_skip(rec);
 	}
 	if (skip) {
 		if (r->skip_ticks)
@@ -964,10 +920,8 @@ int replay_run(struct replay *rp, const char *policy, struct replay_result *r)
 	if (fpu_set_policy(policy))
 		return -1;
 	rp->bare = NULL;
-	if (r->log) {
-		r->log->nop = r->log->ncall = 0;
-		r->log->overflow = false;
-	}
+	if (r->log)
+		log_reset(r->log);
 	play_events(rp, r);
 	memset(&r->n, 0, sizeof(r->n));
 	for (unsigned int c = 0; c < rp->ncpus; c++) {
@@ -985,16 +939,12 @@ int replay_run(struct replay *rp, const char *policy, struct replay_result *r)
 	}
 	/* the counts are the trace's; the clean-up below is the harness's */
 	finish(rp, r);
-	if (r->log) {
-		r->log->saves = r->log->restores = 0;
-		for (size_t i = 0; i < r->log->nop; i++) {
-			r->log->saves += r->log->op[i].kind <= OP_FXSAVE;
-			r->log->restores += r->log->op[i].kind == OP_XRSTOR ||
-					    r->log->op[i].kind == OP_FXRSTOR;
-		}
-	}
 	return 0;
 }
+
+/* Bytes of log per trace event to start with (virtual: untouched pages cost nothing);
+ * the synthetic workloads take 2.7 to 4.5 under every policy. */
+#define LOG_BYTES_PER_EVENT 6
 
 struct replay_log *replay_log_new(const struct trace *t)
 {
@@ -1002,15 +952,13 @@ struct replay_log *replay_log_new(const struct trace *t)
 
 	if (!l)
 		return NULL;
-	/* at most two timed calls per event (a switch and the return to ring 3) */
-	l->cap_call = 2 * t->hdr.nevents + 16;
-	l->cap_op = 2 * t->hdr.nevents + 64;
-	l->call = malloc(l->cap_call * sizeof(*l->call));
-	l->op = malloc(l->cap_op * sizeof(*l->op));
-	if (!l->call || !l->op || l->cap_op > UINT32_MAX) {
+	l->cap = LOG_BYTES_PER_EVENT * t->hdr.nevents + 64;
+	l->buf = malloc(l->cap);
+	if (!l->buf) {
 		replay_log_free(l);
 		return NULL;
 	}
+	log_reset(l);
 	return l;
 }
 
@@ -1018,8 +966,7 @@ void replay_log_free(struct replay_log *l)
 {
 	if (!l)
 		return;
-	free(l->call);
-	free(l->op);
+	free(l->buf);
 	free(l);
 }
 
@@ -1033,6 +980,11 @@ uint64_t replay_log_restores(const struct replay_log *l)
 	return l->restores;
 }
 
+size_t replay_log_bytes(const struct replay_log *l)
+{
+	return l->len;
+}
+
 int replay_record(struct replay *rp, const char *policy, struct replay_log *log,
 		  struct replay_result *r)
 {
@@ -1040,19 +992,21 @@ int replay_record(struct replay *rp, const char *policy, struct replay_log *log,
 		r->log = log;
 		int rc = replay_run(rp, policy, r);
 		r->log = NULL;
+		if (!rc && log->too_long) {
+			fprintf(stderr,
+				"fpulab replay: %s: a libfpu call made more than %d saves, restores, "
+				"TS writes and IPIs: the floor's log cannot play it back\n",
+				policy, LOG_CALL_MAX_OPS);
+			return -2;
+		}
 		if (rc || !log->overflow)
 			return rc;
 		/* more saves, restores and TS writes than room: grow, record again */
-		size_t cap_op = 2 * log->cap_op, cap_call = 2 * log->cap_call;
-		struct log_op *op = cap_op <= UINT32_MAX ? realloc(log->op, cap_op * sizeof(*op))
-							 : NULL;
-		if (op)
-			log->op = op, log->cap_op = cap_op;
-		struct log_call *call = realloc(log->call, cap_call * sizeof(*call));
-		if (call)
-			log->call = call, log->cap_call = cap_call;
-		if (!op || !call)
+		uint8_t *buf = realloc(log->buf, 2 * log->cap);
+		if (!buf)
 			return -2;
+		log->buf = buf;
+		log->cap *= 2;
 	}
 }
 
@@ -1064,7 +1018,7 @@ int replay_bare(struct replay *rp, const struct replay_log *log, bool empty,
 		return -1;
 	rp->bare = log;
 	rp->bare_empty = empty;
-	rp->bare_call = rp->bare_op = 0;
+	rp->bare_pos = 0;
 	rp->bare_desync = rp->bare_saves = rp->bare_restores = 0;
 	r->log = NULL;
 	play_events(rp, r);
@@ -1073,7 +1027,7 @@ int replay_bare(struct replay *rp, const struct replay_log *log, bool empty,
 		r->n.switches += rp->t->ev[i].type == FPULAB_EV_SWITCH;
 	r->n.saves = rp->bare_saves;
 	r->n.restores = rp->bare_restores;
-	if (rp->bare_call != log->ncall)
+	if (rp->bare_pos != log->len) /* calls the events did not ask for */
 		rp->bare_desync++;
 	r->desync = rp->bare_desync;
 	rp->bare = NULL;

@@ -9,6 +9,7 @@
 #define FPULAB_CLI_REPLAY_REPLAY_ENGINE_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "trace/trace_io.h"
@@ -80,7 +81,8 @@ int replay_run(struct replay *rp, const char *policy, struct replay_result *r);
  * context, beyond the subtracted overhead). Its counts:
  * the switches, the saves and restores executed, and the integrity errors
  * (0 when the log is faithful); r->desync counts calls it could not match.
- * Return: 0; replay_record -1 for an unknown policy, -2 out of memory;
+ * Return: 0; replay_record -1 for an unknown policy, -2 out of memory (or a
+ * libfpu call with more effects than a log call holds, said on stderr);
  * replay_bare -1 for a log that is not complete.
  */
 struct replay_log *replay_log_new(const struct trace *t);
@@ -92,6 +94,8 @@ int replay_bare(struct replay *rp, const struct replay_log *log, bool empty,
 /* The saves and restores a log holds. */
 uint64_t replay_log_saves(const struct replay_log *log);
 uint64_t replay_log_restores(const struct replay_log *log);
+/* The bytes a log holds (replay_log.h's encoding). */
+size_t replay_log_bytes(const struct replay_log *log);
 
 /* TSC ticks of one empty timed region (the least of 501), subtracted from each hook's figure. */
 uint64_t replay_timer_overhead(const struct replay *rp);
