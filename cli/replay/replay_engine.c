@@ -72,7 +72,10 @@ struct replay {
 	bool bare_empty;      /* time empty regions, play each call just after its region */
 	uint64_t bare_desync; /* the events asked for a call the log does not have */
 	uint64_t bare_saves, bare_restores;
-	struct replay_result *res; /* the run's result, for TIMED()'s figures by hook */
+	struct replay_result *res;        /* the run's result, for TIMED()'s figures by hook */
+	struct trace_iter it;             /* the run's pass over the events */
+	struct fpulab_trace_event *chunk; /* TRACE_CHUNK events read from the file */
+	uint64_t switch_events;           /* the pass's SWITCH events */
 };
 
 static struct replay *rp_cur; /* libfpu's callbacks have no context argument */
@@ -371,6 +374,7 @@ void replay_free(struct replay *rp)
 	free(rp->init_img);
 	free(rp->export_buf);
 	free(rp->import_img);
+	free(rp->chunk);
 	free(rp);
 }
 
@@ -420,6 +424,9 @@ struct replay *replay_new(const struct trace *t, int insn)
 		if (!(rp->img[c] = aligned_alloc(64, XSTATE_MAX_SIZE)))
 			goto oom;
 	if (log_areas_init(&rp->log_areas, rp->areas, rp->ntasks + 1))
+		goto oom;
+	rp->chunk = malloc(TRACE_CHUNK * sizeof(*rp->chunk)); /* after the areas: as they were */
+	if (!rp->chunk)
 		goto oom;
 	memset(rp->scratch, 0, XSTATE_MAX_SIZE);
 	memset(rp->init_img, 0, XSTATE_MAX_SIZE);
@@ -847,55 +854,82 @@ static void do_import(struct replay *rp, const struct fpulab_trace_event *e,
 		TIMED(rp, r->ticks, fpu_return_to_user(f));
 }
 
-static void play_events(struct replay *rp, struct replay_result *r)
+static inline void play_event(struct replay *rp, const struct fpulab_trace_event *e,
+			      struct replay_result *r)
 {
-	const struct trace *t = rp->t;
+	on_cpu(rp, e->cpu);
+	if ((e->flags & FPULAB_EVF_RETURNED) && rp->returns && rp->cur[e->cpu])
+		TIMED(rp, r->ticks, fpu_return_to_user(&rp->fpus[rp->cur[e->cpu]]));
+	switch (e->type) {
+	case FPULAB_EV_SWITCH:
+		do_switch(rp, e, r);
+		break;
+	case FPULAB_EV_USE:
+		do_use(rp, e, r);
+		break;
+	case FPULAB_EV_KFPU_BEGIN:
+	case FPULAB_EV_KFPU_END:
+		do_kfpu(rp, e, r);
+		break;
+	case FPULAB_EV_MIGRATE:
+		fpu_task_migrated(&rp->fpus[e->task]);
+		break;
+	case FPULAB_EV_EXIT:
+		TIMED(rp, r->ticks, fpu_task_exit(&rp->fpus[e->task]));
+		rp->cur[e->cpu] = 0;
+		rp->exited[e->task] = 1;
+		break;
+	case FPULAB_EV_EXPORT:
+		do_export(rp, e);
+		break;
+	case FPULAB_EV_IMPORT:
+	case FPULAB_EV_RESET:
+		do_import(rp, e, r);
+		break;
+	default:
+		break;
+	}
+}
+
+/*
+ * The trace's events in order, a chunk at a time (read from its file with
+ * pread() between events, untimed). Return: 0, or -1 where the file could
+ * not be read again (rp->it says why).
+ */
+static int play_events(struct replay *rp, struct replay_result *r)
+{
+	const struct fpulab_trace_event *ev;
+	size_t n;
 
 	memset(r->hook_ticks, 0, sizeof(r->hook_ticks)); /* before start() loads the registers */
 	memset(r->hook_calls, 0, sizeof(r->hook_calls));
 	memset(r->regions, 0, sizeof(r->regions));
+	if (trace_iter_begin(&rp->it, rp->t, rp->chunk))
+		return -1;
 	start(rp);
 	r->ticks = 0;
 	r->nskip = 0;
 	r->skip_sum = 0;
 	rp->res = r;
+	rp->switch_events = 0;
 	rec = r->log;
-	for (uint64_t i = 0; i < t->hdr.nevents; i++) {
-		const struct fpulab_trace_event *e = &t->ev[i];
-		on_cpu(rp, e->cpu);
-		if ((e->flags & FPULAB_EVF_RETURNED) && rp->returns && rp->cur[e->cpu])
-			TIMED(rp, r->ticks, fpu_return_to_user(&rp->fpus[rp->cur[e->cpu]]));
-		switch (e->type) {
-		case FPULAB_EV_SWITCH:
-			do_switch(rp, e, r);
-			break;
-		case FPULAB_EV_USE:
-			do_use(rp, e, r);
-			break;
-		case FPULAB_EV_KFPU_BEGIN:
-		case FPULAB_EV_KFPU_END:
-			do_kfpu(rp, e, r);
-			break;
-		case FPULAB_EV_MIGRATE:
-			fpu_task_migrated(&rp->fpus[e->task]);
-			break;
-		case FPULAB_EV_EXIT:
-			TIMED(rp, r->ticks, fpu_task_exit(&rp->fpus[e->task]));
-			rp->cur[e->cpu] = 0;
-			rp->exited[e->task] = 1;
-			break;
-		case FPULAB_EV_EXPORT:
-			do_export(rp, e);
-			break;
-		case FPULAB_EV_IMPORT:
-		case FPULAB_EV_RESET:
-			do_import(rp, e, r);
-			break;
-		default:
-			break;
+	while ((n = trace_iter_next(&rp->it, &ev)) > 0)
+		for (size_t j = 0; j < n; j++) {
+			rp->switch_events += ev[j].type == FPULAB_EV_SWITCH;
+			play_event(rp, &ev[j], r);
 		}
-	}
 	rec = NULL;
+	return rp->it.err ? -1 : 0;
+}
+
+/* Why the trace could not be read again, on stderr (after finish(): libc may use the registers). */
+static int read_failed(const struct replay *rp)
+{
+	char msg[200];
+
+	trace_iter_strerror(&rp->it, msg, sizeof(msg));
+	fprintf(stderr, "fpulab replay: %s: %s\n", rp->t->file ? rp->t->file->path : "trace", msg);
+	return -3;
 }
 
 /* The harness's clean-up after a run: nothing of it is counted or timed. */
@@ -922,7 +956,7 @@ int replay_run(struct replay *rp, const char *policy, struct replay_result *r)
 	rp->bare = NULL;
 	if (r->log)
 		log_reset(r->log);
-	play_events(rp, r);
+	int rc = play_events(rp, r);
 	memset(&r->n, 0, sizeof(r->n));
 	for (unsigned int c = 0; c < rp->ncpus; c++) {
 		const struct fpu_stats *st = fpu_stats_cpu(c);
@@ -939,7 +973,7 @@ int replay_run(struct replay *rp, const char *policy, struct replay_result *r)
 	}
 	/* the counts are the trace's; the clean-up below is the harness's */
 	finish(rp, r);
-	return 0;
+	return rc ? read_failed(rp) : 0;
 }
 
 /* Bytes of log per trace event to start with (virtual: untouched pages cost nothing);
@@ -1003,8 +1037,12 @@ int replay_record(struct replay *rp, const char *policy, struct replay_log *log,
 			return rc;
 		/* more saves, restores and TS writes than room: grow, record again */
 		uint8_t *buf = realloc(log->buf, 2 * log->cap);
-		if (!buf)
+		if (!buf) {
+			fprintf(stderr,
+				"fpulab replay: out of memory for a floor log of %zu bytes\n",
+				2 * log->cap);
 			return -2;
+		}
 		log->buf = buf;
 		log->cap *= 2;
 	}
@@ -1021,10 +1059,9 @@ int replay_bare(struct replay *rp, const struct replay_log *log, bool empty,
 	rp->bare_pos = 0;
 	rp->bare_desync = rp->bare_saves = rp->bare_restores = 0;
 	r->log = NULL;
-	play_events(rp, r);
+	int rc = play_events(rp, r);
 	memset(&r->n, 0, sizeof(r->n));
-	for (uint64_t i = 0; i < rp->t->hdr.nevents; i++)
-		r->n.switches += rp->t->ev[i].type == FPULAB_EV_SWITCH;
+	r->n.switches = rp->switch_events;
 	r->n.saves = rp->bare_saves;
 	r->n.restores = rp->bare_restores;
 	if (rp->bare_pos != log->len) /* calls the events did not ask for */
@@ -1033,7 +1070,7 @@ int replay_bare(struct replay *rp, const struct replay_log *log, bool empty,
 	rp->bare = NULL;
 	rp->bare_empty = false;
 	finish(rp, r);
-	return 0;
+	return rc ? read_failed(rp) : 0;
 }
 
 void replay_floor(struct replay *rp, uint32_t mask, unsigned int samples, uint64_t *save_ticks,

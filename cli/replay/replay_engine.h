@@ -63,8 +63,9 @@ struct replay *replay_new(const struct trace *t, int insn);
 /*
  * replay_run - replay the whole trace under @policy from a fresh start
  * (every task in the init state, no owner, TS clear). @r->skip_ticks is
- * NULL or has room for one entry per switch; @r->log is NULL. Return: 0, or -1 if the policy is
- * unknown.
+ * NULL or has room for one entry per switch; @r->log is NULL. Return: 0, -1 if the policy is
+ * unknown, -3 if the trace's file could not be read again (said on stderr: it changed since
+ * it was checked).
  */
 int replay_run(struct replay *rp, const char *policy, struct replay_result *r);
 
@@ -81,9 +82,9 @@ int replay_run(struct replay *rp, const char *policy, struct replay_result *r);
  * context, beyond the subtracted overhead). Its counts:
  * the switches, the saves and restores executed, and the integrity errors
  * (0 when the log is faithful); r->desync counts calls it could not match.
- * Return: 0; replay_record -1 for an unknown policy, -2 out of memory (or a
- * libfpu call with more effects than a log call holds, said on stderr);
- * replay_bare -1 for a log that is not complete.
+ * Return: 0; replay_record -1 for an unknown policy, -2 out of memory or a
+ * libfpu call with more effects than a log call holds (said on stderr);
+ * replay_bare -1 for a log that is not complete; either -3 as replay_run.
  */
 struct replay_log *replay_log_new(const struct trace *t);
 void replay_log_free(struct replay_log *log);

@@ -80,29 +80,61 @@ static void runs_free(struct runs *r)
 	free(r->samples);
 }
 
-/* Reads @tr->path, runs the oracle, times the batch save and restore and sets adaptive's costs. */
+/* Every use's mask in @t: 0, or -1 when its file could not be read again (said on stderr). */
+static int use_mask(const struct trace *t, uint32_t *umask)
+{
+	struct fpulab_trace_event *buf = malloc(TRACE_CHUNK * sizeof(*buf));
+	const struct fpulab_trace_event *ev;
+	struct trace_iter it;
+	char err[200];
+
+	if (!buf) {
+		fprintf(stderr, "fpulab replay: out of memory\n");
+		return -1;
+	}
+	if (!trace_iter_begin(&it, t, buf))
+		for (size_t n; (n = trace_iter_next(&it, &ev)) > 0;)
+			for (size_t j = 0; j < n; j++)
+				if (ev[j].type == FPULAB_EV_USE)
+					*umask |= ev[j].mask;
+	free(buf);
+	if (!it.err)
+		return 0;
+	trace_iter_strerror(&it, err, sizeof(err));
+	fprintf(stderr, "fpulab replay: %s: %s\n", t->file ? t->file->path : "trace", err);
+	return -1;
+}
+
+/*
+ * Opens and checks @tr->path (its events stay in the file, read on each
+ * pass), runs the oracle, times the batch save and restore and sets
+ * adaptive's costs.
+ */
 static int trace_setup(struct trace_replay *tr)
 {
 	const struct opts *o = tr->o;
 	char err[512];
+	int rc;
 
-	if (trace_read(tr->path, &tr->t, err, sizeof(err))) {
+	if (trace_open(tr->path, &tr->t, err, sizeof(err))) {
 		fprintf(stderr, "fpulab replay: %s\n", err);
 		return 1;
 	}
-	if (oracle_run(&tr->t, &tr->oc)) {
-		fprintf(stderr, "fpulab replay: out of memory\n");
+	if ((rc = oracle_run(&tr->t, &tr->oc))) {
+		if (rc == -1)
+			fprintf(stderr, "fpulab replay: out of memory\n");
+		else
+			fprintf(stderr, "fpulab replay: %s: changed since it was checked\n",
+				tr->path);
 		trace_free(&tr->t);
 		return 1;
 	}
 	tr->rp = replay_new(&tr->t, o->insn);
-	if (!tr->rp) {
+	if (!tr->rp || use_mask(&tr->t, &tr->umask)) {
+		replay_free(tr->rp);
 		trace_free(&tr->t);
 		return 1;
 	}
-	for (uint64_t i = 0; i < tr->t.hdr.nevents; i++)
-		if (tr->t.ev[i].type == FPULAB_EV_USE)
-			tr->umask |= tr->t.ev[i].mask;
 	uint64_t save_t, rest_t;
 	replay_floor(tr->rp, tr->umask ? tr->umask : 3, 201, &save_t, &rest_t);
 	tr->save_ns = (double)save_t / tr->tpn;
@@ -128,7 +160,8 @@ static void trace_teardown(struct trace_replay *tr)
 /*
  * Each policy replayed once to log its saves and restores (its floor,
  * replay_bare), and the control chosen: the static policy best by counts.
- * -1: out of memory (nothing printed); 1: a log does not match its counts.
+ * -1: out of memory (nothing printed); -2: a recording failed (said on
+ * stderr); 1: a log does not match its counts.
  */
 static int record_logs(struct trace_replay *tr)
 {
@@ -141,8 +174,10 @@ static int record_logs(struct trace_replay *tr)
 		struct replay_result r = { 0 };
 		struct replay_log *log = replay_log_new(&tr->t);
 		tr->runs.logs[p] = log;
-		if (!log || replay_record(tr->rp, tr->pols[p], log, &r))
+		if (!log)
 			return -1;
+		if (replay_record(tr->rp, tr->pols[p], log, &r))
+			return -2;
 		if (replay_log_saves(log) != r.n.saves ||
 		    replay_log_restores(log) != r.n.restores) {
 			fprintf(stderr,
@@ -180,24 +215,26 @@ static void skip_ticks(struct trace_replay *tr, int p, const struct replay_resul
  * then the control again; then run k + 1. Run k of each shares the host's
  * conditions, which is what pairing run k against run k relies on.
  */
-static void interleaved_runs(struct trace_replay *tr)
+static int interleaved_runs(struct trace_replay *tr)
 {
 	struct runs *rs = &tr->runs;
+	int rc = 0;
 
-	for (unsigned long k = 0; k < rs->repeat; k++)
-		for (int p = 0; p < tr->np; p++) {
+	for (unsigned long k = 0; k < rs->repeat && !rc; k++)
+		for (int p = 0; p < tr->np && !rc; p++) {
 			struct replay_result *r = &runs_of(rs, rs->native, p)[k];
 			r->skip_ticks = k == 0 ? rs->skips : NULL;
-			replay_run(tr->rp, tr->pols[p], r);
+			rc |= replay_run(tr->rp, tr->pols[p], r);
 			if (k == 0)
 				skip_ticks(tr, p, r);
 			r->skip_ticks = NULL;
-			replay_bare(tr->rp, rs->logs[p], false, &runs_of(rs, rs->bare, p)[k]);
-			replay_bare(tr->rp, rs->logs[p], true, &runs_of(rs, rs->empty, p)[k]);
+			rc |= replay_bare(tr->rp, rs->logs[p], false, &runs_of(rs, rs->bare, p)[k]);
+			rc |= replay_bare(tr->rp, rs->logs[p], true, &runs_of(rs, rs->empty, p)[k]);
 			if (p == tr->np - 1 &&
 			    tr->ctl >= 0) /* the round's last: the control again */
-				replay_run(tr->rp, tr->pols[tr->ctl], &rs->control[k]);
+				rc |= replay_run(tr->rp, tr->pols[tr->ctl], &rs->control[k]);
 		}
+	return rc; /* nonzero: a run failed, said on stderr */
 }
 
 /* ns per switch of @r's ticks. */
@@ -397,12 +434,15 @@ int replay_trace(const char *path, const struct opts *o, const char **pols, int 
 		return 1;
 	}
 	if (runs_alloc(&tr->runs, np, o->repeat, tr->oc.switches) < 0 ||
-	    (rc = record_logs(tr)) < 0) {
+	    (rc = record_logs(tr)) == -1) {
 		fprintf(stderr, "fpulab replay: out of memory\n");
 		rc = 1;
 		goto out;
 	}
-	interleaved_runs(tr);
+	if (rc < 0 || interleaved_runs(tr)) {
+		rc = 1;
+		goto out;
+	}
 	empty_region_ticks(tr->runs.empty, np, o->repeat, tr->runs.samples, tr->empty_region);
 	for (int p = 0; p < np; p++)
 		rc |= summarise_policy(tr, p);

@@ -3,6 +3,7 @@
 #include "trace_io.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdbool.h>
 #include <stdarg.h>
@@ -192,101 +193,222 @@ static int check_event(struct checker *k, const struct fpulab_trace_header *h,
 	}
 }
 
+/* The events of @t in order through @k; 0, or -1 with the first one wrong in @err. */
+static int check_events(struct checker *k, const struct trace *t, struct trace_iter *it, char *err,
+			size_t errlen)
+{
+	const struct fpulab_trace_event *ev;
+	uint64_t i = 0;
+	uint32_t prev_seq = 0;
+	size_t n;
+
+	while ((n = trace_iter_next(it, &ev)) > 0)
+		for (size_t j = 0; j < n; j++, i++) {
+			const struct fpulab_trace_event *e = &ev[j];
+			char msg[160];
+			if (i && e->seq <= prev_seq)
+				return fail(err, errlen, "event %" PRIu64 ": seq %u not above %u",
+					    i, e->seq, prev_seq);
+			if (check_event(k, &t->hdr, e, msg, sizeof(msg)))
+				return fail(err, errlen, "event %" PRIu64 " (seq %u, %s): %s", i,
+					    e->seq, trace_type_name(e->type), msg);
+			prev_seq = e->seq;
+		}
+	if (it->err) {
+		trace_iter_strerror(it, err, errlen);
+		return -1;
+	}
+	return 0;
+}
+
 int trace_check(const struct trace *t, char *err, size_t errlen)
 {
 	const struct fpulab_trace_header *h = &t->hdr;
 	struct checker k = { 0 };
-	int rc = 0;
+	struct fpulab_trace_event *buf = NULL;
+	struct trace_iter it;
+	int rc = -1;
 
 	if (check_header(h, err, errlen))
 		return -1;
 	k.running_on = malloc((h->ntasks + 1) * sizeof(*k.running_on));
 	k.exited = calloc(h->ntasks + 1, 1);
-	if (!k.running_on || !k.exited) {
-		free(k.running_on);
-		free(k.exited);
-		return fail(err, errlen, "out of memory");
+	if (t->file)
+		buf = malloc(TRACE_CHUNK * sizeof(*buf));
+	if (!k.running_on || !k.exited || (t->file && !buf)) {
+		fail(err, errlen, "out of memory");
+		goto out;
 	}
 	for (uint32_t i = 0; i <= h->ntasks; i++)
 		k.running_on[i] = -1;
-	for (uint64_t i = 0; i < h->nevents && !rc; i++) {
-		const struct fpulab_trace_event *e = &t->ev[i];
-		char msg[160];
-		if (i && e->seq <= t->ev[i - 1].seq) {
-			rc = fail(err, errlen, "event %" PRIu64 ": seq %u not above %u", i, e->seq,
-				  t->ev[i - 1].seq);
-			break;
-		}
-		if (check_event(&k, h, e, msg, sizeof(msg)))
-			rc = fail(err, errlen, "event %" PRIu64 " (seq %u, %s): %s", i, e->seq,
-				  trace_type_name(e->type), msg);
-	}
+	if (trace_iter_begin(&it, t, buf))
+		trace_iter_strerror(&it, err, errlen);
+	else
+		rc = check_events(&k, t, &it, err, errlen);
+out:
+	free(buf);
 	free(k.running_on);
 	free(k.exited);
 	return rc;
+}
+
+void trace_iter_strerror(const struct trace_iter *it, char *err, size_t errlen)
+{
+	if (it->err == TRACE_ITER_CHANGED)
+		fail(err, errlen,
+		     "changed since it was checked (its events are read again on every pass)");
+	else
+		fail(err, errlen, "%s", strerror(it->err));
 }
 
 void trace_free(struct trace *t)
 {
 	free(t->ev);
 	t->ev = NULL;
+	if (t->file) {
+		close(t->file->fd);
+		free(t->file->path);
+		free(t->file);
+		t->file = NULL;
+	}
 	t->hdr.nevents = 0;
 }
 
-int trace_read(const char *path, struct trace *t, char *err, size_t errlen)
+/* @len bytes at @off of @fd into @buf: 0, an errno, or -1 at the end of the file. */
+static int pread_all(int fd, void *buf, size_t len, off_t off)
 {
-	FILE *f = fopen(path, "rb");
-	struct stat st;
+	char *p = buf;
+
+	while (len) {
+		ssize_t got = pread(fd, p, len, off);
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got <= 0)
+			return got ? errno : -1;
+		p += got;
+		off += got;
+		len -= (size_t)got;
+	}
+	return 0;
+}
+
+/* A file's size against its header's event count; 0, or -1 with the message. */
+static int check_size(const char *path, uint64_t size, uint64_t n, char *err, size_t errlen)
+{
+	const size_t hs = sizeof(struct fpulab_trace_header),
+		     es = sizeof(struct fpulab_trace_event);
+
+	if (n <= ((uint64_t)1 << 32) && size == hs + n * es)
+		return 0;
+	if (n > (UINT64_MAX - hs) / es) /* no exact size */
+		return fail(err, errlen,
+			    "%s: %" PRIu64 " bytes, but the header says %" PRIu64
+			    " events, which would need %.3g bytes (a trace holds at most 2^32 "
+			    "events)",
+			    path, size, n, (double)hs + (double)n * (double)es);
+	return fail(err, errlen,
+		    "%s: %" PRIu64 " bytes, but the header says %" PRIu64
+		    " events, which need %" PRIu64 " bytes (%zu of header, %zu per event%s)",
+		    path, size, n, hs + n * es, hs, es,
+		    n > ((uint64_t)1 << 32) ? "; a trace holds at most 2^32 events" : "");
+}
+
+/*
+ * Open @path, read its header into @t and check it and the file's size
+ * (@st). Return: the descriptor, or -1 with the message in @err.
+ */
+static int open_trace(const char *path, struct trace *t, struct stat *st, char *err, size_t errlen)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	char msg[200];
+	int rc;
 
 	memset(t, 0, sizeof(*t));
-	if (!f)
+	if (fd < 0)
 		return fail(err, errlen, "%s: %s", path, strerror(errno));
-	if (fstat(fileno(f), &st) || !S_ISREG(st.st_mode)) {
-		fclose(f);
+	if (fstat(fd, st) || !S_ISREG(st->st_mode)) {
+		close(fd);
 		return fail(err, errlen, "%s: not a regular file", path);
 	}
-	if (fread(&t->hdr, sizeof(t->hdr), 1, f) != 1) {
-		fclose(f);
+	rc = pread_all(fd, &t->hdr, sizeof(t->hdr), 0);
+	if (rc) {
+		close(fd);
+		memset(t, 0, sizeof(*t));
+		if (rc > 0)
+			return fail(err, errlen, "%s: %s", path, strerror(rc));
 		return fail(err, errlen, "%s: shorter than a trace header (%zu bytes)", path,
 			    sizeof(t->hdr));
 	}
 	if (check_header(&t->hdr, msg, sizeof(msg))) {
-		fclose(f);
+		close(fd);
+		memset(t, 0, sizeof(*t));
 		return fail(err, errlen, "%s: %s", path, msg);
 	}
-	uint64_t n = t->hdr.nevents;
-	if (n > ((uint64_t)1 << 32) ||
-	    (uint64_t)st.st_size != sizeof(t->hdr) + n * sizeof(*t->ev)) {
-		fclose(f);
+	if (check_size(path, (uint64_t)st->st_size, t->hdr.nevents, err, errlen)) {
+		close(fd);
 		memset(t, 0, sizeof(*t));
-		if (n > (UINT64_MAX - sizeof(t->hdr)) / sizeof(*t->ev)) /* no exact size */
-			return fail(
-				err, errlen,
-				"%s: %lld bytes, but the header says %" PRIu64
-				" events, which would need %.3g bytes (a trace holds at most 2^32 "
-				"events)",
-				path, (long long)st.st_size, n,
-				(double)sizeof(t->hdr) + (double)n * (double)sizeof(*t->ev));
-		return fail(err, errlen,
-			    "%s: %lld bytes, but the header says %" PRIu64
-			    " events, which need %" PRIu64
-			    " bytes (%zu of header, %zu per event%s)",
-			    path, (long long)st.st_size, n, sizeof(t->hdr) + n * sizeof(*t->ev),
-			    sizeof(t->hdr), sizeof(*t->ev),
-			    n > ((uint64_t)1 << 32) ? "; a trace holds at most 2^32 events" : "");
+		return -1;
 	}
+	return fd;
+}
+
+int trace_read(const char *path, struct trace *t, char *err, size_t errlen)
+{
+	struct stat st;
+	char msg[200];
+	int fd = open_trace(path, t, &st, err, errlen), rc;
+
+	if (fd < 0)
+		return -1;
 	t->ev = malloc(t->hdr.nevents ? t->hdr.nevents * sizeof(*t->ev) : 1);
-	if (!t->ev || fread(t->ev, sizeof(*t->ev), t->hdr.nevents, f) != t->hdr.nevents) {
-		fclose(f);
+	if (!t->ev) {
+		close(fd);
 		trace_free(t);
-		return fail(err, errlen, "%s: %s", path, t->ev ? "short read" : "out of memory");
+		return fail(err, errlen, "%s: out of memory", path);
 	}
-	fclose(f);
+	rc = pread_all(fd, t->ev, t->hdr.nevents * sizeof(*t->ev), sizeof(t->hdr));
+	close(fd);
+	if (rc) {
+		trace_free(t);
+		return fail(err, errlen, "%s: %s", path, rc > 0 ? strerror(rc) : "short read");
+	}
 	if (trace_check(t, msg, sizeof(msg))) {
 		trace_free(t);
 		return fail(err, errlen, "%s: %s", path, msg);
 	}
+	return 0;
+}
+
+int trace_open(const char *path, struct trace *t, char *err, size_t errlen)
+{
+	struct stat st;
+	char msg[200];
+	int fd = open_trace(path, t, &st, err, errlen);
+
+	if (fd < 0)
+		return -1;
+	t->file = calloc(1, sizeof(*t->file));
+	if (!t->file || !(t->file->path = strdup(path))) {
+		free(t->file);
+		t->file = NULL;
+		close(fd);
+		memset(t, 0, sizeof(*t));
+		return fail(err, errlen, "%s: out of memory", path);
+	}
+	*t->file = (struct trace_file){
+		.fd = fd,
+		.path = t->file->path,
+		.dev = (uint64_t)st.st_dev,
+		.ino = (uint64_t)st.st_ino,
+		.size = (uint64_t)st.st_size,
+		.mtime_ns = st.st_mtim.tv_sec * 1000000000ll + st.st_mtim.tv_nsec,
+		.ctime_ns = st.st_ctim.tv_sec * 1000000000ll + st.st_ctim.tv_nsec,
+	};
+	if (trace_check(t, msg, sizeof(msg))) {
+		trace_free(t);
+		return fail(err, errlen, "%s: %s", path, msg);
+	}
+	t->file->checked = 1;
 	return 0;
 }
 
