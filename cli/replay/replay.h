@@ -152,7 +152,7 @@ struct runs {
 	unsigned long repeat;
 	struct replay_result *native, *bare, *empty, *control;
 	struct replay_log *logs[MAX_POLICIES]; /* each policy's saves and restores */
-	uint64_t *skips; /* run 1's skipped-restore switches, TSC ticks; room for every switch */
+	uint32_t *skips; /* run 1's skipped-restore switches by TSC ticks (REPLAY_SKIP_HIST) */
 	double *samples; /* scratch: room for @repeat values */
 };
 

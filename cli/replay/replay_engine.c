@@ -442,12 +442,6 @@ oom:
 
 /* ---- the run ---- */
 
-/*
- * A hook call longer than this was interrupted or preempted (the host is
- * shared): it is left out and counted (replay_result.clipped).
- */
-#define CLIP_TICKS 20000
-
 #ifndef REPLAY_DITHER_SPINS
 #define REPLAY_DITHER_SPINS 64 /* a power of two; 0: no dither */
 #endif
@@ -483,7 +477,7 @@ static inline void dither(void)
 		int64_t d_ = (int64_t)(t1_ - t0_) - (int64_t)(rp)->overhead - \
 			     (int64_t)((rp)->excluded - x0_);                 \
 		(rp)->res->regions[hook]++;                                   \
-		if (d_ > CLIP_TICKS) {                                        \
+		if (d_ > REPLAY_CLIP_TICKS) {                                 \
 			(rp)->clipped++;                                      \
 		} else {                                                      \
 			(acc) += d_;                                          \
@@ -712,8 +706,8 @@ static void do_switch(struct replay *rp, const struct fpulab_trace_event *e,
 			log_mark_skip(rec);
 	}
 	if (skip) {
-		if (r->skip_ticks)
-			r->skip_ticks[r->nskip] = ticks > 0 ? (uint64_t)ticks : 0;
+		if (r->skip_hist)
+			r->skip_hist[ticks > 0 ? ticks : 0]++;
 		r->nskip++;
 		r->skip_sum += ticks;
 	}
@@ -904,6 +898,8 @@ static int play_events(struct replay *rp, struct replay_result *r)
 	memset(r->hook_ticks, 0, sizeof(r->hook_ticks)); /* before start() loads the registers */
 	memset(r->hook_calls, 0, sizeof(r->hook_calls));
 	memset(r->regions, 0, sizeof(r->regions));
+	if (r->skip_hist)
+		memset(r->skip_hist, 0, REPLAY_SKIP_HIST * sizeof(*r->skip_hist));
 	if (trace_iter_begin(&rp->it, rp->t, rp->chunk))
 		return -1;
 	start(rp);

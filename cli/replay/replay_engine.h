@@ -36,10 +36,18 @@ enum replay_hook {
 };
 extern const char *const replay_hook_names[REPLAY_HOOK_NR];
 
+/*
+ * A hook call longer than this many TSC ticks was interrupted or preempted
+ * (the host is shared): it is left out and counted (replay_result.clipped).
+ */
+#define REPLAY_CLIP_TICKS 20000
+/* Counters of replay_result.skip_hist: a switch's ticks, 0 to REPLAY_CLIP_TICKS. */
+#define REPLAY_SKIP_HIST (REPLAY_CLIP_TICKS + 1)
+
 struct replay_result {
 	struct replay_counts n;
 	int64_t ticks;          /* TSC ticks inside libfpu's hooks, timer overhead subtracted */
-	uint64_t *skip_ticks;   /* NULL, or ticks of each switch that only skipped a restore */
+	uint32_t *skip_hist;    /* NULL, or REPLAY_SKIP_HIST counters: such switches by ticks */
 	uint64_t nskip;         /* switches that only skipped a restore */
 	int64_t skip_sum;       /* their ticks, summed (timer overhead subtracted) */
 	uint64_t clipped;       /* hook calls over 20000 ticks (interrupted), left out of ticks */
@@ -62,10 +70,12 @@ struct replay *replay_new(const struct trace *t, int insn);
 
 /*
  * replay_run - replay the whole trace under @policy from a fresh start
- * (every task in the init state, no owner, TS clear). @r->skip_ticks is
- * NULL or has room for one entry per switch; @r->log is NULL. Return: 0, -1 if the policy is
- * unknown, -3 if the trace's file could not be read again (said on stderr: it changed since
- * it was checked).
+ * (every task in the init state, no owner, TS clear). @r->skip_hist is
+ * NULL or REPLAY_SKIP_HIST counters, zeroed first, that count the switches
+ * that only skipped a restore by their ticks (a clipped or negative one at
+ * 0); @r->log is NULL. Return: 0, -1 if the policy is unknown, -3 if the
+ * trace's file could not be read again (said on stderr: it changed since it
+ * was checked).
  */
 int replay_run(struct replay *rp, const char *policy, struct replay_result *r);
 

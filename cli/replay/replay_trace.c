@@ -14,12 +14,6 @@
 #include "fpulab/abi.h"
 #include "replay.h"
 
-static int cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-	return (x > y) - (x < y);
-}
-
 static bool same_counts(const struct replay_counts *a, const struct replay_counts *b)
 {
 	return !memcmp(a, b, sizeof(*a));
@@ -51,8 +45,8 @@ static void empty_region_ticks(const struct replay_result *eres, int np, unsigne
 	}
 }
 
-/* Room for @np policies' @repeat runs over a trace of @switches switches; -1: out of memory. */
-static int runs_alloc(struct runs *r, int np, unsigned long repeat, uint64_t switches)
+/* Room for @np policies' @repeat runs; -1: out of memory. */
+static int runs_alloc(struct runs *r, int np, unsigned long repeat)
 {
 	size_t n = (size_t)np * repeat;
 
@@ -61,7 +55,7 @@ static int runs_alloc(struct runs *r, int np, unsigned long repeat, uint64_t swi
 	r->bare = calloc(n, sizeof(*r->bare));
 	r->empty = calloc(n, sizeof(*r->empty));
 	r->control = calloc(repeat, sizeof(*r->control));
-	r->skips = malloc((switches + 1) * sizeof(*r->skips));
+	r->skips = malloc(REPLAY_SKIP_HIST * sizeof(*r->skips));
 	r->samples = malloc(repeat * sizeof(*r->samples));
 	if (!r->native || !r->bare || !r->empty || !r->control || !r->skips || !r->samples)
 		return -1;
@@ -205,8 +199,11 @@ static void skip_ticks(struct trace_replay *tr, int p, const struct replay_resul
 	w->skip_med = -1;
 	if (!r->nskip)
 		return;
-	qsort(tr->runs.skips, r->nskip, sizeof(*tr->runs.skips), cmp_u64);
-	w->skip_med = (double)tr->runs.skips[r->nskip / 2];
+	/* the upper middle of the sorted ticks, as median() takes it */
+	uint64_t below = 0, t = 0;
+	while (t < REPLAY_SKIP_HIST - 1 && below + tr->runs.skips[t] <= r->nskip / 2)
+		below += tr->runs.skips[t++];
+	w->skip_med = (double)t;
 	w->nskip = r->nskip;
 }
 
@@ -223,11 +220,11 @@ static int interleaved_runs(struct trace_replay *tr)
 	for (unsigned long k = 0; k < rs->repeat && !rc; k++)
 		for (int p = 0; p < tr->np && !rc; p++) {
 			struct replay_result *r = &runs_of(rs, rs->native, p)[k];
-			r->skip_ticks = k == 0 ? rs->skips : NULL;
+			r->skip_hist = k == 0 ? rs->skips : NULL;
 			rc |= replay_run(tr->rp, tr->pols[p], r);
 			if (k == 0)
 				skip_ticks(tr, p, r);
-			r->skip_ticks = NULL;
+			r->skip_hist = NULL;
 			rc |= replay_bare(tr->rp, rs->logs[p], false, &runs_of(rs, rs->bare, p)[k]);
 			rc |= replay_bare(tr->rp, rs->logs[p], true, &runs_of(rs, rs->empty, p)[k]);
 			if (p == tr->np - 1 &&
@@ -433,8 +430,7 @@ int replay_trace(const char *path, const struct opts *o, const char **pols, int 
 		free(tr);
 		return 1;
 	}
-	if (runs_alloc(&tr->runs, np, o->repeat, tr->oc.switches) < 0 ||
-	    (rc = record_logs(tr)) == -1) {
+	if (runs_alloc(&tr->runs, np, o->repeat) < 0 || (rc = record_logs(tr)) == -1) {
 		fprintf(stderr, "fpulab replay: out of memory\n");
 		rc = 1;
 		goto out;

@@ -25,11 +25,15 @@
 static struct replay_result run(struct replay *rp, const char *policy, uint64_t switches)
 {
 	struct replay_result r = { 0 };
-	r.skip_ticks = calloc(switches + 1, sizeof(*r.skip_ticks));
-	assert_non_null(r.skip_ticks);
+	r.skip_hist = calloc(REPLAY_SKIP_HIST, sizeof(*r.skip_hist));
+	assert_non_null(r.skip_hist);
 	assert_int_equal(replay_run(rp, policy, &r), 0);
-	free(r.skip_ticks);
-	r.skip_ticks = NULL;
+	uint64_t counted = 0;
+	for (size_t t = 0; t < REPLAY_SKIP_HIST; t++)
+		counted += r.skip_hist[t];
+	assert_int_equal(counted, r.nskip); /* every skipped-restore switch, by its ticks */
+	free(r.skip_hist);
+	r.skip_hist = NULL;
 	return r;
 }
 
