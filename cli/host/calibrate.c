@@ -23,6 +23,8 @@
 #include "calibrate.h"
 #include "cli.h"
 #include "common/output.h"
+#include "common/stats.h"
+#include "common/tsc.h"
 
 #define BATCH 16
 #define REPEAT_DEFAULT 2000
@@ -35,50 +37,6 @@ struct figure {
 	uint64_t xinuse;         /* XGETBV(1) just before the figure (~0: unknown) */
 	bool state_ok;           /* the registers were in the state claimed */
 };
-
-static inline uint64_t tsc_begin(void)
-{
-	uint32_t lo, hi;
-	__asm__ volatile("lfence\n\trdtsc\n\tlfence" : "=a"(lo), "=d"(hi) : : "memory");
-	return ((uint64_t)hi << 32) | lo;
-}
-
-static inline uint64_t tsc_end(void)
-{
-	uint32_t lo, hi, aux;
-	__asm__ volatile("rdtscp\n\tlfence" : "=a"(lo), "=d"(hi), "=c"(aux) : : "memory");
-	return ((uint64_t)hi << 32) | lo;
-}
-
-static double now_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1e9 + ts.tv_nsec;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return (x > y) - (x < y);
-}
-
-/* TSC ticks per ns against CLOCK_MONOTONIC: median of 5 windows of 20 ms. */
-static double tsc_per_ns(void)
-{
-	double r[5];
-	for (int i = 0; i < 5; i++) {
-		struct timespec d = { 0, 20 * 1000 * 1000 };
-		double t0 = now_ns();
-		uint64_t c0 = tsc_begin();
-		nanosleep(&d, NULL);
-		double t1 = now_ns();
-		uint64_t c1 = tsc_end();
-		r[i] = (double)(c1 - c0) / (t1 - t0);
-	}
-	qsort(r, 5, sizeof(r[0]), cmp_double);
-	return r[2];
-}
 
 /* ---- the operations timed; each runs BATCH times ---- */
 
@@ -261,10 +219,10 @@ static void measure(struct figure *f, op_fn op, struct bench *b, bool dirty, uns
 		uint64_t t1 = tsc_end();
 		samples[i] = ((double)(t1 - t0) - overhead_ticks) / BATCH;
 	}
-	qsort(samples, repeat, sizeof(*samples), cmp_double);
-	f->min = samples[0];
-	f->max = samples[repeat - 1];
-	f->median = samples[repeat / 2];
+	struct stats_summary st = stats_summarise(samples, repeat);
+	f->median = st.median;
+	f->min = st.min;
+	f->max = st.max;
 }
 
 /* XSAVEOPT modified-optimization hit: XRSTOR from the very buffer it saves to. */
@@ -628,10 +586,10 @@ static void calib_restores(struct calib *c)
 
 static void summarise(struct figure *f, double *s, unsigned long n)
 {
-	qsort(s, n, sizeof(*s), cmp_double);
-	f->min = s[0];
-	f->max = s[n - 1];
-	f->median = s[n / 2];
+	struct stats_summary st = stats_summarise(s, n);
+	f->median = st.median;
+	f->min = st.min;
+	f->max = st.max;
 }
 
 /*

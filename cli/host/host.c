@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * fpulab host: figures from the Linux fpulab runs on. Subcommands:
- * context-switch (host_cs.c), unlink (host_unlink.c), check (host_check.c).
+ * context-switch (host_cs.c), unlink (host_unlink.c), check (host_check.c),
+ * costs (host_costs_cmd.c).
  */
 #include "host.h"
 
@@ -31,6 +32,8 @@ static const struct host_subcommand {
 	  host_unlink },
 	{ -1, "check", "xstate integrity of the running kernel under signals and migrations",
 	  host_check },
+	{ -1, "costs", "what a trap, an IPI and a CR0 write cost here (measured, or cited)",
+	  host_costs },
 };
 #define NSUBCOMMANDS (sizeof(subcommands) / sizeof(subcommands[0]))
 
@@ -47,8 +50,8 @@ static void usage(FILE *f)
 		fprintf(f, "  %-15s %s\n", subcommand_name(&subcommands[i]),
 			subcommands[i].summary);
 	fprintf(f, "'fpulab help host SUBCOMMAND' for a subcommand's options.\n"
-		   "Every subcommand takes --format table|json|csv, --output FILE and --plot DIR\n"
-		   "(SVG plots of its rows, gnuplot).\n");
+		   "Every subcommand takes --format table|json|csv, --output FILE and (all\n"
+		   "but costs) --plot DIR (SVG plots of its rows, gnuplot).\n");
 }
 
 int cmd_host(int argc, char **argv)
@@ -95,7 +98,7 @@ int host_common_opt(struct host_common *h, int c, const char *arg)
 		h->plot = arg;
 		return 0;
 	case HOST_OPT_REPEAT:
-		if (parse_u64_arg(cmd, "repeat", arg, 1, 1000, &v))
+		if (parse_u64_arg(cmd, "repeat", arg, 1, FPULAB_MAX_REPEAT, &v))
 			return 2;
 		h->repeat = (unsigned int)v;
 		return 0;

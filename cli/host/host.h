@@ -50,5 +50,6 @@ void host_comment_machine(struct output *o);
 int host_context_switch(int argc, char **argv);
 int host_unlink(int argc, char **argv);
 int host_check(int argc, char **argv);
+int host_costs(int argc, char **argv);
 
 #endif

@@ -217,22 +217,3 @@ const char *host_clocksource(char *buf, size_t len)
 	}
 	return buf;
 }
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return (x > y) - (x < y);
-}
-
-struct host_summary host_summarise(double *v, unsigned int n)
-{
-	struct host_summary s = { 0, 0, 0, n };
-
-	if (!n)
-		return s;
-	qsort(v, n, sizeof(*v), cmp_double);
-	s.min = v[0];
-	s.max = v[n - 1];
-	s.median = n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-	return s;
-}

@@ -129,11 +129,4 @@ uint64_t host_now_ns(void);
 /* host_clocksource - the kernel's current clocksource ("tsc", "kvm-clock"), into @buf. */
 const char *host_clocksource(char *buf, size_t len);
 
-/* Median, min and max of @n samples (sorted in place). */
-struct host_summary {
-	double median, min, max;
-	unsigned int n;
-};
-struct host_summary host_summarise(double *v, unsigned int n);
-
 #endif

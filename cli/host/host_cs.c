@@ -27,6 +27,7 @@
 #include "common/catalog.h"
 #include "host.h"
 #include "host_cpu.h"
+#include "common/stats.h"
 #include "common/util.h"
 
 #define CMD "host context-switch"
@@ -469,7 +470,7 @@ static double fill_check_ns(enum host_regset set, bool xgetbv1)
 		}
 		v[b] = (double)(host_now_ns() - t0) / 2000;
 	}
-	return host_summarise(v, 11).median;
+	return stats_summarise(v, 11).median;
 }
 
 static json_t *cs_row(const struct cs_config *c, const struct cs_opts *o, const int cpu[2],
@@ -477,7 +478,7 @@ static json_t *cs_row(const struct cs_config *c, const struct cs_opts *o, const 
 {
 	json_t *row = json_object();
 	double rate[1000];
-	struct host_summary ns, rt;
+	struct stats_summary ns, rt;
 	double samples[1000];
 	int pairs = c->fp == FP_BOTH ? 2 : c->fp == FP_ONE ? 1 : 0;
 	char buf[64];
@@ -485,8 +486,8 @@ static json_t *cs_row(const struct cs_config *c, const struct cs_opts *o, const 
 	memcpy(samples, c->samples, c->runs * sizeof(double));
 	for (unsigned int i = 0; i < c->runs; i++)
 		rate[i] = samples[i] > 0 ? 1e9 / samples[i] : 0;
-	ns = host_summarise(samples, c->runs);
-	rt = host_summarise(rate, c->runs);
+	ns = stats_summarise(samples, c->runs);
+	rt = stats_summarise(rate, c->runs);
 	json_object_set_new(row, "ipc", json_string(ipc_names[c->ipc]));
 	json_object_set_new(row, "mode", json_string(mode_names[c->mode]));
 	json_object_set_new(row, "placement", json_string(placement_names[c->placement]));

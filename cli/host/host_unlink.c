@@ -22,6 +22,7 @@
 
 #include "host.h"
 #include "host_cpu.h"
+#include "common/stats.h"
 #include "common/util.h"
 
 #define CMD "host unlink"
@@ -331,15 +332,15 @@ int host_unlink(int argc, char **argv)
 		       made_dir ? "a fresh temporary one" : ul_dir, ops, h.repeat);
 	for (unsigned int i = 0; i < ntasks; i++) {
 		double t[1000], rate[1000], sum = 0;
-		struct host_summary st, sr;
+		struct stats_summary st, sr;
 		json_t *row = json_object();
 		for (unsigned int r = 0; r < h.repeat; r++) {
 			t[r] = ms[r][i];
 			rate[r] = ops / (t[r] / 1e3);
 			sum += t[r];
 		}
-		st = host_summarise(t, h.repeat);
-		sr = host_summarise(rate, h.repeat);
+		st = stats_summarise(t, h.repeat);
+		sr = stats_summarise(rate, h.repeat);
 		json_object_set_new(row, "tasks", json_integer(tasks[i]));
 		json_object_set_new(row, "mode", json_string(processes ? "processes" : "threads"));
 		json_object_set_new(row, "ops", json_integer((json_int_t)ops));

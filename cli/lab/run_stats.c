@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* Grouping and summarising runs. */
 #include "run_stats.h"
+#include "common/stats.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -36,8 +37,9 @@ static const char *ticks_denominator(const struct guest_result *r, enum result_f
 /*
  * Every count of a row comes from one real run, the median run: the one whose
  * ticks per round trip (or switch) is the median, the lower middle one for an
- * even number of runs. Medians taken field by field could mix runs (switches
- * from one, saves from another) into a row no run ever produced.
+ * even number of runs (common/stats.h's median_index). Medians taken field by
+ * field could mix runs (switches from one, saves from another) into a row no
+ * run ever produced.
  */
 void summarise_runs(const struct guest_result *runs, size_t n, struct result_row *row)
 {
@@ -93,11 +95,11 @@ void summarise_runs(const struct guest_result *runs, size_t n, struct result_row
 			order[j - 1] = t;
 		}
 	if (row->present & (UINT64_C(1) << RESULT_ticks))
-		median_run = order[(n - 1) / 2];
+		median_run = order[median_index(n)];
 	row->median = runs[median_run];
 	row->median.present = row->present;
 	if (row->ticks_per) {
-		row->ticks_median = per[order[(n - 1) / 2]];
+		row->ticks_median = per[order[median_index(n)]];
 		row->ticks_min = per[order[0]];
 		row->ticks_max = per[order[n - 1]];
 	}

@@ -17,23 +17,8 @@
 #include "cli.h"
 #include "replay.h"
 #include "common/output.h"
+#include "common/tsc.h"
 #include "common/util.h"
-
-static double tsc_per_ns(void)
-{
-	struct timespec a, b, d = { 0, 20 * 1000 * 1000 };
-	uint32_t lo, hi;
-	uint64_t c0, c1;
-
-	clock_gettime(CLOCK_MONOTONIC, &a);
-	__asm__ volatile("lfence\n\trdtsc" : "=a"(lo), "=d"(hi));
-	c0 = ((uint64_t)hi << 32) | lo;
-	nanosleep(&d, NULL);
-	clock_gettime(CLOCK_MONOTONIC, &b);
-	__asm__ volatile("lfence\n\trdtsc" : "=a"(lo), "=d"(hi));
-	c1 = ((uint64_t)hi << 32) | lo;
-	return (double)(c1 - c0) / ((b.tv_sec - a.tv_sec) * 1e9 + (b.tv_nsec - a.tv_nsec));
-}
 
 static void usage(FILE *f)
 {

@@ -221,9 +221,6 @@ const char *costs_source(const struct opts *o);
 
 /* replay_rank.c */
 
-/* median - of @n values at @x, sorted in place: the upper middle of an even @n; 0 of none. */
-double median(double *x, size_t n);
-
 /* policy_is_static - whether @policy decides without looking at the workload (not adaptive). */
 bool policy_is_static(const char *policy);
 

@@ -26,6 +26,8 @@
  * TS (fpu_task_init, fpu_task_migrated) may be made directly.
  */
 #include "replay_engine.h"
+#include "common/stats.h"
+#include "common/tsc.h"
 #include "replay_log.h"
 
 #include <stdio.h>
@@ -81,20 +83,6 @@ struct replay {
 static struct replay *rp_cur; /* libfpu's callbacks have no context argument */
 static unsigned int sim_cpu;
 static struct replay_log *rec; /* replay_record: the log being filled */
-
-static inline uint64_t tsc0(void)
-{
-	uint32_t lo, hi;
-	__asm__ volatile("lfence\n\trdtsc\n\tlfence" : "=a"(lo), "=d"(hi) : : "memory");
-	return ((uint64_t)hi << 32) | lo;
-}
-
-static inline uint64_t tsc1(void)
-{
-	uint32_t lo, hi, aux;
-	__asm__ volatile("rdtscp\n\tlfence" : "=a"(lo), "=d"(hi), "=c"(aux) : : "memory");
-	return ((uint64_t)hi << 32) | lo;
-}
 
 /* All of XCR0, standard format: the harness's own saves, never libfpu's. */
 static inline void regs_save(struct xregs_state *img)
@@ -161,18 +149,18 @@ static void host_send_flush_ipi(unsigned int cpu)
 {
 	struct replay *rp = rp_cur;
 	unsigned int from = sim_cpu;
-	uint64_t t0 = tsc0();
+	uint64_t t0 = tsc_begin();
 
 	on_cpu(rp, cpu);
-	rp->excluded += tsc1() - t0;
+	rp->excluded += tsc_end() - t0;
 	if (rec)
 		rec_op(OP_GOTO_CPU, NULL, 0, cpu);
 	fpu_flush_ipi();
 	if (rec)
 		rec_op(OP_GOTO_CPU, NULL, 0, from);
-	t0 = tsc0();
+	t0 = tsc_begin();
 	on_cpu(rp, from);
-	rp->excluded += tsc1() - t0;
+	rp->excluded += tsc_end() - t0;
 }
 
 /*
@@ -333,12 +321,6 @@ uint64_t replay_timer_overhead(const struct replay *rp)
 	return rp->overhead;
 }
 
-static int cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-	return (x > y) - (x < y);
-}
-
 /*
  * The least of 501 empty regions, not their median: on a busy host the
  * median flips between two TSC steps (42 and 63 ticks here) from one trace
@@ -347,14 +329,14 @@ static int cmp_u64(const void *a, const void *b)
  */
 static uint64_t measure_overhead(void)
 {
-	uint64_t s[501];
+	uint64_t least = UINT64_MAX;
 	for (int i = 0; i < 501; i++) {
-		uint64_t t0 = tsc0();
-		uint64_t t1 = tsc1();
-		s[i] = t1 - t0;
+		uint64_t t0 = tsc_begin();
+		uint64_t t1 = tsc_end();
+		if (t1 - t0 < least)
+			least = t1 - t0;
 	}
-	qsort(s, 501, sizeof(s[0]), cmp_u64);
-	return s[0];
+	return least;
 }
 
 void replay_free(struct replay *rp)
@@ -471,9 +453,9 @@ static inline void dither(void)
 #define TIMED_REGION(rp, acc, call, hook)                                     \
 	do {                                                                  \
 		dither();                                                     \
-		uint64_t x0_ = (rp)->excluded, t0_ = tsc0();                  \
+		uint64_t x0_ = (rp)->excluded, t0_ = tsc_begin();             \
 		call;                                                         \
-		uint64_t t1_ = tsc1();                                        \
+		uint64_t t1_ = tsc_end();                                     \
 		int64_t d_ = (int64_t)(t1_ - t0_) - (int64_t)(rp)->overhead - \
 			     (int64_t)((rp)->excluded - x0_);                 \
 		(rp)->res->regions[hook]++;                                   \
@@ -573,9 +555,9 @@ static inline void bare_play(struct replay *rp, const struct log_op *op, const s
 			__asm__ volatile("fxrstor64 %0" : : "m"(op->area->legacy) : "memory");
 			break;
 		case OP_GOTO_CPU: {
-			uint64_t t0 = tsc0();
+			uint64_t t0 = tsc_begin();
 			on_cpu(rp, op->cpu);
-			rp->excluded += tsc1() - t0;
+			rp->excluded += tsc_end() - t0;
 			break;
 		}
 		case OP_TS_SET:
@@ -1087,21 +1069,19 @@ void replay_floor(struct replay *rp, uint32_t mask, unsigned int samples, uint64
 	regs_write(&dummy, 0xffff, mask & (uint32_t)rp->xcr0);
 	xstate_save(a, xstate_cfg.kernel_mask);
 	for (unsigned int i = 0; i < samples; i++) {
-		uint64_t t0 = tsc0();
+		uint64_t t0 = tsc_begin();
 		for (int k = 0; k < 16; k++)
 			xstate_save(a, xstate_cfg.kernel_mask);
-		uint64_t t1 = tsc1();
+		uint64_t t1 = tsc_end();
 		sv[i] = (t1 - t0 - rp->overhead) / 16;
-		t0 = tsc0();
+		t0 = tsc_begin();
 		for (int k = 0; k < 16; k++)
 			xstate_restore(a, xstate_cfg.kernel_mask);
-		t1 = tsc1();
+		t1 = tsc_end();
 		rs[i] = (t1 - t0 - rp->overhead) / 16;
 	}
-	qsort(sv, samples, sizeof(*sv), cmp_u64);
-	qsort(rs, samples, sizeof(*rs), cmp_u64);
-	*save_ticks = sv[samples / 2];
-	*restore_ticks = rs[samples / 2];
+	*save_ticks = median_u64(sv, samples);
+	*restore_ticks = median_u64(rs, samples);
 	free(sv);
 	free(rs);
 	xstate_load_init();

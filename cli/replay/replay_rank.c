@@ -8,22 +8,8 @@
 #include <string.h>
 
 #include "replay.h"
+#include "common/stats.h"
 #include "common/util.h"
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return (x > y) - (x < y);
-}
-
-/* The median of @n values at @x, sorted in place: the upper middle of an even @n; 0 of none. */
-double median(double *x, size_t n)
-{
-	if (!n)
-		return 0;
-	qsort(x, n, sizeof(*x), cmp_double);
-	return x[n / 2];
-}
 
 bool policy_is_static(const char *policy)
 {

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 
 #include "replay.h"
+#include "common/stats.h"
 
 static void worst(double x, const char *trace, double *w, const char **wt)
 {

@@ -13,6 +13,7 @@
 
 #include "fpulab/abi.h"
 #include "replay.h"
+#include "common/stats.h"
 
 static bool same_counts(const struct replay_counts *a, const struct replay_counts *b)
 {
@@ -41,7 +42,7 @@ static void empty_region_ticks(const struct replay_result *eres, int np, unsigne
 			if (calls)
 				samples[n++] = (double)sum / (double)calls;
 		}
-		ticks[h] = median(samples, n);
+		ticks[h] = n ? median(samples, n) : 0;
 	}
 }
 
@@ -199,11 +200,7 @@ static void skip_ticks(struct trace_replay *tr, int p, const struct replay_resul
 	w->skip_med = -1;
 	if (!r->nskip)
 		return;
-	/* the upper middle of the sorted ticks, as median() takes it */
-	uint64_t below = 0, t = 0;
-	while (t < REPLAY_SKIP_HIST - 1 && below + tr->runs.skips[t] <= r->nskip / 2)
-		below += tr->runs.skips[t++];
-	w->skip_med = (double)t;
+	w->skip_med = (double)median_hist(tr->runs.skips, REPLAY_SKIP_HIST, r->nskip);
 	w->nskip = r->nskip;
 }
 
@@ -255,9 +252,10 @@ static void summarise_native(struct trace_replay *tr, struct prow *w, const stru
 		if (!same_counts(&r[k].n, &w->n))
 			w->counts_differ = true;
 	}
-	w->native_med = median(s, n);
-	w->native_min = s[0];
-	w->native_max = s[n - 1];
+	struct stats_summary st = stats_summarise(s, n);
+	w->native_med = st.median;
+	w->native_min = st.min;
+	w->native_max = st.max;
 }
 
 /* @w's bare floor (the runs at @b): its median; 1 where a run did not replay its saves and restores. */

@@ -19,6 +19,7 @@
 #include "cli.h"
 #include "common/plot.h"
 #include "common/result_file.h"
+#include "common/stats.h"
 #include "common/util.h"
 
 /* The configuration keys of @rows that take more than one value, in row order. */
@@ -203,12 +204,6 @@ static void summarise_class(FILE *out, json_t *crows, const char *class, const c
 	(void)configs;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return (x > y) - (x < y);
-}
-
 /* The row of @policy replayed from the same trace as @like. */
 static const json_t *replay_twin(json_t *rows, const json_t *like, const char *policy)
 {
@@ -306,9 +301,7 @@ static void summarise_replay_workload(FILE *out, json_t *rows, const char *workl
 		snprintf(vs_adaptive, sizeof(vs_adaptive), "%.2fx",
 			 exp(sc[adaptive].log_ratio_sum / (double)sc[adaptive].n - mb));
 	if (nbe) {
-		qsort(be, nbe, sizeof(be[0]), cmp_double);
-		snprintf(breakeven, sizeof(breakeven), "%.0f ns",
-			 nbe % 2 ? be[nbe / 2] : (be[nbe / 2 - 1] + be[nbe / 2]) / 2);
+		snprintf(breakeven, sizeof(breakeven), "%.0f ns", median(be, nbe));
 	}
 	fprintf(out, "  %-16s %6zu  %-12s %5.2fx   %-19s %-9s %-15s %s\n", workload, traces,
 		sc[best].policy, exp(mb), runner, vs_adaptive, breakeven,

@@ -113,16 +113,6 @@ static void test_failing_step(void **state)
 	assert_int_equal(host_regs_run(&r), 0);
 }
 
-static void test_summary(void **state)
-{
-	double v[] = { 5, 1, 9, 3 };
-	struct host_summary s = host_summarise(v, 4);
-
-	assert_true(s.median == 4 && s.min == 1 && s.max == 9 && s.n == 4);
-	s = host_summarise(v, 3); /* sorted now: 1 3 5 */
-	assert_true(s.median == 3);
-}
-
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -130,7 +120,6 @@ int main(void)
 		cmocka_unit_test(test_run_roundtrip),
 		cmocka_unit_test(test_diff_names_register),
 		cmocka_unit_test(test_failing_step),
-		cmocka_unit_test(test_summary),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
