@@ -5,8 +5,6 @@
 #include "cpu.h"
 #include <fpulab/abi.h>
 
-#define COM1 0x3f8
-
 static struct spinlock console_lock;
 static volatile int panicking;
 

@@ -3,7 +3,7 @@
 #include "cpu.h"
 #include "io.h"
 
-struct cpu *cpus[MAX_CPUS];
+struct cpu *cpus[FPULAB_MAX_CPUS];
 unsigned int ncpus;
 
 struct idt_gate {

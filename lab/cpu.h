@@ -8,7 +8,8 @@
 #include "sched.h"
 #include <fpulab/abi.h>
 
-#define MAX_CPUS FPULAB_MAX_CPUS /* abi.h */
+/* The lab's CPUs: FPULAB_MAX_CPUS (abi.h), within libfpu's per-CPU table. */
+_Static_assert(FPULAB_MAX_CPUS <= FPU_MAX_CPUS, "fpu.h's FPU_MAX_CPUS");
 
 struct tss {
 	uint32_t reserved0;
@@ -48,7 +49,7 @@ _Static_assert(__builtin_offsetof(struct cpu, self) == CPU_OFF_SELF, "entry.S");
 _Static_assert(__builtin_offsetof(struct cpu, kstack_top) == CPU_OFF_KSTACK, "entry.S");
 _Static_assert(__builtin_offsetof(struct cpu, user_rsp) == CPU_OFF_USER_RSP, "entry.S");
 
-extern struct cpu *cpus[MAX_CPUS];
+extern struct cpu *cpus[FPULAB_MAX_CPUS];
 extern unsigned int ncpus;
 
 static inline struct cpu *this_cpu(void)

@@ -141,7 +141,7 @@ static void parse_config(void)
 			n += (size_t)ksnprintf(cfg.policy_buf + n, sizeof(cfg.policy_buf) - n,
 					       "%s%s", n ? "," : "", *p);
 	}
-	for (char *w = cfg.policy_buf; *w && cfg.npolicies < MAX_POLICIES;) {
+	for (char *w = cfg.policy_buf; *w && cfg.npolicies < CFG_MAX_POLICIES;) {
 		char *comma = strchr(w, ',');
 		if (comma)
 			*comma = 0;

@@ -36,8 +36,8 @@ static struct {
 } opt;
 
 static struct costs_args args;
-static bool nm_armed[MAX_CPUS];      /* the next #NM from ring 3 is the probe's */
-static uint64_t nm_probes[MAX_CPUS]; /* probe traps taken */
+static bool nm_armed[FPULAB_MAX_CPUS];      /* the next #NM from ring 3 is the probe's */
+static uint64_t nm_probes[FPULAB_MAX_CPUS]; /* probe traps taken */
 
 static void costs_parse(void)
 {

@@ -34,7 +34,7 @@ static struct {
 	enum mix mix;
 } opt;
 
-static struct short_args args[SHORT_MAX_LIVE], companion_args[MAX_CPUS];
+static struct short_args args[SHORT_MAX_LIVE], companion_args[FPULAB_MAX_CPUS];
 static int slot_cpu[SHORT_MAX_LIVE], slot_busy[SHORT_MAX_LIVE];
 static int companion_stop;
 static uint64_t rng;
@@ -99,7 +99,7 @@ static void short_run(struct result *res)
 {
 	struct semaphore exited, companions_done;
 	uint64_t started = 0, done = 0;
-	unsigned int per_cpu[MAX_CPUS] = { 0 };
+	unsigned int per_cpu[FPULAB_MAX_CPUS] = { 0 };
 
 	sem_init(&exited, 0);
 	sem_init(&companions_done, 0);

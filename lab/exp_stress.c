@@ -29,7 +29,7 @@ _Static_assert(SEM_GO < MAX_USER_SEMS, "user_sems");
 
 static struct stress_shared shared;
 static struct stress_args args[STRESS_MAX_TASKS];
-static struct kfpu_worker workers[MAX_CPUS];
+static struct kfpu_worker workers[FPULAB_MAX_CPUS];
 static struct semaphore events, workers_done;
 static volatile int window_open, workers_stop;
 static uint64_t seed, target; /* its settings: seed, switches, tasks */
@@ -175,7 +175,7 @@ static void stress_window(struct result *res, struct sig_counts *sig)
 	replaced = created - ntasks;
 }
 
-_Static_assert(4 * MAX_CPUS <= STRESS_MAX_TASKS, "the default of 4 tasks per CPU fits");
+_Static_assert(4 * FPULAB_MAX_CPUS <= STRESS_MAX_TASKS, "the default of 4 tasks per CPU fits");
 
 static void stress_parse(void)
 {

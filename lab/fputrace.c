@@ -25,7 +25,6 @@
 #include "lab.h"
 #include <fpulab/abi.h>
 
-#define COM1 0x3f8
 /* XINUSE bits a user task's use can dirty: x87, SSE, AVX, opmask, ZMM_Hi256, Hi16_ZMM. */
 #define USE_MASK 0xe7u
 #define RESERVE_BYTES (64ul << 20) /* left to kalloc() for the runs' tasks */
@@ -40,7 +39,7 @@ struct trace_cpu {
 	bool ret_pending;  /* ... since this CPU's last event: the next one says so */
 } __attribute__((aligned(64)));
 
-static struct trace_cpu tcpu[MAX_CPUS];
+static struct trace_cpu tcpu[FPULAB_MAX_CPUS];
 static struct fpulab_trace_event *region;
 static uint64_t region_bytes;
 static uint32_t cap; /* events per CPU */
@@ -287,7 +286,7 @@ static void wait_for_host(void)
 
 void fputrace_handoff(void)
 {
-	char used[MAX_CPUS * 11 + 1];
+	char used[FPULAB_MAX_CPUS * 11 + 1];
 	size_t n = 0;
 	uint64_t events = 0;
 

@@ -5,6 +5,8 @@
 
 #include <stdint.h>
 
+#define COM1 0x3f8 /* the console's UART: the guest's records out, the trace's acks in */
+
 static inline void outb(uint16_t port, uint8_t v)
 {
 	__asm__ volatile("outb %0, %1" : : "a"(v), "Nd"(port));

@@ -12,6 +12,7 @@ void lab_fpu_init(void);
 
 /* timer.c */
 void timer_tick(void);
+void cpu_start_timer(void);         /* arm this CPU's timer for a slice */
 void timer_jitter(uint64_t seed);   /* non-zero: each tick 0.3..1.7 x tick_ns, seeded; 0: off */
 uint64_t timer_user_preempts(void); /* ticks that preempted a ring-3 task, all CPUs */
 extern uint32_t tick_ns;
@@ -28,14 +29,14 @@ extern bool timer_whole_slices; /* true: each switch re-arms the timer for a ful
 #include <fpulab/abi.h>
 
 #define MAX_USER_SEMS (FPULAB_MAX_TASKS + 2) /* stress: one per task, and its start barrier */
-#define MAX_POLICIES 8
+#define CFG_MAX_POLICIES 8 /* policies one boot runs (--policy list; the rest ignored) */
 
 /* What every experiment shares from the command line; the rest is each
  * experiment's own (exp_NAME.c). */
 struct config {
 	const struct experiment *experiment;
 	char policy_buf[128];
-	const char *policies[MAX_POLICIES];
+	const char *policies[CFG_MAX_POLICIES];
 	unsigned int npolicies;
 	uint64_t repeat;
 };

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* Boot of the lab kernel on the BSP. */
+/* Boot of the lab kernel: the BSP's kmain(), then each AP's ap_main(). */
 #include "apic.h"
 #include "boot_info.h"
 #include "cpu.h"
@@ -10,6 +10,7 @@
 #include <fpulab/abi.h>
 
 void kmain(uint32_t start_info);
+noreturn void ap_main(void);
 
 static void mask_8259(void)
 {
@@ -71,5 +72,17 @@ void kmain(uint32_t start_info)
 
 	cpu_start_timer();
 	task_create_kthread("control", experiment_main, NULL, 0);
+	idle_loop();
+}
+
+/* An AP, from the trampoline (boot.S) that smp_boot() started: the BSP's set-up, for this CPU. */
+noreturn void ap_main(void)
+{
+	cpu_setup(smp_booting_cpu());
+	apic_init();
+	fpu_cpu_init();
+	sched_init_cpu();
+	smp_ap_online();
+	cpu_start_timer();
 	idle_loop();
 }

@@ -31,7 +31,7 @@
 #include "signal.h"
 #include "trap.h"
 
-#define MAX_TASKS 256
+#define SCHED_MAX_TASKS 256 /* tasks that exist at once (a dead task's slot is reused) */
 
 extern struct task *switch_stacks(struct task *prev, struct task *next);
 extern char user_task_start[], kthread_start[];
@@ -39,7 +39,7 @@ void task_first_run(struct task *prev);
 noreturn void kthread_body(void);
 void user_task_entry(void (*entry)(void *), void *arg); /* user/ulib.c, ring 3 */
 
-static struct task *slots[MAX_TASKS];
+static struct task *slots[SCHED_MAX_TASKS];
 static struct task *free_list;
 static unsigned int slots_used, live;
 static struct spinlock slot_lock;
@@ -52,8 +52,8 @@ static struct task *slot_alloc(void)
 	if (t) {
 		free_list = t->next;
 	} else {
-		if (slots_used == MAX_TASKS)
-			panic("out of task slots (%d)", MAX_TASKS);
+		if (slots_used == SCHED_MAX_TASKS)
+			panic("out of task slots (%d)", SCHED_MAX_TASKS);
 		t = kalloc(sizeof(*t), 64);
 		t->slot = slots_used;
 		void *kstack = kalloc(KSTACK_SIZE, KSTACK_SIZE);

@@ -37,7 +37,7 @@ extern char sigreturn_trampoline[]; /* user/ulib.c */
 static struct spinlock slot_lock;
 static struct task *slot_task[SIG_MAX_SLOTS];
 static struct sig_counts counts;
-static uint64_t rng_state[MAX_CPUS];
+static uint64_t rng_state[FPULAB_MAX_CPUS];
 
 #define COUNT(f) __atomic_add_fetch(&counts.f, 1, __ATOMIC_RELAXED)
 

@@ -1,11 +1,15 @@
 /* SPDX-License-Identifier: MIT */
-/* AP start-up with INIT-SIPI-SIPI, and cross-CPU function calls. */
+/*
+ * AP start-up with INIT-SIPI-SIPI, and cross-CPU function calls. The AP's
+ * own bring-up is main.c's ap_main(): this file calls only the APIC, the
+ * CPU table and the allocator, so the timer and the experiments can use
+ * smp_call_all() without a cycle.
+ */
 #include "smp.h"
 #include "apic.h"
 #include "boot_info.h"
 #include "cpu.h"
 #include "io.h"
-#include "lab.h"
 
 extern char ap_trampoline_start[], ap_trampoline_end[];
 extern uint64_t ap_boot_stack;
@@ -13,17 +17,14 @@ extern uint64_t ap_boot_stack;
 static struct cpu *volatile ap_booting;
 static volatile int ap_alive;
 
-noreturn void ap_main(void);
-noreturn void ap_main(void)
+struct cpu *smp_booting_cpu(void)
 {
-	struct cpu *c = ap_booting;
-	cpu_setup(c);
-	apic_init();
-	fpu_cpu_init();
-	sched_init_cpu();
+	return ap_booting;
+}
+
+void smp_ap_online(void)
+{
 	__atomic_store_n(&ap_alive, 1, __ATOMIC_RELEASE);
-	cpu_start_timer();
-	idle_loop();
 }
 
 void smp_boot(void)
@@ -33,7 +34,7 @@ void smp_boot(void)
 	       (size_t)((uintptr_t)ap_trampoline_end - (uintptr_t)ap_trampoline_start));
 	for (unsigned int i = 0; i < boot_info.napic; i++) {
 		unsigned int id = boot_info.apic_ids[i];
-		if (id == bsp || ncpus == MAX_CPUS)
+		if (id == bsp || ncpus == FPULAB_MAX_CPUS)
 			continue;
 		ap_booting = cpu_alloc(ncpus, id);
 		ap_boot_stack = (uint64_t)kalloc(16384, 4096) + 16384;

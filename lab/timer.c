@@ -14,8 +14,8 @@ void (*volatile timer_hook)(void);
 static volatile int timers_paused;
 bool timer_preempt = true;
 bool timer_whole_slices;
-static uint64_t jitter_seed, jitter_rng[MAX_CPUS]; /* 0: no jitter */
-static uint64_t user_preempts[MAX_CPUS];
+static uint64_t jitter_seed, jitter_rng[FPULAB_MAX_CPUS]; /* 0: no jitter */
+static uint64_t user_preempts[FPULAB_MAX_CPUS];
 
 uint64_t timer_user_preempts(void)
 {
@@ -28,7 +28,7 @@ uint64_t timer_user_preempts(void)
 /* Each CPU's generator restarts from the seed at its next tick. */
 void timer_jitter(uint64_t seed)
 {
-	for (unsigned int i = 0; i < MAX_CPUS; i++)
+	for (unsigned int i = 0; i < FPULAB_MAX_CPUS; i++)
 		WRITE_ONCE(jitter_rng[i], 0);
 	WRITE_ONCE(jitter_seed, seed);
 }

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* libfpu internals shared by core.c and the policies. Not for embedders. */
+/* libfpu internals shared by its files (core.c, the policies, the xstate layer). Not for embedders. */
 #ifndef LIBFPU_INTERNAL_H
 #define LIBFPU_INTERNAL_H
 
@@ -182,5 +182,8 @@ void fpu_pkru_export(void *img, uint32_t pkru);
 uint32_t fpu_pkru_import(const void *img, uint64_t rfbm, uint32_t old);
 
 __attribute__((noreturn)) void fpu_bug(const char *msg);
+
+/* MXCSR_MASK as FXSAVE stores it (MXCSR_MASK_DEFAULT when 0); CR0.EM/TS clear (xstate.c). */
+uint32_t xstate_read_mxcsr_mask(void);
 
 #endif

@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * libfpu: the save/restore instructions (FXSAVE/FXRSTOR, XSAVE, XSAVEOPT,
- * XSAVEC, XSAVES, XRSTOR, XRSTORS), init state and the AMD pointer-leak scrub.
- * Intel SDM Vol. 1 §13.7-13.12; AMD APM Vol. 2 §11.5.
+ * XSAVEC, XSAVES, XRSTOR, XRSTORS), loading the init image and the AMD
+ * pointer-leak scrub. Intel SDM Vol. 1 §13.7-13.12; AMD APM Vol. 2 §11.5.
+ *
+ * Reads xstate_cfg (xstate.c) and calls nothing there but xstate_init_image().
  *
  * All forms are the REX.W (64-bit) ones, so FIP/FDP are stored as 64-bit.
  */
@@ -81,20 +83,6 @@ void xstate_restore_insn(enum fpu_save_insn insn, const struct xregs_state *buf,
 void xstate_restore(const struct xregs_state *buf, uint64_t mask)
 {
 	xstate_restore_insn(xstate_cfg.save_insn, buf, mask);
-}
-
-void xstate_init_buffer(struct xregs_state *buf)
-{
-	const struct xstate_config *cfg = &xstate_cfg;
-
-	__builtin_memset(buf, 0, cfg->kernel_size);
-	buf->legacy.fcw = FCW_DEFAULT;
-	buf->legacy.mxcsr = MXCSR_DEFAULT; /* standard XRSTOR loads MXCSR whatever XSTATE_BV says */
-	buf->legacy.mxcsr_mask = cfg->caps.mxcsr_mask;
-	if (cfg->save_insn == FPU_INSN_FXSAVE)
-		return;
-	buf->header.xstate_bv = 0;
-	buf->header.xcomp_bv = cfg->compacted ? (cfg->kernel_mask | XCOMP_BV_COMPACTED) : 0;
 }
 
 void xstate_load_init(void)

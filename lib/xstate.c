@@ -1,14 +1,18 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * libfpu: CPUID leaf 0xD enumeration, layouts (standard and compacted), the
- * choice of masks, format and save instruction, and per-CPU enabling.
- * Intel SDM Vol. 1 §13.2-13.4, §13.3; AMD APM Vol. 2 §11.5.
+ * choice of masks, format and save instruction, and the init image in the
+ * chosen format. Intel SDM Vol. 1 §13.2-13.4, §13.3; AMD APM Vol. 2 §11.5.
+ *
+ * The bottom of libfpu's xstate layer: it calls nothing in xsave.c or
+ * xstate_cpu.c, which read xstate_cfg.
  */
 #include <fpu/xstate.h>
+#include "internal.h"
 
 struct xstate_config xstate_cfg;
 
-/* The init image in the kernel buffer format, for xstate_load_init(). */
+/* The init image in the kernel buffer format, built by xstate_init(), for xstate_load_init(). */
 static uint8_t init_area[XSTATE_MAX_SIZE] __attribute__((aligned(64)));
 
 static void cpuid(uint32_t leaf, uint32_t sub, uint32_t *a, uint32_t *b, uint32_t *c, uint32_t *d)
@@ -156,7 +160,7 @@ uint32_t xstate_offset(unsigned int feature, bool compacted, uint64_t xcomp_bv)
 	return compacted_layout(xcomp_bv & ~XCOMP_BV_COMPACTED, feature);
 }
 
-static uint32_t read_mxcsr_mask(void)
+uint32_t xstate_read_mxcsr_mask(void)
 {
 	static struct fxregs_state fx;
 	__builtin_memset(&fx, 0, sizeof(fx));
@@ -372,58 +376,28 @@ int xstate_init(const struct xstate_init_opts *opts)
 				   : 0;
 	cfg->force_fxsave_scrub = opts->force_fxsave_scrub;
 	/* FXSAVE needs CR0.EM/TS clear: in kernel mode xstate_cpu_enable() reads it. */
-	cfg->caps.mxcsr_mask = opts->mode == XSTATE_MODE_USER ? read_mxcsr_mask()
+	cfg->caps.mxcsr_mask = opts->mode == XSTATE_MODE_USER ? xstate_read_mxcsr_mask()
 							      : MXCSR_MASK_DEFAULT;
 	cfg->mode = opts->mode;
 	xstate_init_buffer((struct xregs_state *)init_area);
 	return XSTATE_OK;
 }
 
+void xstate_init_buffer(struct xregs_state *buf)
+{
+	const struct xstate_config *cfg = &xstate_cfg;
+
+	__builtin_memset(buf, 0, cfg->kernel_size);
+	buf->legacy.fcw = FCW_DEFAULT;
+	buf->legacy.mxcsr = MXCSR_DEFAULT; /* standard XRSTOR loads MXCSR whatever XSTATE_BV says */
+	buf->legacy.mxcsr_mask = cfg->caps.mxcsr_mask;
+	if (cfg->save_insn == FPU_INSN_FXSAVE)
+		return;
+	buf->header.xstate_bv = 0;
+	buf->header.xcomp_bv = cfg->compacted ? (cfg->kernel_mask | XCOMP_BV_COMPACTED) : 0;
+}
+
 const void *xstate_init_image(void)
 {
 	return init_area;
-}
-
-#define CR0_MP (1ul << 1)
-#define CR0_EM (1ul << 2)
-#define CR0_TS (1ul << 3)
-#define CR0_NE (1ul << 5)
-#define CR4_OSFXSR (1ul << 9)
-#define CR4_OSXMMEXCPT (1ul << 10)
-#define CR4_OSXSAVE (1ul << 18)
-#define MSR_IA32_XSS 0xda0
-
-void xstate_cpu_enable(void)
-{
-	const struct xstate_config *cfg = &xstate_cfg;
-	unsigned long cr0, cr4;
-
-	/* x87 present and native: no emulation, #MF reporting, TS clear. */
-	__asm__ volatile("mov %%cr0, %0" : "=r"(cr0));
-	cr0 = (cr0 & ~(CR0_EM | CR0_TS)) | CR0_MP | CR0_NE;
-	__asm__ volatile("mov %0, %%cr0" : : "r"(cr0) : "memory");
-
-	__asm__ volatile("mov %%cr4, %0" : "=r"(cr4));
-	cr4 |= CR4_OSFXSR | CR4_OSXMMEXCPT;
-	if (cfg->caps.xsave)
-		cr4 |= CR4_OSXSAVE;
-	__asm__ volatile("mov %0, %%cr4" : : "r"(cr4) : "memory");
-
-	if (cfg->caps.xsave) {
-		/* With FXSAVE forced, XCR0 = x87|SSE: AVX then #UDs instead of leaking. */
-		uint64_t x = cfg->xcr0;
-		__asm__ volatile("xsetbv"
-				 :
-				 : "c"(0), "a"((uint32_t)x), "d"((uint32_t)(x >> 32))
-				 : "memory");
-	}
-	if (cfg->caps.xsaves) {
-		uint64_t x = cfg->xss;
-		__asm__ volatile("wrmsr"
-				 :
-				 : "c"(MSR_IA32_XSS), "a"((uint32_t)x), "d"((uint32_t)(x >> 32)));
-	}
-	/* Same value on every CPU; benign if CPUs race here. */
-	xstate_cfg.caps.mxcsr_mask = read_mxcsr_mask();
-	xstate_load_init();
 }

@@ -41,7 +41,6 @@
 
 #define CMD "host check"
 #define MAX_THREADS 256
-#define MAX_CPUS 1024
 #define SPIN 500           /* PAUSEs on each side of the sched_yield() in a pass */
 #define ALTSTACK_RENEW 16  /* passes between fresh alternate stacks */
 #define HANDLER_STACK 8192 /* bytes the handler itself needs beyond the frame */
@@ -329,7 +328,7 @@ static void *spinner(void *arg)
 struct driver {
 	struct chk_thread *t;
 	unsigned int nthreads;
-	int cpus[MAX_CPUS], ncpus;
+	int cpus[HOST_MAX_CPUS], ncpus;
 	uint64_t sent, affinity_changes;
 };
 
@@ -448,7 +447,7 @@ int host_check(int argc, char **argv)
 	uint64_t sum[16] = { 0 };
 	char buf[32];
 
-	d.ncpus = host_allowed_cpus(d.cpus, MAX_CPUS);
+	d.ncpus = host_allowed_cpus(d.cpus, HOST_MAX_CPUS);
 	nthreads = 2 * (uint64_t)(d.ncpus > 0 ? d.ncpus : 1);
 	nspin = (uint64_t)(d.ncpus > 0 ? d.ncpus : 1);
 	optind = 1;

@@ -117,6 +117,12 @@ unsigned int host_regs_diff(enum host_regset set, const struct host_regs *want,
  */
 int host_pin(int tid, int cpu);
 
+/*
+ * The most host CPUs the host commands read from this process's affinity mask
+ * (not the lab's guest CPUs, FPULAB_MAX_CPUS).
+ */
+#define HOST_MAX_CPUS 1024
+
 /* host_allowed_cpus - the CPUs this process may use, ascending, into @cpus[@max]; returns the count. */
 int host_allowed_cpus(int *cpus, int max);
 

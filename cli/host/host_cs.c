@@ -32,7 +32,6 @@
 
 #define CMD "host context-switch"
 #define FLOOR_REPEAT 2000
-#define MAX_CPUS 1024
 
 enum ipc { IPC_PIPE, IPC_FUTEX, IPC_YIELD, IPC_NR };
 enum mode { MODE_THREADS, MODE_PROCESSES, MODE_NR };
@@ -549,7 +548,7 @@ int host_context_switch(int argc, char **argv)
 	struct calibrate_floor floor;
 	struct host_cpu cpu;
 	struct output out;
-	int cpus[2], ncfg = 0, rc, allowed[MAX_CPUS], nallowed;
+	int cpus[2], ncfg = 0, rc, allowed[HOST_MAX_CPUS], nallowed;
 	uint64_t errors = 0, missing = 0;
 
 	rc = cs_parse(argc, argv, &o);
@@ -572,7 +571,7 @@ int host_context_switch(int argc, char **argv)
 	if ((ipcs & 1u << IPC_YIELD) && (places & 1u << PL_CROSS))
 		return usage_error(CMD, "--ipc yield needs --placement same-cpu (both tasks on "
 					"one CPU)");
-	nallowed = host_allowed_cpus(allowed, MAX_CPUS);
+	nallowed = host_allowed_cpus(allowed, HOST_MAX_CPUS);
 	if (o.cpus) {
 		if ((rc = parse_cpus(o.cpus, cpus)))
 			return rc;

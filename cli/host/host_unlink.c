@@ -197,7 +197,7 @@ int host_unlink(int argc, char **argv)
 	char dirbuf[4096];
 	bool processes = false, made_dir = false;
 	uint64_t ops = 200000, v;
-	int cpus[1024], ncpus = host_allowed_cpus(cpus, 1024), c, rc = 0;
+	int cpus[HOST_MAX_CPUS], ncpus = host_allowed_cpus(cpus, HOST_MAX_CPUS), c, rc = 0;
 	double(*ms)[MAX_ROWS] = NULL;
 	struct output out;
 	struct sigaction sa = { .sa_handler = on_signal };
