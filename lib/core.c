@@ -95,6 +95,12 @@ int fpu_set_policy(const char *name)
 	return 0;
 }
 
+int fpu_policy_flags(const char *name)
+{
+	const struct fpu_policy *p = policy_by_name(name);
+	return p ? (int)p->flags : XSTATE_E_INVAL;
+}
+
 const char *fpu_policy_name(void)
 {
 	return policy->name;

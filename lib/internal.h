@@ -52,6 +52,7 @@ struct fpu_cpu {
  */
 struct fpu_policy {
 	const char *name;
+	unsigned int flags; /* FPU_POLICY_* (include/fpu/fpu.h): what tools rank it as */
 	void (*switch_to)(struct fpu_cpu *c, unsigned int cpu, struct fpu *prev, struct fpu *next);
 	void (*handle_nm)(struct fpu_cpu *c, unsigned int cpu, struct fpu *cur);
 	void (*flush_ipi)(struct fpu_cpu *c, unsigned int cpu);

@@ -58,11 +58,11 @@
 #define ADAPT_MIN_NEWCOMERS 4u /* newcomers a CPU has watched before they judge the next */
 
 static struct fpu_costs costs = {
-	.trap_ns = 150,
-	.cr0_ns = 30,
-	.ipi_ns = 1000,
-	.save_ns = 50,
-	.restore_ns = 100,
+	.trap_ns = FPU_DEFAULT_TRAP_NS,
+	.cr0_ns = FPU_DEFAULT_CR0_NS,
+	.ipi_ns = FPU_DEFAULT_IPI_NS,
+	.save_ns = FPU_DEFAULT_SAVE_NS,
+	.restore_ns = FPU_DEFAULT_RESTORE_NS,
 };
 
 /*
@@ -296,6 +296,7 @@ static void adaptive_reload(struct fpu_cpu *c, unsigned int cpu, struct fpu *cur
 
 const struct fpu_policy fpu_policy_adaptive = {
 	.name = "adaptive",
+	.flags = 0, /* it decides by the costs it is given: not static */
 	.switch_to = adaptive_switch,
 	.handle_nm = adaptive_handle_nm,
 	.flush_ipi = fpu_held_flush_ipi,

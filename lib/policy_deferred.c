@@ -23,6 +23,7 @@ static void deferred_reload(struct fpu_cpu *c, unsigned int cpu, struct fpu *cur
 
 const struct fpu_policy fpu_policy_deferred = {
 	.name = "deferred",
+	.flags = FPU_POLICY_STATIC,
 	.switch_to = deferred_switch,
 	.reload = deferred_reload,
 };

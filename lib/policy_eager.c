@@ -22,6 +22,7 @@ static void eager_reload(struct fpu_cpu *c, unsigned int cpu, struct fpu *cur)
 
 const struct fpu_policy fpu_policy_eager = {
 	.name = "eager",
+	.flags = FPU_POLICY_STATIC | FPU_POLICY_BASELINE,
 	.switch_to = eager_switch,
 	.reload = eager_reload,
 };

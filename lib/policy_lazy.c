@@ -23,6 +23,7 @@ static void lazy_handle_nm(struct fpu_cpu *c, unsigned int cpu, struct fpu *cur)
 
 const struct fpu_policy fpu_policy_lazy = {
 	.name = "lazy",
+	.flags = FPU_POLICY_STATIC | FPU_POLICY_BREAK_EVEN,
 	.switch_to = lazy_switch,
 	.handle_nm = lazy_handle_nm,
 	.reload = fpu_reload_trap,
@@ -40,6 +41,7 @@ static void broken_lazy_handle_nm(struct fpu_cpu *c, unsigned int cpu, struct fp
 
 const struct fpu_policy fpu_policy_broken_lazy = {
 	.name = "broken-lazy",
+	.flags = FPU_POLICY_STATIC,
 	.switch_to = lazy_switch,
 	.handle_nm = broken_lazy_handle_nm,
 	.reload = fpu_reload_trap,

@@ -51,6 +51,7 @@ static void counter_handle_nm(struct fpu_cpu *c, unsigned int cpu, struct fpu *c
 
 const struct fpu_policy fpu_policy_lazy_counter = {
 	.name = "lazy-counter",
+	.flags = FPU_POLICY_STATIC | FPU_POLICY_BREAK_EVEN,
 	.switch_to = counter_switch,
 	.handle_nm = counter_handle_nm,
 	.reload = fpu_reload_trap,

@@ -29,6 +29,7 @@ static void owner_handle_nm(struct fpu_cpu *c, unsigned int cpu, struct fpu *cur
 
 const struct fpu_policy fpu_policy_owner = {
 	.name = "owner",
+	.flags = FPU_POLICY_STATIC,
 	.switch_to = owner_switch,
 	.handle_nm = owner_handle_nm,
 	.reload = fpu_reload_trap,

@@ -105,6 +105,7 @@ void fpu_held_saved(struct fpu_cpu *c, unsigned int cpu, struct fpu *f)
 
 const struct fpu_policy fpu_policy_smp_lazy = {
 	.name = "smp-lazy",
+	.flags = FPU_POLICY_STATIC,
 	.switch_to = smp_lazy_switch,
 	.handle_nm = smp_lazy_handle_nm,
 	.flush_ipi = fpu_held_flush_ipi,

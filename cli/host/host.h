@@ -6,6 +6,7 @@
 #include <getopt.h>
 #include <stdbool.h>
 
+#include "fpulab/abi.h"
 #include "common/output.h"
 
 /* Options every host subcommand takes. */

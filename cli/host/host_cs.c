@@ -313,7 +313,7 @@ static void usage(FILE *f)
 		"                                  sets they do not offer are skipped, and said so\n"
 		"  --cpus A,B                      default the first two CPUs this process may use\n"
 		"  --seconds S                     default 1 (0.01..86400)\n"
-		"  --repeat K                      default 5 (1..1000)\n"
+		"  --repeat K                      default 5 (1..%d)\n"
 		"Each FP-using task checks every register of its set after every round trip\n"
 		"(integrity_errors) and reads XGETBV(1) while they are loaded (xinuse_a for\n"
 		"task A, which holds the set for fp one and both; xinuse_b for B). The\n"
@@ -321,7 +321,8 @@ static void usage(FILE *f)
 		"dirty, measured in the same run) times the FP tasks switched per round trip.\n"
 		"fill_check_ns_per_fp_task: what holding and checking the set costs an FP task\n"
 		"in user mode per round trip (no syscall), measured in the same run.\n"
-		"Exit 1 on any integrity error or a failed syscall, 2 on bad usage.\n");
+		"Exit 1 on any integrity error or a failed syscall, 2 on bad usage.\n",
+		FPULAB_MAX_REPEAT);
 }
 
 struct cs_opts {
@@ -476,9 +477,9 @@ static json_t *cs_row(const struct cs_config *c, const struct cs_opts *o, const 
 		      const struct calibrate_floor *fl, bool cpu_xgetbv1)
 {
 	json_t *row = json_object();
-	double rate[1000];
+	double rate[FPULAB_MAX_REPEAT];
 	struct stats_summary ns, rt;
-	double samples[1000];
+	double samples[FPULAB_MAX_REPEAT];
 	int pairs = c->fp == FP_BOTH ? 2 : c->fp == FP_ONE ? 1 : 0;
 	char buf[64];
 

@@ -331,7 +331,7 @@ int host_unlink(int argc, char **argv)
 		       "across the tasks; %u runs per row, interleaved",
 		       made_dir ? "a fresh temporary one" : ul_dir, ops, h.repeat);
 	for (unsigned int i = 0; i < ntasks; i++) {
-		double t[1000], rate[1000], sum = 0;
+		double t[FPULAB_MAX_REPEAT], rate[FPULAB_MAX_REPEAT], sum = 0;
 		struct stats_summary st, sr;
 		json_t *row = json_object();
 		for (unsigned int r = 0; r < h.repeat; r++) {

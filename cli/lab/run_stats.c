@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* Grouping and summarising runs. */
 #include "run_stats.h"
+#include "common/policy.h"
 #include "common/stats.h"
 
 #include <stdlib.h>
@@ -143,7 +144,7 @@ void collector_complete(struct result_collector *c)
 		abort();
 	for (size_t i = 0; i < c->npolicies; i++) {
 		summarise_runs(c->policies[i].runs, c->policies[i].n, &rows[i]);
-		if (!strcmp(rows[i].median.policy, "eager"))
+		if (policy_is_baseline(rows[i].median.policy))
 			eager = &rows[i];
 	}
 	for (size_t i = 0; i < c->npolicies; i++) {

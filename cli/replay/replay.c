@@ -14,6 +14,7 @@
 
 #include <fpu/fpu.h>
 
+#include "fpulab/abi.h"
 #include "cli.h"
 #include "replay.h"
 #include "common/output.h"
@@ -73,7 +74,7 @@ static int parse_args(int argc, char **argv, struct opts *o, int *first_trace)
 			o->policies = v;
 		} else if (!strcmp(a, "--repeat")) {
 			uint64_t k;
-			if (parse_u64_arg("replay", "repeat", v, 1, 1000, &k))
+			if (parse_u64_arg("replay", "repeat", v, 1, FPULAB_MAX_REPEAT, &k))
 				return 2;
 			o->repeat = (unsigned long)k;
 		} else if (!strcmp(a, "--trap-ns")) {

@@ -30,13 +30,13 @@
 #define MAX_POLICIES 16
 
 /*
- * Assumed costs (docs/model.md cites where they come from). ns per event:
- * an #NM round trip (exception entry, handler dispatch, IRET), one CR0
- * write (CLTS or MOV to CR0, serializing), one IPI round trip.
+ * The costs assumed where none is given, ns per event: libfpu's defaults
+ * (include/fpu/fpu.h; docs/model.md cites where they come from), the same
+ * adaptive decides by unless told otherwise.
  */
-#define TRAP_NS_DEFAULT 150.0
-#define CR0_NS_DEFAULT 30.0
-#define IPI_NS_DEFAULT 1000.0
+#define TRAP_NS_DEFAULT ((double)FPU_DEFAULT_TRAP_NS)
+#define CR0_NS_DEFAULT ((double)FPU_DEFAULT_CR0_NS)
+#define IPI_NS_DEFAULT ((double)FPU_DEFAULT_IPI_NS)
 
 struct param {
 	double ns;
@@ -122,13 +122,18 @@ struct prow {
 	uint64_t clipped; /* over all runs */
 };
 
-/* The trap cost above which eager beats @other (docs/model.md), or why there is none. */
+/*
+ * The trap cost above which the baseline (eager) beats @other, a policy with
+ * a break-even (lazy, lazy-counter: FPU_POLICY_BREAK_EVEN; docs/model.md),
+ * or why there is none.
+ */
 struct break_even {
-	bool have;       /* @other and eager both ran */
-	bool none;       /* @other takes no more traps than eager */
-	double ns;       /* the break-even trap cost, ns per trap (may be negative) */
-	double traps;    /* more traps per switch under @other */
-	bool eager_wins; /* none: eager wins at any trap cost */
+	const char *baseline, *other; /* policy names */
+	bool have;                    /* @other and the baseline both ran */
+	bool none;                    /* @other takes no more traps than the baseline */
+	double ns;                    /* the break-even trap cost, ns per trap (may be negative) */
+	double traps;                 /* more traps per switch under @other */
+	bool eager_wins;              /* none: the baseline wins at any trap cost */
 };
 
 /* What every row of one trace's replay shares. */
@@ -184,10 +189,10 @@ struct trace_replay {
 	double empty_region[REPLAY_HOOK_NR]; /* TSC ticks of one empty timed region */
 	struct prow rows[MAX_POLICIES];
 	/* rank */
-	double oracle_ns, best;  /* ns per switch: the oracle's, the best static policy's total */
-	const char *best_name;   /* "-": none */
-	struct paired control;   /* the control's second copy against it, run by run */
-	struct break_even be[2]; /* eager against lazy, against lazy-counter */
+	double oracle_ns, best; /* ns per switch: the oracle's, the best static policy's total */
+	const char *best_name;  /* "-": none */
+	struct paired control;  /* the control's second copy against it, run by run */
+	struct break_even be[MAX_POLICIES]; /* the baseline against each policy with a break-even */
 	struct trace_info ti;
 };
 
@@ -221,15 +226,15 @@ const char *costs_source(const struct opts *o);
 
 /* replay_rank.c */
 
-/* policy_is_static - whether @policy decides without looking at the workload (not adaptive). */
-bool policy_is_static(const char *policy);
-
-/* break_even - the trap cost above which eager beats @other among @n @rows, @cr0 and @ipi ns per event. */
-struct break_even break_even(const struct prow *rows, int n, const char *other, double cr0,
-			     double ipi);
+/*
+ * break_even - the trap cost above which the baseline among @n @rows beats
+ * @rows[@other], at @cr0 and @ipi ns per event; have false where @other has
+ * no break-even (policy_has_break_even) or the baseline did not run.
+ */
+struct break_even break_even(const struct prow *rows, int n, int other, double cr0, double ipi);
 
 /* break_even_text - @b as a sentence (malloc'd; the caller frees it). */
-char *break_even_text(const struct break_even *b, const char *other);
+char *break_even_text(const struct break_even *b);
 
 /*
  * pair_runs - run k of @a's totals (its row @wa) over run k of @b's (@wb),

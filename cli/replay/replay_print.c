@@ -12,6 +12,7 @@
 #include <fpu/xstate.h>
 
 #include "replay.h"
+#include "common/policy.h"
 #include "common/util.h"
 
 /* The overhead is a share of the floor only where the floor is at least this (ns per switch). */
@@ -83,12 +84,13 @@ static void print_header_costs(const struct trace_replay *tr)
 		"costs per event: #NM trap %.1f ns (%s), CR0 write %.1f ns (%s), IPI %.1f ns (%s)",
 		o->trap.ns, o->trap.source, o->cr0.ns, o->cr0.source, o->ipi.ns, o->ipi.source);
 	for (int p = 0; p < tr->np; p++)
-		if (!strcmp(tr->rows[p].policy, "adaptive"))
+		if (policy_is_adaptive(tr->rows[p].policy))
 			output_comment(
 				out,
-				"adaptive decides by: #NM trap %u ns, CR0 write %u ns, IPI %u ns, "
+				"%s decides by: #NM trap %u ns, CR0 write %u ns, IPI %u ns, "
 				"save %u ns, restore %u ns (%s)",
-				fc->trap_ns, fc->cr0_ns, fc->ipi_ns, fc->save_ns, fc->restore_ns,
+				tr->rows[p].policy, fc->trap_ns, fc->cr0_ns, fc->ipi_ns,
+				fc->save_ns, fc->restore_ns,
 				o->adaptive_builtin
 					? "--adaptive-costs default: libfpu's built-in costs, as "
 					  "the lab kernel uses them"
@@ -116,11 +118,7 @@ void trace_print_header(const struct trace_replay *tr)
 /* Policy @p's break-even against eager, where it is one of the pair; NULL otherwise. */
 static const struct break_even *break_even_of(const struct trace_replay *tr, int p)
 {
-	const char *policy = tr->rows[p].policy;
-
-	return !strcmp(policy, "lazy")           ? &tr->be[0]
-	       : !strcmp(policy, "lazy-counter") ? &tr->be[1]
-						 : NULL;
+	return policy_has_break_even(tr->rows[p].policy) ? &tr->be[p] : NULL;
 }
 
 /* The trace's rows: the oracle's, then a row per policy; each to the plot as well. */
@@ -161,7 +159,7 @@ static void print_footer_ranking(const struct trace_replay *tr)
 		clipped, o->repeat, tr->np);
 	output_comment(out, "best static policy: %s (%.1f ns per switch)", tr->best_name, tr->best);
 	for (int p = 0; p < tr->np; p++)
-		if (!strcmp(tr->rows[p].policy, "adaptive") && tr->rows[p].vs_best.n) {
+		if (policy_is_adaptive(tr->rows[p].policy) && tr->rows[p].vs_best.n) {
 			const struct paired *q = &tr->rows[p].vs_best;
 			char ci[128] = "";
 			if (q->conf > 0)
@@ -169,9 +167,10 @@ static void print_footer_ranking(const struct trace_replay *tr)
 					 " (%.1f%% interval of the median: %.3fx to %.3fx)",
 					 100 * q->conf, q->lo, q->hi);
 			output_comment(out,
-				       "adaptive / best static (%s), total of run k over total of "
+				       "%s / best static (%s), total of run k over total of "
 				       "run k: median %.3fx%s, min %.3fx, max %.3fx of %lu runs",
-				       tr->best_name, q->med, ci, q->min, q->max, q->n);
+				       tr->rows[p].policy, tr->best_name, q->med, ci, q->min,
+				       q->max, q->n);
 		}
 	if (tr->ctl >= 0 && tr->control.n)
 		output_comment(out,
@@ -195,7 +194,7 @@ static void add_targets(const struct trace_replay *tr)
 								     tr->rest_ns));
 	for (int p = 0; p < tr->np; p++) {
 		const struct prow *w = &tr->rows[p];
-		if (strcmp(w->policy, "adaptive"))
+		if (!policy_is_adaptive(w->policy))
 			continue;
 		targets_add(
 			o->targets,
@@ -215,17 +214,18 @@ static void add_targets(const struct trace_replay *tr)
 	}
 }
 
-/* The break-even trap costs of eager against lazy and lazy-counter, and the trap cost used. */
+/* The break-even trap costs of the baseline (eager) against lazy and lazy-counter, and the trap cost used. */
 static void print_footer_break_even(const struct trace_replay *tr)
 {
 	const struct opts *o = tr->o;
 
-	for (int i = 0; i < 2; i++) {
-		if (!tr->be[i].have)
+	for (int p = 0; p < tr->np; p++) {
+		const struct break_even *b = &tr->be[p];
+		if (!b->have)
 			continue;
-		const char *other = i ? "lazy-counter" : "lazy";
-		char *text = break_even_text(&tr->be[i], other);
-		output_comment(o->out, "break-even trap cost, eager vs %s: %s", other, text);
+		char *text = break_even_text(b);
+		output_comment(o->out, "break-even trap cost, %s vs %s: %s", b->baseline, b->other,
+			       text);
 		free(text);
 	}
 	output_comment(o->out, "(trap cost used %.1f ns, %s; the default %.0f ns is assumed)",

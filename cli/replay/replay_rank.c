@@ -7,28 +7,21 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fpulab/abi.h"
 #include "replay.h"
+#include "common/policy.h"
 #include "common/stats.h"
 #include "common/util.h"
 
-bool policy_is_static(const char *policy)
+struct break_even break_even(const struct prow *rows, int n, int other, double cr0, double ipi)
 {
-	return strcmp(policy, "adaptive") != 0;
-}
+	const struct prow *e = NULL, *l = &rows[other];
+	struct break_even b = { .baseline = policy_baseline(), .other = l->policy };
 
-struct break_even break_even(const struct prow *rows, int n, const char *other, double cr0,
-			     double ipi)
-{
-	const struct prow *e = NULL, *l = NULL;
-	struct break_even b = { 0 };
-
-	for (int i = 0; i < n; i++) {
-		if (!strcmp(rows[i].policy, "eager"))
+	for (int i = 0; i < n; i++)
+		if (policy_is_baseline(rows[i].policy))
 			e = &rows[i];
-		if (!strcmp(rows[i].policy, other))
-			l = &rows[i];
-	}
-	if (!e || !l || !e->n.switches)
+	if (!e || !policy_has_break_even(l->policy) || !e->n.switches)
 		return b;
 	double sw = (double)e->n.switches;
 	double rest = ((e->native_med - e->residue) - (l->native_med - l->residue)) +
@@ -42,32 +35,34 @@ struct break_even break_even(const struct prow *rows, int n, const char *other, 
 	return b;
 }
 
-char *break_even_text(const struct break_even *b, const char *other)
+char *break_even_text(const struct break_even *b)
 {
 	if (b->none)
-		return xasprintf("none: %s takes no more traps than eager; eager %s at any trap "
-				 "cost",
-				 other, b->eager_wins ? "wins" : "loses");
+		return xasprintf("none: %s takes no more traps than %s; %s %s at any trap cost",
+				 b->other, b->baseline, b->baseline,
+				 b->eager_wins ? "wins" : "loses");
 	if (b->ns < 0)
-		return xasprintf("%.1f ns per trap: negative, eager wins at any trap cost (%.3f "
+		return xasprintf("%.1f ns per trap: negative, %s wins at any trap cost (%.3f "
 				 "traps per switch)",
-				 b->ns, b->traps);
-	return xasprintf("%.1f ns per trap: eager wins above it (%.3f more traps per switch "
+				 b->ns, b->baseline, b->traps);
+	return xasprintf("%.1f ns per trap: %s wins above it (%.3f more traps per switch "
 			 "under %s)",
-			 b->ns, b->traps, other);
+			 b->ns, b->baseline, b->traps, b->other);
 }
 
 /*
  * A distribution-free interval of the median of @n sorted @x: the k-th
  * least to the k-th greatest, which holds the median with probability
  * 1 - 2 P(Binomial(n, 1/2) < k); the narrowest with at least 90%. None
- * (conf 0) for fewer than 5 runs.
+ * (conf 0) for fewer than 5 runs. P(Bin = 0) = 2^-n is a normal double for
+ * n up to 1022, so for every --repeat (at most FPULAB_MAX_REPEAT).
  */
+_Static_assert(FPULAB_MAX_REPEAT <= 1022, "2^-repeat must be a normal double");
 static void median_interval(const double *x, unsigned long n, struct paired *q)
 {
-	double pk = ldexp(1, -(int)fmin((double)n, 1000)), cdf = 0; /* P(Bin = 0) */
+	double pk = ldexp(1, -(int)fmin((double)n, FPULAB_MAX_REPEAT)), cdf = 0; /* P(Bin = 0) */
 	q->conf = 0;
-	for (unsigned long k = 1; 2 * k <= n && n <= 1000; k++) {
+	for (unsigned long k = 1; 2 * k <= n && n <= FPULAB_MAX_REPEAT; k++) {
 		cdf += pk; /* P(Bin < k) */
 		if (1 - 2 * cdf < 0.9)
 			break;

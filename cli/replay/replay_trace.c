@@ -13,6 +13,7 @@
 
 #include "fpulab/abi.h"
 #include "replay.h"
+#include "common/policy.h"
 #include "common/stats.h"
 
 static bool same_counts(const struct replay_counts *a, const struct replay_counts *b)
@@ -388,8 +389,8 @@ static int rank(struct trace_replay *tr)
 		tr->control = pair_runs(rs->control, c, runs_of(rs, rs->native, tr->ctl), c,
 					rs->repeat, tr->tpn, rs->samples);
 	}
-	tr->be[0] = break_even(rows, tr->np, "lazy", o->cr0.ns, o->ipi.ns);
-	tr->be[1] = break_even(rows, tr->np, "lazy-counter", o->cr0.ns, o->ipi.ns);
+	for (int p = 0; p < tr->np; p++)
+		tr->be[p] = break_even(rows, tr->np, p, o->cr0.ns, o->ipi.ns);
 	return rc;
 }
 

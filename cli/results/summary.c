@@ -18,6 +18,7 @@
 #include "common/catalog.h"
 #include "cli.h"
 #include "common/plot.h"
+#include "common/policy.h"
 #include "common/result_file.h"
 #include "common/stats.h"
 #include "common/util.h"
@@ -155,7 +156,7 @@ static void summarise_class(FILE *out, json_t *crows, const char *class, const c
 
 	json_array_foreach(crows, i, row)
 	{
-		const json_t *eager = twin(crows, row, "eager");
+		const json_t *eager = twin(crows, row, policy_baseline());
 		if (!eager || !result_figure(row, &f) || !result_figure(eager, &fe) ||
 		    fe.median <= 0)
 			continue;
@@ -247,14 +248,15 @@ static void summarise_replay_workload(FILE *out, json_t *rows, const char *workl
 		if (strcmp(result_str(row, "workload", ""), workload) ||
 		    !strcmp(policy, "oracle") || row_number(row, "switches") < REPLAY_MIN_SWITCHES)
 			continue;
-		const json_t *eager = replay_twin(rows, row, "eager");
+		const json_t *eager = replay_twin(rows, row, policy_baseline());
 		double x = row_number(row, "ns_per_switch");
 		double xe = eager ? row_number(eager, "ns_per_switch") : NAN;
 		if (!(x > 0) || !(xe > 0))
 			continue;
-		if (!strcmp(policy, "eager"))
+		if (policy_is_baseline(policy))
 			traces++;
-		if (!strcmp(policy, "lazy") && isfinite(row_number(row, "break_even_trap_ns")) &&
+		if (!strcmp(policy, policy_break_even_first()) &&
+		    isfinite(row_number(row, "break_even_trap_ns")) &&
 		    nbe < sizeof(be) / sizeof(be[0]))
 			be[nbe++] = row_number(row, "break_even_trap_ns");
 		struct policy_score *k = score_of(sc, &ns, sizeof(sc) / sizeof(sc[0]), policy);
@@ -266,7 +268,7 @@ static void summarise_replay_workload(FILE *out, json_t *rows, const char *workl
 	size_t best = SIZE_MAX, second = SIZE_MAX, adaptive = SIZE_MAX;
 	for (size_t k = 0; k < ns; k++) {
 		double m = sc[k].log_ratio_sum / (double)sc[k].n;
-		if (!strcmp(sc[k].policy, "adaptive"))
+		if (policy_is_adaptive(sc[k].policy))
 			adaptive = k;
 		else if (best == SIZE_MAX || m < sc[best].log_ratio_sum / (double)sc[best].n) {
 			second = best;
@@ -370,8 +372,9 @@ static void summarise_replay(FILE *out, json_t *rows)
 			REPLAY_MIN_SWITCHES);
 		fprintf(out,
 			"  the static policy with the lowest geometric mean over the traces of its "
-			"ns per switch / eager's (lower is better); adaptive against it; eager beats "
-			"lazy above the break-even trap cost (median over the traces):\n");
+			"ns per switch / %s's (lower is better); adaptive against it; %s beats "
+			"%s above the break-even trap cost (median over the traces):\n",
+			policy_baseline(), policy_baseline(), policy_break_even_first());
 		fprintf(out, "  %-16s %6s  %-12s %-8s %-19s %-9s %-15s %s\n", "workload", "traces",
 			"wins", "vs eager", "vs the runner-up", "adaptive", "break-even",
 			"beyond the min-max ranges of the runs?");

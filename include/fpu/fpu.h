@@ -180,6 +180,27 @@ const char *const *fpu_policy_names(void);
 /** fpu_test_policy_names - NULL-terminated list of deliberately broken policies (FPU_TESTING). */
 const char *const *fpu_test_policy_names(void);
 
+/*
+ * What a policy is, for the tools that compare policies (fpu_policy_flags):
+ * FPU_POLICY_STATIC: it decides by fixed rules, not by the costs it is given
+ *   (fpu_set_costs); every policy but adaptive.
+ * FPU_POLICY_BASELINE: the one the others are measured against (eager: it
+ *   never traps and never leaves state behind; "vs eager" in the tables).
+ * FPU_POLICY_BREAK_EVEN: it takes #NM traps to save and restore less than
+ *   the baseline, so a trap cost exists above which the baseline wins (its
+ *   break-even, docs/model.md): lazy and lazy-counter.
+ */
+#define FPU_POLICY_STATIC (1u << 0)
+#define FPU_POLICY_BASELINE (1u << 1)
+#define FPU_POLICY_BREAK_EVEN (1u << 2)
+
+/**
+ * fpu_policy_flags - the FPU_POLICY_* flags of the policy @name (the test
+ * build's broken ones too). Valid before fpu_init(). Return: the flags (0
+ * or more), or XSTATE_E_INVAL for an unknown name.
+ */
+int fpu_policy_flags(const char *name);
+
 /** fpu_set_tunables - change the heuristics' knobs; at a quiescent point. */
 void fpu_set_tunables(const struct fpu_tunables *t);
 
@@ -335,9 +356,14 @@ void fpu_set_tracing(bool on);
 /*
  * Costs the adaptive policy weighs, in ns per event: an #NM round trip, one
  * CR0 write (set or clear TS), an IPI round trip, one save and one restore
- * of a task's state. Defaults: 150, 30, 1000, 50, 100 (docs/model.md says
+ * of a task's state. Defaults: FPU_DEFAULT_*_NS below (docs/model.md says
  * where they come from); a kernel measures its own and sets them.
  */
+#define FPU_DEFAULT_TRAP_NS 150    /* #NM: exception entry, handler dispatch, IRET */
+#define FPU_DEFAULT_CR0_NS 30      /* CLTS or MOV to CR0 (serializing) */
+#define FPU_DEFAULT_IPI_NS 1000    /* an IPI's round trip to another CPU */
+#define FPU_DEFAULT_SAVE_NS 50     /* one XSAVE* of a task's state */
+#define FPU_DEFAULT_RESTORE_NS 100 /* one XRSTOR* of it */
 struct fpu_costs {
 	uint32_t trap_ns, cr0_ns, ipi_ns, save_ns, restore_ns;
 };

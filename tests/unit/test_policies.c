@@ -476,6 +476,30 @@ static void test_tracing_counts_nothing(void **state)
 	}
 }
 
+/* The policy properties tools rank by are data (fpu_policy_flags), one baseline: eager. */
+static void test_policy_flags(void **state)
+{
+	int baselines = 0, break_evens = 0;
+
+	for (const char *const *p = fpu_policy_names(); *p; p++) {
+		int f = fpu_policy_flags(*p);
+		assert_true(f >= 0);
+		if (strcmp(*p, "adaptive"))
+			assert_true(f & FPU_POLICY_STATIC);
+		else
+			assert_false(f & FPU_POLICY_STATIC);
+		baselines += !!(f & FPU_POLICY_BASELINE);
+		break_evens += !!(f & FPU_POLICY_BREAK_EVEN);
+	}
+	assert_int_equal(baselines, 1);
+	assert_int_equal(break_evens, 2);
+	assert_true(fpu_policy_flags("eager") & FPU_POLICY_BASELINE);
+	assert_true(fpu_policy_flags("lazy") & FPU_POLICY_BREAK_EVEN);
+	assert_true(fpu_policy_flags("lazy-counter") & FPU_POLICY_BREAK_EVEN);
+	assert_false(fpu_policy_flags("owner") & FPU_POLICY_BREAK_EVEN);
+	assert_int_equal(fpu_policy_flags("no-such-policy"), XSTATE_E_INVAL);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -494,6 +518,7 @@ int main(void)
 		cmocka_unit_test(test_import_invalidates),
 		cmocka_unit_test(test_ts_writes),
 		cmocka_unit_test(test_tracing_counts_nothing),
+		cmocka_unit_test(test_policy_flags),
 	};
 	return cmocka_run_group_tests_name("libfpu policies (host, one CPU)", tests, setup, NULL);
 }
