@@ -107,12 +107,7 @@ bool xstate_scrub_fxsave_leak(void)
 
 uint64_t xstate_xinuse(void)
 {
-	uint32_t lo, hi;
-
-	if (!xstate_cfg.caps.xgetbv1)
-		return ~0ULL;
-	__asm__ volatile("xgetbv" : "=a"(lo), "=d"(hi) : "c"(1));
-	return ((uint64_t)hi << 32) | lo;
+	return xstate_cfg.caps.xgetbv1 ? xstate_xgetbv(1) : ~0ULL;
 }
 
 const char *fpu_insn_name(enum fpu_save_insn insn)

@@ -20,7 +20,7 @@ static void cpuid(uint32_t leaf, uint32_t sub, uint32_t *a, uint32_t *b, uint32_
 	__asm__ volatile("cpuid" : "=a"(*a), "=b"(*b), "=c"(*c), "=d"(*d) : "a"(leaf), "c"(sub));
 }
 
-static uint64_t xgetbv(uint32_t idx)
+uint64_t xstate_xgetbv(uint32_t idx)
 {
 	uint32_t lo, hi;
 	__asm__ volatile("xgetbv" : "=a"(lo), "=d"(hi) : "c"(idx));
@@ -273,7 +273,7 @@ static int choose_masks(struct xstate_config *cfg, const struct cpuid_feats *f,
 	if (mode == XSTATE_MODE_USER) {
 		*os_xsave = caps->xsave && (f->l1_ecx & (1u << 27)); /* OSXSAVE */
 		if (*os_xsave) {
-			uint64_t os = xgetbv(0);
+			uint64_t os = xstate_xgetbv(0);
 			if (os & ~caps->xcr0_supported)
 				return XSTATE_E_MASK;
 			xcr0 &= os;

@@ -12,11 +12,30 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cpu_model.h"
 #include "plot.h"
 #include "util.h"
 #include "version.h"
 
 const char *const output_format_names[] = { "table", "json", "csv", NULL };
+
+int output_opt(struct output_opts *o, const char *cmd, const char *opt, const char *arg)
+{
+	if (!strcmp(opt, "format")) {
+		int i = parse_choice(cmd, "format", arg,
+				     o->formats ? o->formats : output_format_names);
+		if (i < 0)
+			return 2;
+		o->format = i;
+		return 0;
+	}
+	if (strcmp(opt, "output"))
+		return -1;
+	if (!*arg)
+		return usage_error(cmd, "--output: empty file name");
+	o->path = arg;
+	return 0;
+}
 
 #define JSON_FLAGS (JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10))
 
@@ -86,23 +105,12 @@ void output_provenance(struct output *o, const char *key, json_t *value)
 	json_object_set_new(o->provenance, key, value ? value : json_null());
 }
 
+/* The host CPU's model (cpu_model.h: the CPUID brand string), or null. */
 static json_t *host_cpu_model(void)
 {
-	FILE *f = fopen("/proc/cpuinfo", "r");
-	char line[512];
-	json_t *model = NULL;
+	char model[64];
 
-	while (f && !model && fgets(line, sizeof(line), f)) {
-		char *colon = strchr(line, ':');
-		if (strncmp(line, "model name", 10) || !colon)
-			continue;
-		colon += 1 + (colon[1] == ' ');
-		colon[strcspn(colon, "\n")] = '\0';
-		model = json_string(colon);
-	}
-	if (f)
-		fclose(f);
-	return model ? model : json_null();
+	return cpu_model(model, sizeof(model)) ? json_string(model) : json_null();
 }
 
 /* The command line as a shell would take it back: words quoted where needed. */
@@ -204,6 +212,8 @@ void output_comment(struct output *o, const char *fmt, ...)
 
 const char *output_cell(const json_t *v, int decimals, char *buf, size_t len)
 {
+	if (!v) /* a key the row does not have (json_typeof() would read through NULL) */
+		return NULL;
 	switch (json_typeof(v)) {
 	case JSON_STRING:
 		return json_string_value(v);

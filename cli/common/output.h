@@ -27,6 +27,22 @@
 enum output_format { OUTPUT_TABLE, OUTPUT_JSON, OUTPUT_CSV };
 extern const char *const output_format_names[]; /* "table", "json", "csv", NULL */
 
+/* What a command's --format and --output asked for. */
+struct output_opts {
+	const char *const *formats; /* the choices; NULL: output_format_names */
+	int format;                 /* index into them (an enum output_format for those) */
+	const char *path;           /* --output FILE; NULL: stdout */
+};
+
+/*
+ * output_opt - take option --@opt with argument @arg of subcommand @cmd into
+ * @o when @opt is "format" (one of o->formats) or "output" (a file name,
+ * not empty). Returns 0, 2 after a usage error (for --format, the choices
+ * listed), or -1 when @opt is neither: the one parser of both options for
+ * every subcommand.
+ */
+int output_opt(struct output_opts *o, const char *cmd, const char *opt, const char *arg);
+
 /* A table column: the row's @key under @title, in @width characters
  * (negative: left-aligned); reals with @decimals digits after the point. */
 struct output_column {

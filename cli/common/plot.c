@@ -298,94 +298,111 @@ static char *projection(const json_t *row)
 			 is);
 }
 
-/*
- * The data file: a line per x value (a configuration, or the sweep's number),
- * three columns per series: median, min, max ("NaN" where not measured).
- */
-static int plot_experiment(json_t *rows, const char *experiment, const char *dir, const char *cmd)
-{
-	struct result_figure fig = { 0 };
-	json_t *mine = experiment_rows(rows, experiment, &fig);
-	json_t *xs = json_array(), *series = json_array(), *row;
-	const char *sweep = sweep_key(mine);
-	char *base = NULL, *dat = NULL, *gp = NULL, *svg = NULL, *projected = NULL;
-	double *cell = NULL;
-	size_t i, nx, ns;
-	int rc = -1, runs = 0;
+/* One experiment's plot: its rows, their x values and series, the cells, the files. */
+struct exp_plot {
+	const char *experiment;
+	json_t *mine; /* the rows plotted (experiment_rows) */
+	struct result_figure fig;
+	const char *sweep;   /* the x axis' number, or NULL: a bar group per configuration */
+	json_t *xs, *series; /* x values and series names, in first-seen order */
+	size_t nx, ns;
+	double *cell; /* [x][series][median, min, max], NaN where not measured */
+	int runs;     /* the most runs a row summarises */
+	char *base, *dat, *gp, *svg;
+};
 
-	if (!json_array_size(mine)) {
-		rc = 0;
-		goto out;
-	}
-	/* series: policies (with the rest of the configuration for a sweep) */
-	json_array_foreach(mine, i, row)
-	{
-		char *label = short_label(mine, row, sweep), *s;
-		if (sweep) {
-			char xbuf[32];
-			snprintf(xbuf, sizeof(xbuf), "%" JSON_INTEGER_FORMAT,
-				 json_integer_value(json_object_get(row, sweep)));
-			intern(xs, xbuf);
-			s = series_name(row, label);
-		} else {
-			intern(xs, label);
-			s = xstrdup(result_str(row, "policy", NO_POLICY));
-		}
-		intern(series, s);
-		free(s);
+/* Where @row goes: its x value and its series' name (both malloc'ed). */
+static void row_place(const struct exp_plot *p, const json_t *row, char **x, char **series)
+{
+	char *label = short_label(p->mine, row, p->sweep);
+
+	if (p->sweep) {
+		*x = xasprintf("%" JSON_INTEGER_FORMAT,
+			       json_integer_value(json_object_get(row, p->sweep)));
+		*series = series_name(row, label);
 		free(label);
+	} else {
+		*x = label;
+		*series = xstrdup(result_str(row, "policy", NO_POLICY));
+	}
+}
+
+/* The x values, the series and the runs of @p's rows. */
+static void collect_axes(struct exp_plot *p)
+{
+	size_t i;
+	json_t *row;
+
+	json_array_foreach(p->mine, i, row)
+	{
+		char *x, *s;
+		row_place(p, row, &x, &s);
+		intern(p->xs, x);
+		intern(p->series, s);
+		free(x);
+		free(s);
 		json_t *r = json_object_get(row, "repeats");
 		if (!r) /* fpulab host's rows */
 			r = json_object_get(row, "runs");
-		if (json_is_integer(r) && (int)json_integer_value(r) > runs)
-			runs = (int)json_integer_value(r);
+		if (json_is_integer(r) && (int)json_integer_value(r) > p->runs)
+			p->runs = (int)json_integer_value(r);
 	}
-	nx = json_array_size(xs);
-	ns = json_array_size(series);
-	cell = malloc(nx * ns * 3 * sizeof(*cell));
-	if (!cell)
+	p->nx = json_array_size(p->xs);
+	p->ns = json_array_size(p->series);
+}
+
+/* Each row's median, min and max into its cell. */
+static void fill_cells(struct exp_plot *p)
+{
+	size_t i;
+	json_t *row;
+
+	p->cell = malloc(p->nx * p->ns * 3 * sizeof(*p->cell));
+	if (!p->cell)
 		abort();
-	for (i = 0; i < nx * ns * 3; i++)
-		cell[i] = NAN;
-	json_array_foreach(mine, i, row)
+	for (i = 0; i < p->nx * p->ns * 3; i++)
+		p->cell[i] = NAN;
+	json_array_foreach(p->mine, i, row)
 	{
 		struct result_figure f;
-		char *label = short_label(mine, row, sweep), *s, xbuf[32];
+		char *x, *s;
 		result_figure(row, &f);
-		if (sweep) {
-			snprintf(xbuf, sizeof(xbuf), "%" JSON_INTEGER_FORMAT,
-				 json_integer_value(json_object_get(row, sweep)));
-			s = series_name(row, label);
-		} else {
-			snprintf(xbuf, sizeof(xbuf), "%s", "");
-			s = xstrdup(result_str(row, "policy", NO_POLICY));
-		}
-		size_t x = intern(xs, sweep ? xbuf : label), sidx = intern(series, s);
-		double *c = &cell[(x * ns + sidx) * 3];
+		row_place(p, row, &x, &s);
+		double *c = &p->cell[(intern(p->xs, x) * p->ns + intern(p->series, s)) * 3];
 		c[0] = f.median;
 		c[1] = f.min;
 		c[2] = f.max;
 		free(s);
-		free(label);
+		free(x);
 	}
+}
 
-	base = xasprintf("%s/%s", dir, experiment);
-	for (char *c = base + strlen(dir) + 1; *c; c++) /* "host unlink": host-unlink.svg */
+/* DIR/EXPERIMENT.dat, .gp and .svg ("host unlink": host-unlink.svg). */
+static void plot_paths(struct exp_plot *p, const char *dir)
+{
+	p->base = xasprintf("%s/%s", dir, p->experiment);
+	for (char *c = p->base + strlen(dir) + 1; *c; c++)
 		if (*c == ' ' || *c == '/')
 			*c = '-';
-	dat = xasprintf("%s.dat", base);
-	gp = xasprintf("%s.gp", base);
-	svg = xasprintf("%s.svg", base);
-	FILE *f = open_plot_file(dat, cmd);
+	p->dat = xasprintf("%s.dat", p->base);
+	p->gp = xasprintf("%s.gp", p->base);
+	p->svg = xasprintf("%s.svg", p->base);
+}
+
+/* The data file: a line per x value, three columns per series: median, min, max. */
+static int write_experiment_dat(const struct exp_plot *p, const char *cmd)
+{
+	FILE *f = open_plot_file(p->dat, cmd);
+
 	if (!f)
-		goto out;
-	fprintf(f, "# %s: %s; per series: median min max\n", experiment, fig.unit);
-	for (size_t x = 0; x < nx; x++) {
-		fputs(sweep ? "" : "\"", f);
-		fputs(json_string_value(json_array_get(xs, x)), f);
-		fputs(sweep ? "" : "\"", f);
-		for (size_t s = 0; s < ns * 3; s++) {
-			double v = cell[x * ns * 3 + s];
+		return -1;
+	fprintf(f, "# %s: %s; per series: median min max\n", p->experiment, p->fig.unit);
+	for (size_t x = 0; x < p->nx; x++) {
+		fputs(p->sweep ? "" : "\"", f);
+		fputs(json_string_value(json_array_get(p->xs, x)), f);
+		fputs(p->sweep ? "" : "\"", f);
+		for (size_t s = 0; s < p->ns * 3; s++) {
+			double v = p->cell[x * p->ns * 3 + s];
 			if (isnan(v))
 				fputs(" NaN", f);
 			else
@@ -394,70 +411,131 @@ static int plot_experiment(json_t *rows, const char *experiment, const char *dir
 		fputc('\n', f);
 	}
 	fclose(f);
+	return 0;
+}
 
-	const char *source = result_source(json_array_get(mine, 0));
-	projected = projection(json_array_get(mine, 0));
-	f = open_plot_file(gp, cmd);
-	if (!f)
-		goto out;
-	char *what = xasprintf("fpulab: %s", experiment);
-	gp_begin(f, what, gp, svg, sweep ? 900 : 300 + (unsigned)(nx * (ns * 14 + 20)),
-		 strlen(projected ? projected : result_source_description(source)));
-	free(what);
-	char *title = xasprintf(
-		"%s: %s%s by %s", experiment, projected ? "projected " : "", fig.unit,
-		result_str(json_array_get(mine, 0), "policy", NULL) ? "policy" : "configuration");
+/* The title (figure, and what it rests on) and the y label of an experiment's plot. */
+static void gp_experiment_labels(FILE *f, const struct exp_plot *p, const char *rests_on,
+				 bool projected)
+{
+	const json_t *first = json_array_get(p->mine, 0);
+	char *title = xasprintf("%s: %s%s by %s", p->experiment, projected ? "projected " : "",
+				p->fig.unit,
+				result_str(first, "policy", NULL) ? "policy" : "configuration");
+
 	gp_string(f, title);
 	free(title);
 	fprintf(f, ".\"\\n\".");
-	gp_string(f, projected ? projected : result_source_description(source));
+	gp_string(f, rests_on);
 	fprintf(f, " noenhanced\nset ylabel ");
-	char *ylabel = xasprintf("%s, median of %d run%s; bars: min-max (%s is better)", fig.unit,
-				 runs, runs == 1 ? "" : "s", fig.better < 0 ? "lower" : "higher");
+	char *ylabel = xasprintf("%s, median of %d run%s; bars: min-max (%s is better)",
+				 p->fig.unit, p->runs, p->runs == 1 ? "" : "s",
+				 p->fig.better < 0 ? "lower" : "higher");
 	gp_string(f, ylabel);
 	free(ylabel);
 	gp_axes(f);
-	if (sweep) {
-		fprintf(f, "set xlabel ");
-		gp_string(f, sweep);
-		fprintf(f, " noenhanced\nplot ");
-		for (size_t s = 0; s < ns; s++) {
-			fprintf(f, "%s", s ? ", \\\n     " : "");
-			gp_string(f, base_name(dat));
-			fprintf(f, " using 1:%zu:%zu:%zu with yerrorlines title ", 2 + 3 * s,
-				3 + 3 * s, 4 + 3 * s);
-			gp_string(f, json_string_value(json_array_get(series, s)));
-		}
-	} else {
-		fprintf(f, "set style data histograms\nset style histogram errorbars gap 2 lw 1\n"
-			   "set style fill solid 0.8 border -1\nset boxwidth 0.9\n"
-			   "set xtics rotate by -35 noenhanced font ',9'\n"
-			   "set bmargin 9\nplot ");
-		for (size_t s = 0; s < ns; s++) {
-			fprintf(f, "%s", s ? ", \\\n     " : "");
-			gp_string(f, base_name(dat));
-			fprintf(f, " using %zu:%zu:%zu%s title ", 2 + 3 * s, 3 + 3 * s, 4 + 3 * s,
-				s ? "" : ":xtic(1)");
-			gp_string(f, json_string_value(json_array_get(series, s)));
-		}
+}
+
+/* A sweep: a line per series over the swept number, with min-max error bars. */
+static void gp_sweep_lines(FILE *f, const struct exp_plot *p)
+{
+	fprintf(f, "set xlabel ");
+	gp_string(f, p->sweep);
+	fprintf(f, " noenhanced\nplot ");
+	for (size_t s = 0; s < p->ns; s++) {
+		fprintf(f, "%s", s ? ", \\\n     " : "");
+		gp_string(f, base_name(p->dat));
+		fprintf(f, " using 1:%zu:%zu:%zu with yerrorlines title ", 2 + 3 * s, 3 + 3 * s,
+			4 + 3 * s);
+		gp_string(f, json_string_value(json_array_get(p->series, s)));
 	}
+}
+
+/* No sweep: a bar group per configuration, a bar per series, min-max error bars. */
+static void gp_config_bars(FILE *f, const struct exp_plot *p)
+{
+	fprintf(f, "set style data histograms\nset style histogram errorbars gap 2 lw 1\n"
+		   "set style fill solid 0.8 border -1\nset boxwidth 0.9\n"
+		   "set xtics rotate by -35 noenhanced font ',9'\n"
+		   "set bmargin 9\nplot ");
+	for (size_t s = 0; s < p->ns; s++) {
+		fprintf(f, "%s", s ? ", \\\n     " : "");
+		gp_string(f, base_name(p->dat));
+		fprintf(f, " using %zu:%zu:%zu%s title ", 2 + 3 * s, 3 + 3 * s, 4 + 3 * s,
+			s ? "" : ":xtic(1)");
+		gp_string(f, json_string_value(json_array_get(p->series, s)));
+	}
+}
+
+/* The gnuplot script of an experiment's plot. */
+static int write_experiment_gp(const struct exp_plot *p, const char *cmd)
+{
+	const json_t *first = json_array_get(p->mine, 0);
+	char *projected = projection(first);
+	const char *rests_on = projected ? projected
+					 : result_source_description(result_source(first));
+	FILE *f = open_plot_file(p->gp, cmd);
+
+	if (!f) {
+		free(projected);
+		return -1;
+	}
+	char *what = xasprintf("fpulab: %s", p->experiment);
+	gp_begin(f, what, p->gp, p->svg,
+		 p->sweep ? 900 : 300 + (unsigned)(p->nx * (p->ns * 14 + 20)), strlen(rests_on));
+	free(what);
+	gp_experiment_labels(f, p, rests_on, projected != NULL);
+	if (p->sweep)
+		gp_sweep_lines(f, p);
+	else
+		gp_config_bars(f, p);
 	fprintf(f, "\n");
 	fclose(f);
-	if (run_gnuplot(dir, gp, cmd) < 0)
-		goto out;
-	fprintf(stderr, "fpulab %s: plot %s (%zu %s%s, %zu series)\n", cmd, svg, nx,
-		sweep ? sweep : "configuration", sweep ? "" : plural(nx), ns);
-	rc = 1;
-out:
 	free(projected);
-	free(cell);
-	free(base);
-	free(dat);
-	free(gp);
-	free(svg);
-	json_decref(mine);
-	json_decref(xs);
-	json_decref(series);
+	return 0;
+}
+
+static void exp_plot_free(struct exp_plot *p)
+{
+	free(p->cell);
+	free(p->base);
+	free(p->dat);
+	free(p->gp);
+	free(p->svg);
+	json_decref(p->mine);
+	json_decref(p->xs);
+	json_decref(p->series);
+}
+
+/*
+ * The plot of @experiment's rows into @dir: its data file (a line per x
+ * value: a configuration, or the sweep's number; three columns per series:
+ * median, min, max, "NaN" where not measured), its script and the SVG.
+ * Returns 1 (a plot), 0 (no row to plot) or -1 (said on stderr as @cmd's).
+ */
+static int plot_experiment(json_t *rows, const char *experiment, const char *dir, const char *cmd)
+{
+	struct exp_plot p = { .experiment = experiment,
+			      .xs = json_array(),
+			      .series = json_array() };
+	int rc = -1;
+
+	p.mine = experiment_rows(rows, experiment, &p.fig);
+	if (!json_array_size(p.mine)) {
+		exp_plot_free(&p);
+		return 0;
+	}
+	p.sweep = sweep_key(p.mine);
+	collect_axes(&p);
+	fill_cells(&p);
+	plot_paths(&p, dir);
+	if (write_experiment_dat(&p, cmd) == 0 && write_experiment_gp(&p, cmd) == 0 &&
+	    run_gnuplot(dir, p.gp, cmd) == 0) {
+		fprintf(stderr, "fpulab %s: plot %s (%zu %s%s, %zu series)\n", cmd, p.svg, p.nx,
+			p.sweep ? p.sweep : "configuration", p.sweep ? "" : plural(p.nx), p.ns);
+		rc = 1;
+	}
+	exp_plot_free(&p);
 	return rc;
 }
 
@@ -497,100 +575,121 @@ static json_t *workload_labels(json_t *rows, json_t *workloads)
 	return labels;
 }
 
-/*
- * The summary's plot of replay rows (docs/report.md): a bar group per
- * workload, a bar per policy at the geometric mean over the workload's
- * traces of at least REPLAY_MIN_SWITCHES switches of its projected ns per
- * switch (each a median of the trace's runs), the figure the summary's
- * replay section ranks by. A mean of medians has no min-max range.
- */
-static int plot_replay_summary(json_t *rows, const char *dir, const char *cmd)
+/* The summary's replay plot: a bar group per workload, a bar per policy. */
+struct replay_plot {
+	json_t *workloads, *policies, *labels;
+	size_t nw, np;
+	const json_t *first;        /* the first ranked row: the costs it rests on */
+	long long runs_lo, runs_hi; /* the fewest and most runs a row summarises */
+	double *logsum;             /* [workload][policy]: sum of log ns per switch */
+	size_t *n;                  /* [workload][policy]: traces summed */
+	char *dat, *gp, *svg;
+};
+
+/* The workloads, policies and runs of the ranked rows. */
+static void replay_plot_axes(json_t *rows, struct replay_plot *p)
 {
-	json_t *workloads = json_array(), *policies = json_array(), *labels = NULL, *row;
-	const json_t *first = NULL;
-	long long runs_lo = LLONG_MAX, runs_hi = 0;
-	double *logsum = NULL;
-	size_t *n = NULL, i, nw, np;
-	char *dat = NULL, *gp = NULL, *svg = NULL, *projected = NULL;
-	int rc = -1;
+	size_t i;
+	json_t *row;
 
 	json_array_foreach(rows, i, row)
 	{
 		if (!replay_ranked(row))
 			continue;
-		intern(workloads, result_str(row, "workload", ""));
-		intern(policies, result_str(row, "policy", ""));
+		intern(p->workloads, result_str(row, "workload", ""));
+		intern(p->policies, result_str(row, "policy", ""));
 		json_t *r = json_object_get(row, "repeats");
 		long long k = json_is_integer(r) ? json_integer_value(r) : 1;
-		runs_lo = k < runs_lo ? k : runs_lo;
-		runs_hi = k > runs_hi ? k : runs_hi;
-		if (!first)
-			first = row;
+		p->runs_lo = k < p->runs_lo ? k : p->runs_lo;
+		p->runs_hi = k > p->runs_hi ? k : p->runs_hi;
+		if (!p->first)
+			p->first = row;
 	}
-	nw = json_array_size(workloads);
-	np = json_array_size(policies);
-	if (!nw) {
-		rc = 0;
-		goto out;
-	}
-	logsum = calloc(nw * np, sizeof(*logsum));
-	n = calloc(nw * np, sizeof(*n));
-	if (!logsum || !n)
+	p->nw = json_array_size(p->workloads);
+	p->np = json_array_size(p->policies);
+}
+
+/* Per workload and policy, the sum of the logs of its traces' ns per switch. */
+static void replay_plot_logsums(json_t *rows, struct replay_plot *p)
+{
+	size_t i;
+	json_t *row;
+
+	p->logsum = calloc(p->nw * p->np, sizeof(*p->logsum));
+	p->n = calloc(p->nw * p->np, sizeof(*p->n));
+	if (!p->logsum || !p->n)
 		abort();
 	json_array_foreach(rows, i, row)
 	{
 		if (!replay_ranked(row))
 			continue;
-		size_t c = intern(workloads, result_str(row, "workload", "")) * np +
-			   intern(policies, result_str(row, "policy", ""));
-		logsum[c] += log(json_number_value(json_object_get(row, "ns_per_switch")));
-		n[c]++;
+		size_t c = intern(p->workloads, result_str(row, "workload", "")) * p->np +
+			   intern(p->policies, result_str(row, "policy", ""));
+		p->logsum[c] += log(json_number_value(json_object_get(row, "ns_per_switch")));
+		p->n[c]++;
 	}
-	labels = workload_labels(rows, workloads);
-	dat = xasprintf("%s/replay.dat", dir);
-	gp = xasprintf("%s/replay.gp", dir);
-	svg = xasprintf("%s/replay.svg", dir);
-	FILE *f = open_plot_file(dat, cmd);
+}
+
+/* The data file: a line per workload, a geometric mean per policy ("NaN": none). */
+static int write_replay_dat(const struct replay_plot *p, const char *cmd)
+{
+	FILE *f = open_plot_file(p->dat, cmd);
+
 	if (!f)
-		goto out;
+		return -1;
 	fprintf(f,
 		"# replay: projected ns per switch, per policy the geometric mean over the "
 		"workload's traces of at least %d switches\n",
 		REPLAY_MIN_SWITCHES);
-	for (size_t w = 0; w < nw; w++) {
+	for (size_t w = 0; w < p->nw; w++) {
 		fputc('"', f);
-		fputs(json_string_value(json_array_get(labels, w)), f);
+		fputs(json_string_value(json_array_get(p->labels, w)), f);
 		fputc('"', f);
-		for (size_t p = 0; p < np; p++) {
-			if (n[w * np + p])
-				fprintf(f, " %.6g",
-					exp(logsum[w * np + p] / (double)n[w * np + p]));
+		for (size_t k = 0; k < p->np; k++) {
+			size_t c = w * p->np + k;
+			if (p->n[c])
+				fprintf(f, " %.6g", exp(p->logsum[c] / (double)p->n[c]));
 			else
 				fputs(" NaN", f);
 		}
 		fputc('\n', f);
 	}
 	fclose(f);
+	return 0;
+}
 
-	projected = projection(first);
-	f = open_plot_file(gp, cmd);
-	if (!f)
-		goto out;
-	gp_begin(f, "fpulab summary: replay", gp, svg, 300 + (unsigned)(nw * (np * 14 + 20)),
-		 strlen(projected ? projected : ""));
-	gp_string(f, "replay: projected ns per switch by workload and policy");
+/* The title's second line: what a bar is, over how many runs. */
+static void gp_replay_how(FILE *f, const struct replay_plot *p)
+{
 	char runs[64];
-	if (runs_lo == runs_hi)
-		snprintf(runs, sizeof(runs), "%lld run%s", runs_lo,
-			 plural((unsigned long long)runs_lo));
+
+	if (p->runs_lo == p->runs_hi)
+		snprintf(runs, sizeof(runs), "%lld run%s", p->runs_lo,
+			 plural((unsigned long long)p->runs_lo));
 	else
-		snprintf(runs, sizeof(runs), "%lld to %lld runs", runs_lo, runs_hi);
+		snprintf(runs, sizeof(runs), "%lld to %lld runs", p->runs_lo, p->runs_hi);
 	char *how = xasprintf("a bar: the geometric mean over the workload's traces of at least %d "
 			      "switches of each trace's median of %s",
 			      REPLAY_MIN_SWITCHES, runs);
 	fprintf(f, ".\"\\n\".");
 	gp_string(f, how);
 	free(how);
+}
+
+/* The gnuplot script of the replay plot. */
+static int write_replay_gp(const struct replay_plot *p, const char *cmd)
+{
+	char *projected = projection(p->first);
+	FILE *f = open_plot_file(p->gp, cmd);
+
+	if (!f) {
+		free(projected);
+		return -1;
+	}
+	gp_begin(f, "fpulab summary: replay", p->gp, p->svg,
+		 300 + (unsigned)(p->nw * (p->np * 14 + 20)), strlen(projected ? projected : ""));
+	gp_string(f, "replay: projected ns per switch by workload and policy");
+	gp_replay_how(f, p);
 	fprintf(f, ".\"\\n\".");
 	gp_string(f, projected ? projected : "native replay on this CPU");
 	fprintf(f, " noenhanced\nset ylabel \"ns per switch (lower is better)\"");
@@ -598,29 +697,58 @@ static int plot_replay_summary(json_t *rows, const char *dir, const char *cmd)
 	fprintf(f, "set style data histograms\nset style histogram clustered gap 2\n"
 		   "set style fill solid 0.8 border -1\nset boxwidth 0.9\n"
 		   "set xtics rotate by -35 noenhanced font ',9'\nset bmargin 9\nplot ");
-	for (size_t p = 0; p < np; p++) {
-		fprintf(f, "%s", p ? ", \\\n     " : "");
-		gp_string(f, base_name(dat));
-		fprintf(f, " using %zu%s title ", 2 + p, p ? "" : ":xtic(1)");
-		gp_string(f, json_string_value(json_array_get(policies, p)));
+	for (size_t k = 0; k < p->np; k++) {
+		fprintf(f, "%s", k ? ", \\\n     " : "");
+		gp_string(f, base_name(p->dat));
+		fprintf(f, " using %zu%s title ", 2 + k, k ? "" : ":xtic(1)");
+		gp_string(f, json_string_value(json_array_get(p->policies, k)));
 	}
 	fprintf(f, "\n");
 	fclose(f);
-	if (run_gnuplot(dir, gp, cmd) < 0)
+	free(projected);
+	return 0;
+}
+
+/*
+ * The summary's plot of replay rows (docs/report.md): a bar group per
+ * workload, a bar per policy at the geometric mean over the workload's
+ * traces of at least REPLAY_MIN_SWITCHES switches of its projected ns per
+ * switch (each a median of the trace's runs), the figure the summary's
+ * replay section ranks by. A mean of medians has no min-max range.
+ * Returns 1 (a plot), 0 (no ranked row) or -1 (said on stderr as @cmd's).
+ */
+static int plot_replay_summary(json_t *rows, const char *dir, const char *cmd)
+{
+	struct replay_plot p = { .workloads = json_array(),
+				 .policies = json_array(),
+				 .runs_lo = LLONG_MAX };
+	int rc = -1;
+
+	replay_plot_axes(rows, &p);
+	if (!p.nw) {
+		rc = 0;
 		goto out;
-	fprintf(stderr, "fpulab %s: plot %s (%zu workload%s, %zu series)\n", cmd, svg, nw,
-		plural(nw), np);
+	}
+	replay_plot_logsums(rows, &p);
+	p.labels = workload_labels(rows, p.workloads);
+	p.dat = xasprintf("%s/replay.dat", dir);
+	p.gp = xasprintf("%s/replay.gp", dir);
+	p.svg = xasprintf("%s/replay.svg", dir);
+	if (write_replay_dat(&p, cmd) < 0 || write_replay_gp(&p, cmd) < 0 ||
+	    run_gnuplot(dir, p.gp, cmd) < 0)
+		goto out;
+	fprintf(stderr, "fpulab %s: plot %s (%zu workload%s, %zu series)\n", cmd, p.svg, p.nw,
+		plural(p.nw), p.np);
 	rc = 1;
 out:
-	free(projected);
-	free(logsum);
-	free(n);
-	free(dat);
-	free(gp);
-	free(svg);
-	json_decref(labels);
-	json_decref(workloads);
-	json_decref(policies);
+	free(p.logsum);
+	free(p.n);
+	free(p.dat);
+	free(p.gp);
+	free(p.svg);
+	json_decref(p.labels);
+	json_decref(p.workloads);
+	json_decref(p.policies);
 	return rc;
 }
 

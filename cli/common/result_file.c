@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 
 #include "catalog.h"
+#include "clock.h"
 #include "util.h"
 
 json_t *result_file_load_partial(const char *path, char *err, size_t len, char *partial,
@@ -137,13 +138,39 @@ static bool range(const json_t *row, const char *key, const char *lo, const char
 	return ok;
 }
 
+/*
+ * @unit (the figures table's) in the clock of @row: instructions under
+ * -icount. Kept for the program's life (a figure outlives its row), each
+ * distinct text once.
+ */
+static const char *unit_in_clock(const json_t *row, const char *unit)
+{
+	static char made[16][96];
+	static size_t nmade;
+	char buf[96];
+	const char *u = clock_unit(clock_by_key(result_str(row, "clock", NULL)), unit, buf,
+				   sizeof(buf));
+
+	if (u == unit)
+		return unit;
+	for (size_t i = 0; i < nmade; i++)
+		if (!strcmp(made[i], u))
+			return made[i];
+	if (nmade == sizeof(made) / sizeof(made[0]))
+		return unit;
+	snprintf(made[nmade], sizeof(made[nmade]), "%s", u);
+	return made[nmade++];
+}
+
 bool result_figure(const json_t *row, struct result_figure *fig)
 {
 	for (size_t i = 0; i < sizeof(figures) / sizeof(figures[0]); i++) {
 		if (!number(row, figures[i].key, &fig->median))
 			continue;
 		fig->key = figures[i].key;
-		fig->unit = result_str(row, "unit", figures[i].unit);
+		fig->unit = result_str(row, "unit", NULL);
+		if (!fig->unit)
+			fig->unit = unit_in_clock(row, figures[i].unit);
 		fig->better = figures[i].better;
 		size_t len = strlen(figures[i].key);
 		char *base = len > 7 && !strcmp(figures[i].key + len - 7, "_median")
@@ -162,41 +189,24 @@ bool result_figure(const json_t *row, struct result_figure *fig)
 	return false;
 }
 
+/* What calibrate wrote as its source before it named its clock (a result file may still say it). */
+#define CALIBRATE_OLD_SOURCE "native user-mode TSC"
+
 const char *result_source(const json_t *row)
 {
 	const char *s = result_str(row, "source", NULL);
-	const char *clock = result_str(row, "clock", NULL);
+	const struct clock_kind *c = clock_by_key(result_str(row, "clock", NULL));
 
+	if (s && !strcmp(s, CALIBRATE_OLD_SOURCE))
+		return clock_kinds[CLOCK_NATIVE_TSC].source;
 	if (s)
 		return s;
-	if (clock && !strcmp(clock, "emulated-tsc"))
-		return "emulated";
-	if (clock && !strcmp(clock, "hardware-tsc"))
-		return "hardware";
-	if (clock && !strcmp(clock, "icount"))
-		return "icount";
-	return "unknown";
+	return c ? c->source : "unknown";
 }
 
 const char *result_source_description(const char *source)
 {
-	if (!strcmp(source, "emulated"))
-		return "EMULATED TSC ticks under QEMU TCG, not hardware timings";
-	if (!strcmp(source, "icount"))
-		return "guest instruction counts (QEMU -icount), not timings";
-	if (!strcmp(source, "hardware"))
-		return "hardware TSC ticks (lab under KVM)";
-	if (!strcmp(source, "native"))
-		return "native host user-mode timings (real instructions on this CPU)";
-	if (!strcmp(source, "native-emulated-costs"))
-		return "native replay timings plus per-event costs the lab measured under QEMU "
-		       "TCG (emulated)";
-	if (!strcmp(source, "native-hardware-costs"))
-		return "native replay timings plus per-event costs the lab measured under KVM "
-		       "(hardware)";
-	if (!strcmp(source, "host-linux"))
-		return "this host's Linux, hardware timings";
-	return "figures of unknown source";
+	return clock_source_description(source);
 }
 
 /* Keys that describe the machine, the build or the measurement, never the

@@ -48,14 +48,14 @@ struct result_figure {
 bool result_figure(const json_t *row, struct result_figure *fig);
 
 /*
- * result_source - where the row's figures come from: "emulated" (TSC under
- * QEMU TCG), "icount" (guest instructions), "hardware" (TSC under KVM),
- * "native" (host user mode: calibrate, replay), "host-linux" (`fpulab host`),
- * or "unknown".
+ * result_source - where the row's figures come from: its "source", or the
+ * source of its "clock" (clock.h: "emulated" TSC under QEMU TCG, "icount"
+ * guest instructions, "hardware" TSC under KVM, "native" host user mode,
+ * "host-linux" for `fpulab host`), or "unknown".
  */
 const char *result_source(const json_t *row);
 
-/* result_source_description - a phrase for the source, for titles and headers. */
+/* result_source_description - a phrase for the source, for titles and headers (clock.h). */
 const char *result_source_description(const char *source);
 
 /*

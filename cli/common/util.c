@@ -9,16 +9,32 @@
 #include <stdlib.h>
 #include <string.h>
 
+int vusage_error(const char *cmd, const char *fmt, va_list ap)
+{
+	fprintf(stderr, "fpulab %s: ", cmd);
+	vfprintf(stderr, fmt, ap);
+	fprintf(stderr, "\ntry 'fpulab help %s'\n", cmd);
+	return 2;
+}
+
 int usage_error(const char *cmd, const char *fmt, ...)
 {
 	va_list ap;
 
 	va_start(ap, fmt);
-	fprintf(stderr, "fpulab %s: ", cmd);
-	vfprintf(stderr, fmt, ap);
-	fprintf(stderr, "\ntry 'fpulab help %s'\n", cmd);
+	vusage_error(cmd, fmt, ap);
 	va_end(ap);
 	return 2;
+}
+
+int fail_why(char *buf, size_t len, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, len, fmt, ap);
+	va_end(ap);
+	return -1;
 }
 
 int parse_u64_arg(const char *cmd, const char *opt, const char *text, uint64_t min, uint64_t max,

@@ -3,6 +3,7 @@
 #ifndef FPULAB_CLI_COMMON_UTIL_H
 #define FPULAB_CLI_COMMON_UTIL_H
 
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -13,6 +14,17 @@
  * write `return usage_error(...)`.
  */
 int usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* vusage_error - usage_error with a va_list, for a command's own wrapper. Returns 2. */
+int vusage_error(const char *cmd, const char *fmt, va_list ap)
+	__attribute__((format(printf, 2, 0)));
+
+/*
+ * fail_why - the reason, formatted as printf does, into @buf (@len bytes);
+ * returns -1, so that a check that says why it failed can write
+ * `return fail_why(why, len, "not an ELF file")`.
+ */
+int fail_why(char *buf, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
 /*
  * parse_u64_arg - @text as a decimal integer in [@min, @max] for option

@@ -22,6 +22,7 @@
 
 #include "calibrate.h"
 #include "cli.h"
+#include "common/clock.h"
 #include "common/output.h"
 #include "common/stats.h"
 #include "common/tsc.h"
@@ -297,8 +298,8 @@ static void usage(FILE *f)
 		REPEAT_DEFAULT, REPEAT_MAX, BATCH);
 }
 
-static int parse_args(int argc, char **argv, enum output_format *fmt, const char **output,
-		      unsigned long *repeat, enum fpu_save_insn *insn)
+static int parse_args(int argc, char **argv, struct output_opts *out, unsigned long *repeat,
+		      enum fpu_save_insn *insn)
 {
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i], *v = NULL;
@@ -318,21 +319,9 @@ static int parse_args(int argc, char **argv, enum output_format *fmt, const char
 			  !strcmp(a, "--insn") || !strcmp(a, "--output")) &&
 			 i + 1 < argc)
 			v = argv[++i];
-		if (!strcmp(a, "--format") && v) {
-			if (!strcmp(v, "table"))
-				*fmt = OUTPUT_TABLE;
-			else if (!strcmp(v, "json"))
-				*fmt = OUTPUT_JSON;
-			else if (!strcmp(v, "csv"))
-				*fmt = OUTPUT_CSV;
-			else {
-				fprintf(stderr,
-					"fpulab calibrate: --format: '%s' is not table, json or csv\n",
-					v);
+		if ((!strcmp(a, "--format") || !strcmp(a, "--output")) && v) {
+			if (output_opt(out, "calibrate", a + 2, v))
 				return 2;
-			}
-		} else if (!strcmp(a, "--output") && v && *v) {
-			*output = v;
 		} else if (!strcmp(a, "--repeat") && v) {
 			char *end;
 			errno = 0;
@@ -405,7 +394,8 @@ static json_t *figure_row(const struct figure *f, double tpn, unsigned long repe
 	json_object_set_new(o, "xinuse", json_string(xinuse));
 	json_object_set_new(o, "state_verified", json_boolean(f->state_ok));
 	json_object_set_new(o, "vs_raw_pair", ratio > 0 ? rounded(ratio, 1000) : json_null());
-	json_object_set_new(o, "source", json_string("native user-mode TSC"));
+	json_object_set_new(o, "clock", json_string(clock_kinds[CLOCK_NATIVE_TSC].key));
+	json_object_set_new(o, "source", json_string(clock_kinds[CLOCK_NATIVE_TSC].source));
 	json_object_set_new(o, "tsc_mhz", rounded(tpn * 1000.0, 1000));
 	json_object_set_new(o, "repeat", json_integer((json_int_t)repeat));
 	json_object_set_new(o, "batch", json_integer(BATCH));
@@ -711,17 +701,16 @@ int calibrate_switch_floor(unsigned long repeat, struct calibrate_floor *out)
 int cmd_calibrate(int argc, char **argv)
 {
 	enum fpu_save_insn insn = FPU_INSN_AUTO;
-	enum output_format fmt = OUTPUT_TABLE;
-	const char *path = NULL;
+	struct output_opts oo = { .format = OUTPUT_TABLE };
 	unsigned long repeat = REPEAT_DEFAULT;
 	struct output out;
 	struct calib c;
 	int rc;
 
-	rc = parse_args(argc, argv, &fmt, &path, &repeat, &insn);
+	rc = parse_args(argc, argv, &oo, &repeat, &insn);
 	if (rc >= 0)
 		return rc;
-	if (output_open(&out, fmt, path, "calibrate") < 0) {
+	if (output_open(&out, oo.format, oo.path, "calibrate") < 0) {
 		fprintf(stderr, "fpulab calibrate: %s\n", out.error);
 		output_close(&out);
 		return 2;

@@ -12,6 +12,7 @@
 #include <sys/utsname.h>
 
 #include "common/catalog.h"
+#include "common/clock.h"
 #include "cli.h"
 #include "host_cpu.h"
 #include "common/util.h"
@@ -77,23 +78,21 @@ int cmd_host(int argc, char **argv)
 	return usage_error("host", "unknown subcommand '%s' (%s)", sub, names);
 }
 
-int host_common_opt(struct host_common *h, int c, const char *arg)
+/*
+ * Common option @c (a getopt_long value) with argument @arg into @h.
+ * Returns 0, 2 after a usage error, or -1 when @c is not a common option.
+ */
+static int host_common_opt(struct host_common *h, int c, const char *arg)
 {
 	char cmd[64];
 	uint64_t v;
-	int i;
 
 	snprintf(cmd, sizeof(cmd), "host %s", h->sub);
 	switch (c) {
 	case HOST_OPT_FORMAT:
-		i = parse_choice(cmd, "format", arg, output_format_names);
-		if (i < 0)
-			return 2;
-		h->format = (enum output_format)i;
-		return 0;
+		return output_opt(&h->out, cmd, "format", arg);
 	case HOST_OPT_OUTPUT:
-		h->output = arg;
-		return 0;
+		return output_opt(&h->out, cmd, "output", arg);
 	case HOST_OPT_PLOT:
 		h->plot = arg;
 		return 0;
@@ -117,12 +116,36 @@ int host_common_opt(struct host_common *h, int c, const char *arg)
 	}
 }
 
-int host_bad_opt(const struct host_common *h, char **argv)
+int host_parse(struct host_common *h, int argc, char **argv, const struct option *longopts,
+	       host_opt_fn *own, void *ctx, void (*usage)(FILE *f))
 {
 	char cmd[64];
+	int c;
 
 	snprintf(cmd, sizeof(cmd), "host %s", h->sub);
-	return usage_error(cmd, "unknown or incomplete option '%s'", argv[optind - 1]);
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "+h", longopts, NULL)) != -1) {
+		if (c == 'h') {
+			usage(stdout);
+			return 0;
+		}
+		if (c == '?' || c == ':')
+			return usage_error(cmd, "unknown or incomplete option '%s'",
+					   argv[optind - 1]);
+		int rc = host_common_opt(h, c, optarg);
+		if (rc < 0)
+			rc = own ? own(ctx, c, optarg) : usage_error(cmd, "unknown option");
+		else if (!rc && c == HOST_OPT_SECONDS && h->no_seconds)
+			rc = usage_error(cmd, "--seconds: %s", h->no_seconds);
+		else if (!rc && c == HOST_OPT_PLOT && h->no_plot)
+			rc = usage_error(cmd, "--plot: %s", h->no_plot);
+		if (rc)
+			return rc;
+	}
+	if (optind < argc)
+		return usage_error(cmd, "unexpected argument '%s'", argv[optind]);
+	return -1;
 }
 
 int host_output_open(struct output *o, const struct host_common *h, const char *cmd, int argc,
@@ -130,7 +153,8 @@ int host_output_open(struct output *o, const struct host_common *h, const char *
 {
 	char cs[64];
 
-	if (output_open(o, h->format, h->output, cmd) || (h->plot && output_plot(o, h->plot) < 0)) {
+	if (output_open(o, h->out.format, h->out.path, cmd) ||
+	    (h->plot && output_plot(o, h->plot) < 0)) {
 		fprintf(stderr, "fpulab %s: %s\n", cmd, o->error);
 		output_close(o);
 		return 1;
@@ -139,7 +163,7 @@ int host_output_open(struct output *o, const struct host_common *h, const char *
 	output_provenance(o, "clocksource", json_string(host_clocksource(cs, sizeof(cs))));
 	/* what compare, report and plot read: whose figures, from which benchmark */
 	output_provenance(o, "experiment", json_sprintf("host %s", h->sub));
-	output_provenance(o, "source", json_string("host-linux"));
+	output_provenance(o, "source", json_string(clock_kinds[CLOCK_HOST_MONOTONIC].source));
 	return 0;
 }
 

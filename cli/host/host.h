@@ -11,12 +11,13 @@
 
 /* Options every host subcommand takes. */
 struct host_common {
-	const char *sub; /* the subcommand's name, from host.c's table */
-	enum output_format format;
-	const char *output; /* NULL: stdout */
+	const char *sub;        /* the subcommand's name, from host.c's table */
+	struct output_opts out; /* --format, --output */
 	unsigned int repeat;
 	double seconds;
-	const char *plot; /* --plot DIR; NULL: none */
+	const char *plot;       /* --plot DIR; NULL: none */
+	const char *no_seconds; /* why --seconds is refused, or NULL: it is taken */
+	const char *no_plot;    /* why --plot is refused, or NULL: it is taken */
 };
 
 /* The getopt_long values of the common options. */
@@ -32,14 +33,20 @@ enum { HOST_OPT_FORMAT = 1000, HOST_OPT_OUTPUT, HOST_OPT_REPEAT, HOST_OPT_SECOND
 	}
 
 /*
- * host_common_opt - take common option @c (a getopt_long value) with
- * argument @arg into @h. Returns 0, 2 after a usage error, or -1 when @c is
- * not a common option.
+ * A subcommand's own option @c (a getopt_long value) with argument @arg,
+ * into @ctx. Returns 0, or the exit status (2 after a usage error).
  */
-int host_common_opt(struct host_common *h, int c, const char *arg);
+typedef int host_opt_fn(void *ctx, int c, const char *arg);
 
-/* host_bad_opt - the usage error for getopt_long's '?' at argv[optind - 1]. */
-int host_bad_opt(const struct host_common *h, char **argv);
+/*
+ * host_parse - the option loop of every host subcommand: getopt_long over
+ * @argv with @longopts (the subcommand's, then HOST_COMMON_LONGOPTS); the
+ * common options into @h, --help prints @usage on stdout, the others go to
+ * @own with @ctx (NULL: the subcommand has none). No operand is taken. Returns -1 to go on, or the exit
+ * status: 0 after --help, 2 after a usage error.
+ */
+int host_parse(struct host_common *h, int argc, char **argv, const struct option *longopts,
+	       host_opt_fn *own, void *ctx, void (*usage)(FILE *f));
 
 /* host_output_open - open @o as @h asks, with the host's provenance. 0, or 1 after a message. */
 int host_output_open(struct output *o, const struct host_common *h, const char *cmd, int argc,

@@ -424,7 +424,33 @@ static void component_offsets(void)
 	}
 }
 
-int host_check(int argc, char **argv)
+/* What check's own options chose; the common ones are in @h. */
+struct check_opts {
+	struct host_common h;
+	uint64_t nthreads, nspin;
+	const char *regset; /* NULL: the widest offered */
+};
+
+/* One of check's own options (host_opt_fn). */
+static int check_opt(void *ctx, int c, const char *arg)
+{
+	struct check_opts *o = ctx;
+
+	switch (c) {
+	case 't':
+		return parse_u64_arg(CMD, "threads", arg, 1, MAX_THREADS, &o->nthreads);
+	case 's':
+		return parse_u64_arg(CMD, "spinners", arg, 0, MAX_THREADS, &o->nspin);
+	case 'r':
+		o->regset = arg;
+		return 0;
+	default:
+		return usage_error(CMD, "unknown option");
+	}
+}
+
+/* Parse @argv into @o. Returns -1 to go on, or the exit status (0 after --help). */
+static int check_parse(int argc, char **argv, struct check_opts *o)
 {
 	static const struct option longopts[] = {
 		{ "threads", required_argument, NULL, 't' },
@@ -433,84 +459,51 @@ int host_check(int argc, char **argv)
 		HOST_COMMON_LONGOPTS,
 		{ NULL, 0, NULL, 0 },
 	};
-	struct host_common h = { .sub = "check", .repeat = 1, .seconds = 60 };
-	struct host_cpu cpu;
-	struct output out;
-	struct driver d = { 0 };
-	struct chk_thread *t;
-	pthread_t *sp, dr;
-	uint64_t nthreads, nspin, start, ns;
-	const char *regset = NULL;
-	struct sigaction sa = { .sa_sigaction = handler, .sa_flags = SA_SIGINFO | SA_RESTART };
-	int c, rc = 0;
-	json_t *row;
-	uint64_t sum[16] = { 0 };
-	char buf[32];
+	int rc = host_parse(&o->h, argc, argv, longopts, check_opt, o, usage);
 
-	d.ncpus = host_allowed_cpus(d.cpus, HOST_MAX_CPUS);
-	nthreads = 2 * (uint64_t)(d.ncpus > 0 ? d.ncpus : 1);
-	nspin = (uint64_t)(d.ncpus > 0 ? d.ncpus : 1);
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+h", longopts, NULL)) != -1) {
-		int r = host_common_opt(&h, c, optarg);
-		if (r >= 0) {
-			if (r)
-				return r;
-			continue;
-		}
-		switch (c) {
-		case 'h':
-			usage(stdout);
-			return 0;
-		case 't':
-			if (parse_u64_arg(CMD, "threads", optarg, 1, MAX_THREADS, &nthreads))
-				return 2;
-			break;
-		case 's':
-			if (parse_u64_arg(CMD, "spinners", optarg, 0, MAX_THREADS, &nspin))
-				return 2;
-			break;
-		case 'r':
-			regset = optarg;
-			break;
-		default:
-			return host_bad_opt(&h, argv);
-		}
-	}
-	if (optind < argc)
-		return usage_error(CMD, "unexpected argument '%s'", argv[optind]);
-	if (h.repeat != 1)
+	if (rc < 0 && o->h.repeat != 1)
 		return usage_error(CMD, "--repeat: check is one run; use --seconds");
-	host_cpu_probe(&cpu);
+	return rc;
+}
+
+/* g.set: @name, or the widest set @cpu offers. Returns -1 to go on, else the exit status. */
+static int choose_regset(const struct host_cpu *cpu, const char *name)
+{
 	g.set = HOST_REGSET_NONE;
-	if (regset) {
-		int s = parse_choice(CMD, "regset", regset, host_regset_names);
-		if (s < 0)
-			return 2;
-		if (s == HOST_REGSET_NONE)
-			return usage_error(CMD, "--regset: none checks nothing");
-		if (!cpu.regset_ok[s]) {
-			fprintf(stderr, "fpulab " CMD ": --regset %s: %s\n", regset,
-				cpu.why_not[s]);
-			return 1;
-		}
-		g.set = (enum host_regset)s;
-	} else {
+	if (!name) {
 		for (int s = HOST_REGSET_AVX512; s > HOST_REGSET_NONE && !g.set; s--)
-			if (cpu.regset_ok[s])
+			if (cpu->regset_ok[s])
 				g.set = (enum host_regset)s;
+		return -1;
 	}
-	g.xgetbv1 = cpu.xgetbv1;
+	int s = parse_choice(CMD, "regset", name, host_regset_names);
+	if (s < 0)
+		return 2;
+	if (s == HOST_REGSET_NONE)
+		return usage_error(CMD, "--regset: none checks nothing");
+	if (!cpu->regset_ok[s]) {
+		fprintf(stderr, "fpulab " CMD ": --regset %s: %s\n", name, cpu->why_not[s]);
+		return 1;
+	}
+	g.set = (enum host_regset)s;
+	return -1;
+}
+
+/* The frame layout and the alternate stacks' size, from CPUID and AT_MINSIGSTKSZ. */
+static void frame_geometry(const struct host_cpu *cpu)
+{
+	g.xgetbv1 = cpu->xgetbv1;
 	component_offsets();
 	g.minsig = getauxval(AT_MINSIGSTKSZ);
 	if (!g.minsig)
 		g.minsig = MINSIGSTKSZ;
 	g.alt_size = (g.minsig + HANDLER_STACK + 4095) & ~(size_t)4095;
+}
 
-	if (host_output_open(&out, &h, CMD, argc + 2, argv - 2))
-		return 1;
-	output_columns(&out, check_columns, sizeof(check_columns) / sizeof(check_columns[0]));
+/* The handler for every signal the driver sends; the alternate-stack ones with SA_ONSTACK. */
+static void install_handlers(void)
+{
+	struct sigaction sa = { .sa_sigaction = handler, .sa_flags = SA_SIGINFO | SA_RESTART };
 
 	sigfillset(&sa.sa_mask); /* no handler interrupts another: each edits its own frame */
 	sigaction(SIG_PLAIN, &sa, NULL);
@@ -519,19 +512,14 @@ int host_check(int argc, char **argv)
 	sigaction(SIG_PLAIN_ALT, &sa, NULL);
 	sigaction(SIG_EDIT_ALT, &sa, NULL);
 	sigaction(SIG_CONTROL, &sa, NULL);
+}
 
-	t = calloc(nthreads, sizeof(*t));
-	sp = calloc(nspin + 1, sizeof(*sp));
-	if (!t || !sp) {
-		fprintf(stderr, "fpulab " CMD ": out of memory\n");
-		return 1;
-	}
-	d.t = t;
-	d.nthreads = (unsigned int)nthreads;
-	start = host_now_ns();
-	for (unsigned int i = 0; i < nthreads; i++) {
-		t[i].idx = (int)i;
-		if (pthread_create(&t[i].pt, NULL, worker, &t[i])) {
+/* Workers, spinners and the signal driver, all of them or exit(1). */
+static void start_threads(struct driver *d, pthread_t *sp, unsigned int nspin, pthread_t *dr)
+{
+	for (unsigned int i = 0; i < d->nthreads; i++) {
+		d->t[i].idx = (int)i;
+		if (pthread_create(&d->t[i].pt, NULL, worker, &d->t[i])) {
 			fprintf(stderr, "fpulab " CMD ": cannot create thread %u\n", i);
 			exit(1);
 		}
@@ -541,70 +529,106 @@ int host_check(int argc, char **argv)
 			fprintf(stderr, "fpulab " CMD ": cannot create spinner %u\n", i);
 			exit(1);
 		}
-	if (pthread_create(&dr, NULL, driver, &d)) {
+	if (pthread_create(dr, NULL, driver, d)) {
 		fprintf(stderr, "fpulab " CMD ": cannot create the signal thread\n");
 		exit(1);
 	}
-	{
-		uint64_t end = start + (uint64_t)(h.seconds * 1e9);
-		for (uint64_t now; (now = host_now_ns()) < end;) {
-			uint64_t left = end - now;
-			struct timespec ts = { (time_t)(left / 1000000000u),
-					       (long)(left % 1000000000u) };
-			nanosleep(&ts, NULL);
-		}
+}
+
+/* Sleep until CLOCK_MONOTONIC reaches @end (ns), whatever interrupts the sleep. */
+static void sleep_until(uint64_t end)
+{
+	for (uint64_t now; (now = host_now_ns()) < end;) {
+		uint64_t left = end - now;
+		struct timespec ts = { (time_t)(left / 1000000000u), (long)(left % 1000000000u) };
+		nanosleep(&ts, NULL);
 	}
+}
+
+/* The driver first (no signal after), then the workers and spinners. */
+static void stop_threads(struct driver *d, pthread_t *sp, unsigned int nspin, pthread_t dr)
+{
 	g.stop_driver = 1;
 	pthread_join(dr, NULL);
 	g.stop_workers = 1;
-	for (unsigned int i = 0; i < nthreads; i++)
-		pthread_join(t[i].pt, NULL);
+	for (unsigned int i = 0; i < d->nthreads; i++)
+		pthread_join(d->t[i].pt, NULL);
 	for (unsigned int i = 0; i < nspin; i++)
 		pthread_join(sp[i], NULL);
-	ns = host_now_ns() - start;
+}
 
-	for (unsigned int i = 0; i < nthreads; i++) {
-		const struct chk_thread *x = &t[i];
-		uint64_t v[] = { x->checks,       x->handler_checks,  x->signals,
-				 x->on_altstack,  x->fresh_frames,    x->edits,
-				 x->controls_run, x->controls_caught, x->migrations,
-				 x->altstacks,    x->errors,          x->xinuse_missing };
-		for (unsigned int k = 0; k < sizeof(v) / sizeof(v[0]); k++)
-			sum[k] += v[k];
+/* The workers' counters, summed over the threads. */
+struct check_totals {
+	uint64_t checks, handler_checks, signals, on_altstack, fresh_frames, edits;
+	uint64_t controls_run, controls_caught, migrations, altstacks, errors, xinuse_missing;
+};
+
+static struct check_totals check_sum(const struct chk_thread *t, unsigned int n)
+{
+	struct check_totals s = { 0 };
+
+	for (unsigned int i = 0; i < n; i++) {
+		s.checks += t[i].checks;
+		s.handler_checks += t[i].handler_checks;
+		s.signals += t[i].signals;
+		s.on_altstack += t[i].on_altstack;
+		s.fresh_frames += t[i].fresh_frames;
+		s.edits += t[i].edits;
+		s.controls_run += t[i].controls_run;
+		s.controls_caught += t[i].controls_caught;
+		s.migrations += t[i].migrations;
+		s.altstacks += t[i].altstacks;
+		s.errors += t[i].errors;
+		s.xinuse_missing += t[i].xinuse_missing;
 	}
-	host_comment_machine(&out);
-	output_comment(&out,
-		       "one run of %.1f s; counts are totals of that run; %u worker threads, "
-		       "%u spinners, alternate stacks of %zu bytes (AT_MINSIGSTKSZ %lu + %d)",
-		       ns / 1e9, (unsigned int)nthreads, (unsigned int)nspin, g.alt_size, g.minsig,
-		       HANDLER_STACK);
-	row = json_object();
+	return s;
+}
+
+static void set_count(json_t *row, const char *key, uint64_t v)
+{
+	json_object_set_new(row, key, json_integer((json_int_t)v));
+}
+
+/* The run's one row: its settings, the totals @s, the driver's counts; @ns of run time. */
+static json_t *check_row(const struct check_opts *o, const struct check_totals *s,
+			 const struct driver *d, uint64_t ns)
+{
+	json_t *row = json_object();
+	char buf[32];
+
 	json_object_set_new(row, "seconds", json_real(ns / 1e9));
 	json_object_set_new(row, "regset", json_string(host_regset_names[g.set]));
-	json_object_set_new(row, "threads", json_integer((json_int_t)nthreads));
-	json_object_set_new(row, "spinners", json_integer((json_int_t)nspin));
+	set_count(row, "threads", o->nthreads);
+	set_count(row, "spinners", o->nspin);
 	json_object_set_new(row, "runs", json_integer(1));
-	json_object_set_new(row, "checks", json_integer((json_int_t)sum[0]));
-	json_object_set_new(row, "checks_per_s", json_real(sum[0] / (ns / 1e9)));
-	json_object_set_new(row, "handler_checks", json_integer((json_int_t)sum[1]));
-	json_object_set_new(row, "signals_sent", json_integer((json_int_t)d.sent));
-	json_object_set_new(row, "signals_handled", json_integer((json_int_t)sum[2]));
-	json_object_set_new(row, "signals_on_altstack", json_integer((json_int_t)sum[3]));
-	json_object_set_new(row, "fresh_altstack_frames", json_integer((json_int_t)sum[4]));
-	json_object_set_new(row, "altstacks_mapped", json_integer((json_int_t)sum[9]));
-	json_object_set_new(row, "frames_edited", json_integer((json_int_t)sum[5]));
-	json_object_set_new(row, "controls_run", json_integer((json_int_t)sum[6]));
-	json_object_set_new(row, "controls_caught", json_integer((json_int_t)sum[7]));
-	json_object_set_new(row, "migrations", json_integer((json_int_t)sum[8]));
-	json_object_set_new(row, "affinity_changes", json_integer((json_int_t)d.affinity_changes));
-	snprintf(buf, sizeof(buf), "0x%" PRIx64, t[0].xinuse);
+	set_count(row, "checks", s->checks);
+	json_object_set_new(row, "checks_per_s", json_real(s->checks / (ns / 1e9)));
+	set_count(row, "handler_checks", s->handler_checks);
+	set_count(row, "signals_sent", d->sent);
+	set_count(row, "signals_handled", s->signals);
+	set_count(row, "signals_on_altstack", s->on_altstack);
+	set_count(row, "fresh_altstack_frames", s->fresh_frames);
+	set_count(row, "altstacks_mapped", s->altstacks);
+	set_count(row, "frames_edited", s->edits);
+	set_count(row, "controls_run", s->controls_run);
+	set_count(row, "controls_caught", s->controls_caught);
+	set_count(row, "migrations", s->migrations);
+	set_count(row, "affinity_changes", d->affinity_changes);
+	snprintf(buf, sizeof(buf), "0x%" PRIx64, d->t[0].xinuse);
 	json_object_set_new(row, "xinuse", g.xgetbv1 ? json_string(buf) : json_null());
-	json_object_set_new(row, "xinuse_missing", json_integer((json_int_t)sum[11]));
-	json_object_set_new(row, "errors", json_integer((json_int_t)sum[10]));
-	json_object_set_new(row, "at_minsigstksz_bytes", json_integer((json_int_t)g.minsig));
-	json_object_set_new(row, "altstack_bytes", json_integer((json_int_t)g.alt_size));
-	output_row(&out, row);
-	for (unsigned int i = 0; i < nthreads; i++)
+	set_count(row, "xinuse_missing", s->xinuse_missing);
+	set_count(row, "errors", s->errors);
+	set_count(row, "at_minsigstksz_bytes", g.minsig);
+	set_count(row, "altstack_bytes", g.alt_size);
+	return row;
+}
+
+/* Each thread's first errors on stderr, then the verdict: 0, or 1 when anything failed. */
+static int check_verdict(const struct chk_thread *t, unsigned int n, const struct check_totals *s)
+{
+	int rc = 0;
+
+	for (unsigned int i = 0; i < n; i++)
 		for (unsigned int k = 0; k < t[i].nfirst; k++) {
 			const struct chk_error *e = &t[i].first[k];
 			fprintf(stderr,
@@ -614,26 +638,85 @@ int host_check(int argc, char **argv)
 				e->thread, e->where, e->m.reg[0] ? e->m.reg : "-", e->m.lane,
 				e->m.expected, e->m.found, e->m.nregs);
 		}
-	if (sum[10] || sum[11]) {
+	if (s->errors || s->xinuse_missing) {
 		fprintf(stderr,
 			"fpulab " CMD ": %" PRIu64 " errors, %" PRIu64
 			" passes with a component not in use\n",
-			sum[10], sum[11]);
+			s->errors, s->xinuse_missing);
 		rc = 1;
 	}
-	if (sum[6] == 0 || sum[7] != sum[6]) {
+	if (s->controls_run == 0 || s->controls_caught != s->controls_run) {
 		fprintf(stderr,
 			"fpulab " CMD ": positive control: %" PRIu64 " run, %" PRIu64
 			" caught; the check is not shown to work\n",
-			sum[6], sum[7]);
+			s->controls_run, s->controls_caught);
 		rc = 1;
 	}
+	return rc;
+}
+
+/* Run the threads for --seconds; returns the ns they ran. */
+static uint64_t check_run(const struct check_opts *o, struct driver *d, pthread_t *sp)
+{
+	uint64_t start = host_now_ns();
+	pthread_t dr;
+
+	start_threads(d, sp, (unsigned int)o->nspin, &dr);
+	sleep_until(start + (uint64_t)(o->h.seconds * 1e9));
+	stop_threads(d, sp, (unsigned int)o->nspin, dr);
+	return host_now_ns() - start;
+}
+
+int host_check(int argc, char **argv)
+{
+	struct check_opts o = { .h = { .sub = "check", .repeat = 1, .seconds = 60 } };
+	struct host_cpu cpu;
+	struct output out;
+	struct driver d = { 0 };
+	struct check_totals sum;
+	pthread_t *sp;
+	uint64_t ns;
+	int rc;
+
+	d.ncpus = host_allowed_cpus(d.cpus, HOST_MAX_CPUS);
+	o.nthreads = 2 * (uint64_t)(d.ncpus > 0 ? d.ncpus : 1);
+	o.nspin = (uint64_t)(d.ncpus > 0 ? d.ncpus : 1);
+	if ((rc = check_parse(argc, argv, &o)) >= 0)
+		return rc;
+	host_cpu_probe(&cpu);
+	if ((rc = choose_regset(&cpu, o.regset)) >= 0)
+		return rc;
+	frame_geometry(&cpu);
+	if (host_output_open(&out, &o.h, CMD, argc + 2, argv - 2))
+		return 1;
+	output_columns(&out, check_columns, sizeof(check_columns) / sizeof(check_columns[0]));
+	install_handlers();
+	d.t = calloc(o.nthreads, sizeof(*d.t));
+	sp = calloc(o.nspin + 1, sizeof(*sp));
+	if (!d.t || !sp) {
+		fprintf(stderr, "fpulab " CMD ": out of memory\n");
+		free(d.t);
+		free(sp);
+		output_close(&out);
+		return 1;
+	}
+	d.nthreads = (unsigned int)o.nthreads;
+	ns = check_run(&o, &d, sp);
+	sum = check_sum(d.t, d.nthreads);
+	host_comment_machine(&out);
+	output_comment(&out,
+		       "one run of %.1f s; counts are totals of that run; %u worker threads, "
+		       "%u spinners, alternate stacks of %zu bytes (AT_MINSIGSTKSZ %lu + %d)",
+		       ns / 1e9, (unsigned int)o.nthreads, (unsigned int)o.nspin, g.alt_size,
+		       g.minsig, HANDLER_STACK);
+	output_row(&out, check_row(&o, &sum, &d, ns));
+	rc = check_verdict(d.t, d.nthreads, &sum);
 	if (output_close(&out))
 		rc = 1;
-	for (unsigned int i = 0; i < nthreads; i++)
-		if (t[i].alt)
-			munmap(t[i].alt, t[i].alt_size);
-	free(t);
+	for (unsigned int i = 0; i < d.nthreads; i++)
+		if (d.t[i].alt)
+			munmap(d.t[i].alt, d.t[i].alt_size);
+	free(d.t);
 	free(sp);
 	return rc;
 }

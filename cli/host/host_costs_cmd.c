@@ -106,30 +106,15 @@ int host_costs(int argc, char **argv)
 		HOST_COMMON_LONGOPTS,
 		{ NULL, 0, NULL, 0 },
 	};
-	struct host_common h = { .sub = "costs", .repeat = HOST_COSTS_REPEAT_DEFAULT };
-	int c;
+	struct host_common h = {
+		.sub = "costs",
+		.repeat = HOST_COSTS_REPEAT_DEFAULT,
+		.no_seconds = "costs runs a fixed number of operations",
+		.no_plot = "costs has no plot (replay --sweep plots them)",
+	};
+	int rc = host_parse(&h, argc, argv, longopts, NULL, NULL, usage);
 
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+h", longopts, NULL)) != -1) {
-		int r = host_common_opt(&h, c, optarg);
-		if (r > 0)
-			return r;
-		if (r == 0 && c == HOST_OPT_SECONDS)
-			return usage_error(CMD,
-					   "--seconds: costs runs a fixed number of operations");
-		if (r == 0 && c == HOST_OPT_PLOT)
-			return usage_error(CMD,
-					   "--plot: costs has no plot (replay --sweep plots them)");
-		if (r == 0)
-			continue;
-		if (c == 'h') {
-			usage(stdout);
-			return 0;
-		}
-		return host_bad_opt(&h, argv);
-	}
-	if (optind < argc)
-		return usage_error(CMD, "unexpected argument '%s'", argv[optind]);
+	if (rc >= 0)
+		return rc;
 	return run_costs(&h, argc, argv);
 }

@@ -8,33 +8,11 @@
 #include <string.h>
 #include <time.h>
 
+#include <fpu/xstate.h>
+
+#include "common/cpu_model.h"
+
 const char *const host_regset_names[] = { "none", "x87", "sse", "avx", "avx512", NULL };
-
-static uint64_t xgetbv(uint32_t index)
-{
-	uint32_t lo, hi;
-	__asm__ volatile("xgetbv" : "=a"(lo), "=d"(hi) : "c"(index));
-	return ((uint64_t)hi << 32) | lo;
-}
-
-static void cpu_model(char *buf, size_t len)
-{
-	uint32_t r[12];
-
-	snprintf(buf, len, "unknown");
-	if ((unsigned int)__get_cpuid_max(0x80000000, NULL) < 0x80000004)
-		return;
-	for (unsigned int i = 0; i < 3; i++)
-		__cpuid(0x80000002 + i, r[4 * i], r[4 * i + 1], r[4 * i + 2], r[4 * i + 3]);
-	memcpy(buf, r, len < sizeof(r) ? len : sizeof(r));
-	buf[len < sizeof(r) ? len - 1 : sizeof(r) - 1] = '\0';
-	if (len > sizeof(r))
-		buf[sizeof(r)] = '\0';
-	while (*buf == ' ')
-		memmove(buf, buf + 1, strlen(buf));
-	for (size_t n = strlen(buf); n && buf[n - 1] == ' '; n--)
-		buf[n - 1] = '\0';
-}
 
 void host_cpu_probe(struct host_cpu *c)
 {
@@ -53,7 +31,7 @@ void host_cpu_probe(struct host_cpu *c)
 		avx512bw = b7 & bit_AVX512BW;
 	}
 	if (osxsave) {
-		c->xcr0 = xgetbv(0);
+		c->xcr0 = xstate_xgetbv(0);
 		__cpuid_count(0xd, 1, a, b, cx, d);
 		c->xgetbv1 = a & (1u << 2); /* CPUID.(0DH,1):EAX[2] */
 	} else {

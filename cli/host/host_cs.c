@@ -25,6 +25,7 @@
 
 #include "calibrate.h"
 #include "common/catalog.h"
+#include "common/clock.h"
 #include "host.h"
 #include "host_cpu.h"
 #include "common/stats.h"
@@ -374,6 +375,36 @@ static int parse_cpus(const char *text, int cpu[2])
 	return 0;
 }
 
+/* One of context-switch's own options (host_opt_fn): each a list, checked later. */
+static int cs_opt(void *ctx, int c, const char *arg)
+{
+	struct cs_opts *o = ctx;
+
+	switch (c) {
+	case 'i':
+		o->ipc = arg;
+		return 0;
+	case 'm':
+		o->mode = arg;
+		return 0;
+	case 'p':
+		o->placement = arg;
+		return 0;
+	case 'f':
+		o->fp = arg;
+		return 0;
+	case 'r':
+		o->regset = arg;
+		return 0;
+	case 'c':
+		o->cpus = arg;
+		return 0;
+	default:
+		return usage_error(CMD, "unknown option");
+	}
+}
+
+/* Parse @argv into @o. Returns -1 to go on, or the exit status (0 after --help). */
 static int cs_parse(int argc, char **argv, struct cs_opts *o)
 {
 	static const struct option longopts[] = {
@@ -386,46 +417,8 @@ static int cs_parse(int argc, char **argv, struct cs_opts *o)
 		HOST_COMMON_LONGOPTS,
 		{ NULL, 0, NULL, 0 },
 	};
-	int c;
 
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+h", longopts, NULL)) != -1) {
-		int rc = host_common_opt(&o->h, c, optarg);
-		if (rc >= 0) {
-			if (rc)
-				return rc;
-			continue;
-		}
-		switch (c) {
-		case 'h':
-			usage(stdout);
-			return 0;
-		case 'i':
-			o->ipc = optarg;
-			break;
-		case 'm':
-			o->mode = optarg;
-			break;
-		case 'p':
-			o->placement = optarg;
-			break;
-		case 'f':
-			o->fp = optarg;
-			break;
-		case 'r':
-			o->regset = optarg;
-			break;
-		case 'c':
-			o->cpus = optarg;
-			break;
-		default:
-			return host_bad_opt(&o->h, argv);
-		}
-	}
-	if (optind < argc)
-		return usage_error(CMD, "unexpected argument '%s'", argv[optind]);
-	return -1;
+	return host_parse(&o->h, argc, argv, longopts, cs_opt, o, usage);
 }
 
 static const struct output_column cs_columns[] = {
@@ -531,8 +524,177 @@ static json_t *cs_row(const struct cs_config *c, const struct cs_opts *o, const 
 		json_object_set_new(row, "floor_ns_per_round_trip", json_null());
 		json_object_set_new(row, "floor_share", json_null());
 	}
-	json_object_set_new(row, "clock", json_string("CLOCK_MONOTONIC"));
+	json_object_set_new(row, "clock", json_string(clock_kinds[CLOCK_HOST_MONOTONIC].key));
 	return row;
+}
+
+/* The values of the list options, as bit masks (bit i: value i of its names). */
+struct cs_selection {
+	unsigned int ipcs, modes, places, fps, sets;
+};
+
+/* The lists of @o as masks; no --regset: the widest set @cpu offers. -1 to go on, else 2. */
+static int cs_select(const struct cs_opts *o, const struct host_cpu *cpu, struct cs_selection *s)
+{
+	*s = (struct cs_selection){ 0 };
+	if (parse_list("ipc", o->ipc, ipc_names, &s->ipcs) ||
+	    parse_list("mode", o->mode, mode_names, &s->modes) ||
+	    parse_list("placement", o->placement, placement_names, &s->places) ||
+	    parse_list("fp-users", o->fp, fp_names, &s->fps))
+		return 2;
+	if (o->regset && parse_list("regset", o->regset, host_regset_names, &s->sets))
+		return 2;
+	if (s->sets & 1u << HOST_REGSET_NONE)
+		return usage_error(CMD, "--regset: none is --fp-users none");
+	if (!o->regset)
+		for (int r = HOST_REGSET_AVX512; r > HOST_REGSET_NONE && !s->sets; r--)
+			if (cpu->regset_ok[r])
+				s->sets = 1u << r;
+	if ((s->ipcs & 1u << IPC_YIELD) && (s->places & 1u << PL_CROSS))
+		return usage_error(CMD, "--ipc yield needs --placement same-cpu (both tasks on "
+					"one CPU)");
+	return -1;
+}
+
+/* The two CPUs: --cpus, or the first two this process may use. -1 to go on, else the status. */
+static int cs_choose_cpus(const struct cs_opts *o, unsigned int places, int cpus[2])
+{
+	int allowed[HOST_MAX_CPUS], nallowed = host_allowed_cpus(allowed, HOST_MAX_CPUS);
+	bool cross = places & 1u << PL_CROSS;
+
+	if (o->cpus) {
+		int rc = parse_cpus(o->cpus, cpus);
+		if (rc)
+			return rc;
+	} else {
+		if (nallowed < 1 || (cross && nallowed < 2)) {
+			fprintf(stderr,
+				"fpulab " CMD ": cross-cpu needs two CPUs; this process may "
+				"use %d\n",
+				nallowed);
+			return 1;
+		}
+		cpus[0] = allowed[0];
+		cpus[1] = nallowed > 1 ? allowed[1] : allowed[0];
+	}
+	if (cross && cpus[0] == cpus[1])
+		return usage_error(CMD, "--cpus: cross-cpu needs two different CPUs");
+	return -1;
+}
+
+/* Leave out of @sets the register sets @cpu does not offer, saying so. */
+static void cs_drop_unoffered(struct output *out, const struct host_cpu *cpu, unsigned int *sets)
+{
+	for (int s = HOST_REGSET_X87; s < HOST_REGSET_NR; s++)
+		if ((*sets & 1u << s) && !cpu->regset_ok[s]) {
+			fprintf(stderr, "fpulab " CMD ": skipping --regset %s: %s\n",
+				host_regset_names[s], cpu->why_not[s]);
+			output_comment(out, "skipped regset %s: %s", host_regset_names[s],
+				       cpu->why_not[s]);
+			*sets &= ~(1u << s);
+		}
+}
+
+/* Whether the configuration (@ipc, @m, @p, @f, @s) is one of @sel's. */
+static bool cs_selected(const struct cs_selection *sel, int ipc, int m, int p, int f, int s)
+{
+	if (!(sel->ipcs >> ipc & 1) || !(sel->modes >> m & 1) || !(sel->places >> p & 1) ||
+	    !(sel->fps >> f & 1))
+		return false;
+	return f == FP_NONE ? s == HOST_REGSET_NONE : (sel->sets >> s & 1);
+}
+
+/* Every configuration @sel asks for, in the rows' order, into @cfg. Returns the count. */
+static int cs_configs(const struct cs_selection *sel, struct cs_config *cfg)
+{
+	int n = 0;
+
+	for (int i = 0; i < IPC_NR; i++)
+		for (int m = 0; m < MODE_NR; m++)
+			for (int p = 0; p < PL_NR; p++)
+				for (int f = 0; f < FP_NR; f++)
+					for (int s = HOST_REGSET_NONE; s < HOST_REGSET_NR; s++)
+						if (cs_selected(sel, i, m, p, f, s))
+							cfg[n++] =
+								(struct cs_config){ .ipc = i,
+										    .mode = m,
+										    .placement = p,
+										    .fp = f,
+										    .regset = s };
+	return n;
+}
+
+/* The table's lines on the machine, the runs and the floor. */
+static void cs_comments(struct output *out, const struct cs_opts *o,
+			const struct calibrate_floor *floor)
+{
+	host_comment_machine(out);
+	output_comment(out,
+		       "%u runs of %.3g s per configuration, interleaved; ns per round trip "
+		       "(two switches) and round trips per s: median, min, max of the runs",
+		       o->h.repeat, o->h.seconds);
+	output_comment(out,
+		       "floor: %s user-mode pair %.1f ns median (min %.1f, max %.1f, %lu samples), "
+		       "XCR0 0x%" PRIx64 " dirty, times the FP tasks per round trip; a proxy "
+		       "(the kernel uses XSAVES/XRSTORS)",
+		       floor->pair, floor->median_ns, floor->min_ns, floor->max_ns, floor->repeat,
+		       floor->xcr0);
+}
+
+/* --repeat runs of every configuration, interleaved. 0, or the first failing run's status. */
+static int cs_measure(struct cs_config *cfg, int ncfg, const struct cs_opts *o, const int cpus[2],
+		      bool xgetbv1)
+{
+	int rc = 0;
+
+	for (int i = 0; i < ncfg; i++) {
+		cfg[i].samples = calloc(o->h.repeat, sizeof(double));
+		cfg[i].fill_check_ns = fill_check_ns(cfg[i].regset, xgetbv1);
+	}
+	for (unsigned int r = 0; r < o->h.repeat && !rc; r++)
+		for (int i = 0; i < ncfg && !rc; i++)
+			rc = cs_run_once(&cfg[i], o->h.seconds, cpus);
+	return rc;
+}
+
+/* A configuration's integrity errors on stderr: how many, and the first. */
+static void cs_say_errors(const struct cs_config *c)
+{
+	fprintf(stderr,
+		"fpulab " CMD ": %s %s %s fp=%s %s: %" PRIu64
+		" integrity errors; first: task %c %s lane %u expected 0x%016" PRIx64
+		" found 0x%016" PRIx64 "\n",
+		ipc_names[c->ipc], mode_names[c->mode], placement_names[c->placement],
+		fp_names[c->fp], host_regset_names[c->regset], c->errors, c->first_task,
+		c->first.reg, c->first.lane, c->first.expected, c->first.found);
+}
+
+/*
+ * The rows of the configurations that ran, their errors on stderr; frees the
+ * samples. Returns 1 when a row had integrity errors or (with @cpu's
+ * XGETBV(1)) a component not in use, else 0.
+ */
+static int cs_rows(struct output *out, struct cs_config *cfg, int ncfg, const struct cs_opts *o,
+		   const int cpus[2], const struct calibrate_floor *floor,
+		   const struct host_cpu *cpu)
+{
+	uint64_t errors = 0, missing = 0;
+
+	for (int i = 0; i < ncfg; i++) {
+		if (cfg[i].runs)
+			output_row(out, cs_row(&cfg[i], o, cpus, floor, cpu->xgetbv1));
+		errors += cfg[i].errors;
+		missing += cfg[i].xinuse_missing;
+		if (cfg[i].errors)
+			cs_say_errors(&cfg[i]);
+		free(cfg[i].samples);
+	}
+	if (missing && cpu->xgetbv1)
+		fprintf(stderr,
+			"fpulab " CMD ": %" PRIu64
+			" round trips had a component of the set not in use (XINUSE)\n",
+			missing);
+	return errors || (missing && cpu->xgetbv1) ? 1 : 0;
 }
 
 int host_context_switch(int argc, char **argv)
@@ -544,80 +706,24 @@ int host_context_switch(int argc, char **argv)
 			     .mode = "threads",
 			     .placement = "same-cpu,cross-cpu",
 			     .fp = "none,one,both" };
-	unsigned int ipcs, modes, places, fps, sets = 0;
 	struct cs_config cfg[IPC_NR * MODE_NR * PL_NR * FP_NR * HOST_REGSET_NR];
+	struct cs_selection sel;
 	struct calibrate_floor floor;
 	struct host_cpu cpu;
 	struct output out;
-	int cpus[2], ncfg = 0, rc, allowed[HOST_MAX_CPUS], nallowed;
-	uint64_t errors = 0, missing = 0;
+	int cpus[2], ncfg, rc, bad;
 
-	rc = cs_parse(argc, argv, &o);
-	if (rc >= 0)
+	if ((rc = cs_parse(argc, argv, &o)) >= 0)
 		return rc;
 	host_cpu_probe(&cpu);
-	if (parse_list("ipc", o.ipc, ipc_names, &ipcs) ||
-	    parse_list("mode", o.mode, mode_names, &modes) ||
-	    parse_list("placement", o.placement, placement_names, &places) ||
-	    parse_list("fp-users", o.fp, fp_names, &fps))
-		return 2;
-	if (o.regset && parse_list("regset", o.regset, host_regset_names, &sets))
-		return 2;
-	if (sets & 1u << HOST_REGSET_NONE)
-		return usage_error(CMD, "--regset: none is --fp-users none");
-	if (!o.regset)
-		for (int s = HOST_REGSET_AVX512; s > HOST_REGSET_NONE && !sets; s--)
-			if (cpu.regset_ok[s])
-				sets = 1u << s;
-	if ((ipcs & 1u << IPC_YIELD) && (places & 1u << PL_CROSS))
-		return usage_error(CMD, "--ipc yield needs --placement same-cpu (both tasks on "
-					"one CPU)");
-	nallowed = host_allowed_cpus(allowed, HOST_MAX_CPUS);
-	if (o.cpus) {
-		if ((rc = parse_cpus(o.cpus, cpus)))
-			return rc;
-	} else {
-		if (nallowed < 1 || ((places & 1u << PL_CROSS) && nallowed < 2)) {
-			fprintf(stderr,
-				"fpulab " CMD ": cross-cpu needs two CPUs; this process may "
-				"use %d\n",
-				nallowed);
-			return 1;
-		}
-		cpus[0] = allowed[0];
-		cpus[1] = nallowed > 1 ? allowed[1] : allowed[0];
-	}
-	if ((places & 1u << PL_CROSS) && cpus[0] == cpus[1])
-		return usage_error(CMD, "--cpus: cross-cpu needs two different CPUs");
-
+	if ((rc = cs_select(&o, &cpu, &sel)) >= 0 ||
+	    (rc = cs_choose_cpus(&o, sel.places, cpus)) >= 0)
+		return rc;
 	if (host_output_open(&out, &o.h, CMD, argc + 2, argv - 2))
 		return 1;
 	output_columns(&out, cs_columns, sizeof(cs_columns) / sizeof(cs_columns[0]));
-	for (int s = HOST_REGSET_X87; s < HOST_REGSET_NR; s++)
-		if ((sets & 1u << s) && !cpu.regset_ok[s]) {
-			fprintf(stderr, "fpulab " CMD ": skipping --regset %s: %s\n",
-				host_regset_names[s], cpu.why_not[s]);
-			output_comment(&out, "skipped regset %s: %s", host_regset_names[s],
-				       cpu.why_not[s]);
-			sets &= ~(1u << s);
-		}
-	for (int i = 0; i < IPC_NR; i++)
-		for (int m = 0; m < MODE_NR; m++)
-			for (int p = 0; p < PL_NR; p++)
-				for (int f = 0; f < FP_NR; f++)
-					for (int s = HOST_REGSET_NONE; s < HOST_REGSET_NR; s++) {
-						if (!(ipcs >> i & 1) || !(modes >> m & 1) ||
-						    !(places >> p & 1) || !(fps >> f & 1))
-							continue;
-						if (f == FP_NONE ? s != HOST_REGSET_NONE
-								 : !(sets >> s & 1))
-							continue;
-						cfg[ncfg++] = (struct cs_config){ .ipc = i,
-										  .mode = m,
-										  .placement = p,
-										  .fp = f,
-										  .regset = s };
-					}
+	cs_drop_unoffered(&out, &cpu, &sel.sets);
+	ncfg = cs_configs(&sel, cfg);
 	if (!ncfg) {
 		fprintf(stderr, "fpulab " CMD ": nothing to run (no register set offered)\n");
 		output_close(&out);
@@ -627,48 +733,10 @@ int host_context_switch(int argc, char **argv)
 		output_close(&out);
 		return 1;
 	}
-	host_comment_machine(&out);
-	output_comment(&out,
-		       "%u runs of %.3g s per configuration, interleaved; ns per round trip "
-		       "(two switches) and round trips per s: median, min, max of the runs",
-		       o.h.repeat, o.h.seconds);
-	output_comment(&out,
-		       "floor: %s user-mode pair %.1f ns median (min %.1f, max %.1f, %lu samples), "
-		       "XCR0 0x%" PRIx64 " dirty, times the FP tasks per round trip; a proxy "
-		       "(the kernel uses XSAVES/XRSTORS)",
-		       floor.pair, floor.median_ns, floor.min_ns, floor.max_ns, floor.repeat,
-		       floor.xcr0);
-	for (int i = 0; i < ncfg; i++) {
-		cfg[i].samples = calloc(o.h.repeat, sizeof(double));
-		cfg[i].fill_check_ns = fill_check_ns(cfg[i].regset, cpu.xgetbv1);
-	}
-	rc = 0;
-	for (unsigned int r = 0; r < o.h.repeat && !rc; r++)
-		for (int i = 0; i < ncfg && !rc; i++)
-			rc = cs_run_once(&cfg[i], o.h.seconds, cpus);
-	for (int i = 0; i < ncfg; i++) {
-		if (cfg[i].runs)
-			output_row(&out, cs_row(&cfg[i], &o, cpus, &floor, cpu.xgetbv1));
-		errors += cfg[i].errors;
-		missing += cfg[i].xinuse_missing;
-		if (cfg[i].errors)
-			fprintf(stderr,
-				"fpulab " CMD ": %s %s %s fp=%s %s: %" PRIu64
-				" integrity errors; first: task %c %s lane %u expected 0x%016" PRIx64
-				" found 0x%016" PRIx64 "\n",
-				ipc_names[cfg[i].ipc], mode_names[cfg[i].mode],
-				placement_names[cfg[i].placement], fp_names[cfg[i].fp],
-				host_regset_names[cfg[i].regset], cfg[i].errors, cfg[i].first_task,
-				cfg[i].first.reg, cfg[i].first.lane, cfg[i].first.expected,
-				cfg[i].first.found);
-		free(cfg[i].samples);
-	}
-	if (missing && cpu.xgetbv1)
-		fprintf(stderr,
-			"fpulab " CMD ": %" PRIu64
-			" round trips had a component of the set not in use (XINUSE)\n",
-			missing);
+	cs_comments(&out, &o, &floor);
+	rc = cs_measure(cfg, ncfg, &o, cpus, cpu.xgetbv1);
+	bad = cs_rows(&out, cfg, ncfg, &o, cpus, &floor, &cpu);
 	if (output_close(&out))
 		rc = 1;
-	return rc || errors || (missing && cpu.xgetbv1) ? 1 : 0;
+	return rc || bad ? 1 : 0;
 }

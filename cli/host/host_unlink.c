@@ -167,7 +167,43 @@ static void usage(FILE *f)
 		MAX_TASKS);
 }
 
-int host_unlink(int argc, char **argv)
+/* What unlink's options chose; the common ones are in @h. */
+struct ul_opts {
+	struct host_common h;
+	const char *tasklist; /* --tasks; NULL: 1, 2 and 4 x CPUs */
+	bool processes;
+	uint64_t ops;
+};
+
+/* One of unlink's own options (host_opt_fn); --dir into ul_dir. */
+static int ul_opt(void *ctx, int c, const char *arg)
+{
+	static const char *const modes[] = { "threads", "processes", NULL };
+	struct ul_opts *o = ctx;
+	int i;
+
+	switch (c) {
+	case 't':
+		o->tasklist = arg;
+		return 0;
+	case 'm':
+		i = parse_choice(CMD, "mode", arg, modes);
+		if (i < 0)
+			return 2;
+		o->processes = i == 1;
+		return 0;
+	case 'n':
+		return parse_u64_arg(CMD, "ops", arg, 1, 1000000000, &o->ops);
+	case 'd':
+		ul_dir = arg;
+		return 0;
+	default:
+		return usage_error(CMD, "unknown option");
+	}
+}
+
+/* Parse @argv into @o (and ul_dir). Returns -1 to go on, or the exit status. */
+static int ul_parse(int argc, char **argv, struct ul_opts *o)
 {
 	static const struct option longopts[] = {
 		{ "tasks", required_argument, NULL, 't' },
@@ -177,184 +213,219 @@ int host_unlink(int argc, char **argv)
 		HOST_COMMON_LONGOPTS,
 		{ NULL, 0, NULL, 0 },
 	};
-	static const char *const modes[] = { "threads", "processes", NULL };
-	static const struct output_column cols[] = {
-		{ "tasks", NULL, 5, 0 },
-		{ "mode", NULL, -9, 0 },
-		{ "ops", NULL, 8, 0 },
-		{ "runs", NULL, 4, 0 },
-		{ "avg_runtime_ms", "avg ms", 8, 1 },
-		{ "runtime_ms_median", "ms med", 8, 1 },
-		{ "runtime_ms_min", "min", 8, 1 },
-		{ "runtime_ms_max", "max", 8, 1 },
-		{ "ops_per_s_median", "ops/s med", 10, 0 },
-		{ "ops_per_s_min", "min", 9, 0 },
-		{ "ops_per_s_max", "max", 9, 0 },
-	};
-	struct host_common h = { .sub = "unlink", .repeat = 5, .seconds = 1 };
-	unsigned int tasks[MAX_ROWS], ntasks = 0, maxt = 0;
-	const char *tasklist = NULL;
-	char dirbuf[4096];
-	bool processes = false, made_dir = false;
-	uint64_t ops = 200000, v;
-	int cpus[HOST_MAX_CPUS], ncpus = host_allowed_cpus(cpus, HOST_MAX_CPUS), c, rc = 0;
-	double(*ms)[MAX_ROWS] = NULL;
-	struct output out;
-	struct sigaction sa = { .sa_handler = on_signal };
 
-	optind = 1;
-	opterr = 0;
 	ul_dir = NULL;
-	while ((c = getopt_long(argc, argv, "+h", longopts, NULL)) != -1) {
-		int r = host_common_opt(&h, c, optarg);
-		if (r >= 0) {
-			if (r)
-				return r;
-			if (c == HOST_OPT_SECONDS)
-				return usage_error(CMD, "--seconds: unlink runs a fixed --ops");
-			continue;
-		}
-		switch (c) {
-		case 'h':
-			usage(stdout);
-			return 0;
-		case 't':
-			tasklist = optarg;
-			break;
-		case 'm': {
-			int i = parse_choice(CMD, "mode", optarg, modes);
-			if (i < 0)
-				return 2;
-			processes = i == 1;
-			break;
-		}
-		case 'n':
-			if (parse_u64_arg(CMD, "ops", optarg, 1, 1000000000, &ops))
-				return 2;
-			break;
-		case 'd':
-			ul_dir = optarg;
-			break;
-		default:
-			return host_bad_opt(&h, argv);
-		}
+	return host_parse(&o->h, argc, argv, longopts, ul_opt, o, usage);
+}
+
+/* The rows' task counts: --tasks @list, or 1, 2 and 4 x @ncpus. 0, or 2 after a usage error. */
+static int ul_task_counts(const char *list, unsigned int ncpus, unsigned int *tasks,
+			  unsigned int *n)
+{
+	char *copy, *save = NULL;
+	uint64_t v;
+
+	*n = 0;
+	if (!list) {
+		for (unsigned int k = 1; k <= 4; k *= 2)
+			tasks[(*n)++] = k * ncpus;
+		return 0;
 	}
-	if (optind < argc)
-		return usage_error(CMD, "unexpected argument '%s'", argv[optind]);
-	if (ncpus < 1)
-		ncpus = 1;
-	if (tasklist) {
-		char *copy = xstrdup(tasklist), *save = NULL;
-		for (char *w = strtok_r(copy, ",", &save); w; w = strtok_r(NULL, ",", &save)) {
-			if (ntasks == MAX_ROWS) {
-				free(copy);
-				return usage_error(CMD, "--tasks: at most %d counts", MAX_ROWS);
-			}
-			if (parse_u64_arg(CMD, "tasks", w, 1, MAX_TASKS, &v)) {
-				free(copy);
-				return 2;
-			}
-			tasks[ntasks++] = (unsigned int)v;
+	copy = xstrdup(list);
+	for (char *w = strtok_r(copy, ",", &save); w; w = strtok_r(NULL, ",", &save)) {
+		if (*n == MAX_ROWS) {
+			free(copy);
+			return usage_error(CMD, "--tasks: at most %d counts", MAX_ROWS);
 		}
-		free(copy);
-		if (!ntasks)
-			return usage_error(CMD, "--tasks: empty list");
-	} else {
-		tasks[ntasks++] = (unsigned int)ncpus;
-		tasks[ntasks++] = 2 * (unsigned int)ncpus;
-		tasks[ntasks++] = 4 * (unsigned int)ncpus;
+		if (parse_u64_arg(CMD, "tasks", w, 1, MAX_TASKS, &v)) {
+			free(copy);
+			return 2;
+		}
+		tasks[(*n)++] = (unsigned int)v;
 	}
-	for (unsigned int i = 0; i < ntasks; i++) {
+	free(copy);
+	return *n ? 0 : usage_error(CMD, "--tasks: empty list");
+}
+
+/* Every count at most --ops; *@max the largest. 0, or 2 after a usage error. */
+static int ul_check_counts(const unsigned int *tasks, unsigned int n, uint64_t ops,
+			   unsigned int *max)
+{
+	*max = 0;
+	for (unsigned int i = 0; i < n; i++) {
 		if (tasks[i] > ops)
 			return usage_error(CMD, "--tasks %u is more than --ops %" PRIu64, tasks[i],
 					   ops);
-		if (tasks[i] > maxt)
-			maxt = tasks[i];
+		if (tasks[i] > *max)
+			*max = tasks[i];
 	}
-	if (ul_dir) {
-		struct stat st;
-		if (stat(ul_dir, &st) || !S_ISDIR(st.st_mode)) {
-			fprintf(stderr, "fpulab " CMD ": --dir %s: %s\n", ul_dir,
-				errno && !S_ISDIR(st.st_mode) ? strerror(errno)
-							      : "not a directory");
-			return 1;
-		}
-	}
-	if (host_output_open(&out, &h, CMD, argc + 2, argv - 2))
+	return 0;
+}
+
+/* --dir must be a directory. 0, or 1 after a message. */
+static int ul_check_dir(void)
+{
+	struct stat st;
+
+	if (!ul_dir || (!stat(ul_dir, &st) && S_ISDIR(st.st_mode)))
+		return 0;
+	fprintf(stderr, "fpulab " CMD ": --dir %s: %s\n", ul_dir,
+		errno && !S_ISDIR(st.st_mode) ? strerror(errno) : "not a directory");
+	return 1;
+}
+
+/* Without --dir, a fresh directory under $TMPDIR or /tmp (@buf) is ul_dir. 0, or 1 after a message. */
+static int ul_make_dir(char *buf, size_t len, bool *made)
+{
+	const char *tmp = getenv("TMPDIR");
+
+	*made = false;
+	if (ul_dir)
+		return 0;
+	snprintf(buf, len, "%s/fpulab-unlink-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+	if (!mkdtemp(buf)) {
+		fprintf(stderr, "fpulab " CMD ": cannot make a directory %s: %s\n", buf,
+			strerror(errno));
 		return 1;
-	output_columns(&out, cols, sizeof(cols) / sizeof(cols[0]));
-	sh = mmap(NULL, sizeof(*sh), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-	ms = calloc(h.repeat, sizeof(*ms));
-	if (sh == MAP_FAILED || !ms) {
-		fprintf(stderr, "fpulab " CMD ": out of memory\n");
-		output_close(&out);
-		return 1;
 	}
-	if (!ul_dir) {
-		const char *tmp = getenv("TMPDIR");
-		snprintf(dirbuf, sizeof(dirbuf), "%s/fpulab-unlink-XXXXXX",
-			 tmp && *tmp ? tmp : "/tmp");
-		if (!mkdtemp(dirbuf)) {
-			fprintf(stderr, "fpulab " CMD ": cannot make a directory %s: %s\n", dirbuf,
-				strerror(errno));
-			output_close(&out);
-			return 1;
-		}
-		ul_dir = dirbuf;
-		made_dir = true;
-	}
+	ul_dir = buf;
+	*made = true;
+	return 0;
+}
+
+/* Ctrl-C, SIGTERM and SIGHUP stop the runs, so that the directory is cleaned up. */
+static void ul_catch_signals(void)
+{
+	struct sigaction sa = { .sa_handler = on_signal };
+
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);
+}
 
-	for (unsigned int r = 0; r < h.repeat && !rc; r++)
-		for (unsigned int i = 0; i < ntasks && !rc; i++) {
-			uint64_t ns = ul_run(tasks[i], ops, processes);
+/* The row of @tasks tasks from its runs' runtimes @ms[r][@col] (ms). */
+static json_t *ul_row(const struct ul_opts *o, unsigned int tasks, double (*ms)[MAX_ROWS],
+		      unsigned int col, int ncpus)
+{
+	double t[FPULAB_MAX_REPEAT], rate[FPULAB_MAX_REPEAT], sum = 0;
+	struct stats_summary st, sr;
+	json_t *row = json_object();
+
+	for (unsigned int r = 0; r < o->h.repeat; r++) {
+		t[r] = ms[r][col];
+		rate[r] = o->ops / (t[r] / 1e3);
+		sum += t[r];
+	}
+	st = stats_summarise(t, o->h.repeat);
+	sr = stats_summarise(rate, o->h.repeat);
+	json_object_set_new(row, "tasks", json_integer(tasks));
+	json_object_set_new(row, "mode", json_string(o->processes ? "processes" : "threads"));
+	json_object_set_new(row, "ops", json_integer((json_int_t)o->ops));
+	json_object_set_new(row, "runs", json_integer(o->h.repeat));
+	json_object_set_new(row, "avg_runtime_ms", json_real(sum / o->h.repeat));
+	json_object_set_new(row, "runtime_ms_median", json_real(st.median));
+	json_object_set_new(row, "runtime_ms_min", json_real(st.min));
+	json_object_set_new(row, "runtime_ms_max", json_real(st.max));
+	json_object_set_new(row, "ops_per_s_median", json_real(sr.median));
+	json_object_set_new(row, "ops_per_s_min", json_real(sr.min));
+	json_object_set_new(row, "ops_per_s_max", json_real(sr.max));
+	json_object_set_new(row, "cpus", json_integer(ncpus));
+	return row;
+}
+
+static const struct output_column ul_columns[] = {
+	{ "tasks", NULL, 5, 0 },
+	{ "mode", NULL, -9, 0 },
+	{ "ops", NULL, 8, 0 },
+	{ "runs", NULL, 4, 0 },
+	{ "avg_runtime_ms", "avg ms", 8, 1 },
+	{ "runtime_ms_median", "ms med", 8, 1 },
+	{ "runtime_ms_min", "min", 8, 1 },
+	{ "runtime_ms_max", "max", 8, 1 },
+	{ "ops_per_s_median", "ops/s med", 10, 0 },
+	{ "ops_per_s_min", "min", 9, 0 },
+	{ "ops_per_s_max", "max", 9, 0 },
+};
+
+/* --repeat rounds of every task count, interleaved, into @ms. 0, or 1 when a run failed. */
+static int ul_runs(const struct ul_opts *o, const unsigned int *tasks, unsigned int n,
+		   double (*ms)[MAX_ROWS])
+{
+	for (unsigned int r = 0; r < o->h.repeat; r++)
+		for (unsigned int i = 0; i < n; i++) {
+			uint64_t ns = ul_run(tasks[i], o->ops, o->processes);
 			if (!ns)
-				rc = 1;
+				return 1;
 			ms[r][i] = ns / 1e6;
 		}
+	return 0;
+}
+
+/* The runs, the cleanup, then the rows, or why there are none. Returns the exit status. */
+static int ul_measure(const struct ul_opts *o, const unsigned int *tasks, unsigned int ntasks,
+		      unsigned int maxt, int ncpus, struct output *out)
+{
+	char dirbuf[4096];
+	bool made_dir;
+	double(*ms)[MAX_ROWS] = calloc(o->h.repeat, sizeof(*ms));
+	int rc = 1;
+
+	sh = mmap(NULL, sizeof(*sh), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (sh == MAP_FAILED || !ms) {
+		fprintf(stderr, "fpulab " CMD ": out of memory\n");
+		goto out;
+	}
+	if (ul_make_dir(dirbuf, sizeof(dirbuf), &made_dir))
+		goto out;
+	ul_catch_signals();
+	rc = ul_runs(o, tasks, ntasks, ms);
 	ul_cleanup(maxt, made_dir);
 	if (interrupted) {
 		fprintf(stderr, "fpulab " CMD ": interrupted; %s cleaned up\n", ul_dir);
-		output_close(&out);
-		return 128 + interrupted;
+		rc = 128 + interrupted;
+		goto out;
 	}
 	if (rc) {
 		fprintf(stderr, "fpulab " CMD ": %s\n", sh->why);
-		output_close(&out);
-		return 1;
+		goto out;
 	}
-	host_comment_machine(&out);
-	output_comment(&out,
+	host_comment_machine(out);
+	output_comment(out,
 		       "directory %s; %" PRIu64 " operations (open+close+unlink) per run split "
 		       "across the tasks; %u runs per row, interleaved",
-		       made_dir ? "a fresh temporary one" : ul_dir, ops, h.repeat);
-	for (unsigned int i = 0; i < ntasks; i++) {
-		double t[FPULAB_MAX_REPEAT], rate[FPULAB_MAX_REPEAT], sum = 0;
-		struct stats_summary st, sr;
-		json_t *row = json_object();
-		for (unsigned int r = 0; r < h.repeat; r++) {
-			t[r] = ms[r][i];
-			rate[r] = ops / (t[r] / 1e3);
-			sum += t[r];
-		}
-		st = stats_summarise(t, h.repeat);
-		sr = stats_summarise(rate, h.repeat);
-		json_object_set_new(row, "tasks", json_integer(tasks[i]));
-		json_object_set_new(row, "mode", json_string(processes ? "processes" : "threads"));
-		json_object_set_new(row, "ops", json_integer((json_int_t)ops));
-		json_object_set_new(row, "runs", json_integer(h.repeat));
-		json_object_set_new(row, "avg_runtime_ms", json_real(sum / h.repeat));
-		json_object_set_new(row, "runtime_ms_median", json_real(st.median));
-		json_object_set_new(row, "runtime_ms_min", json_real(st.min));
-		json_object_set_new(row, "runtime_ms_max", json_real(st.max));
-		json_object_set_new(row, "ops_per_s_median", json_real(sr.median));
-		json_object_set_new(row, "ops_per_s_min", json_real(sr.min));
-		json_object_set_new(row, "ops_per_s_max", json_real(sr.max));
-		json_object_set_new(row, "cpus", json_integer(ncpus));
-		output_row(&out, row);
-	}
+		       made_dir ? "a fresh temporary one" : ul_dir, o->ops, o->h.repeat);
+	for (unsigned int i = 0; i < ntasks; i++)
+		output_row(out, ul_row(o, tasks[i], ms, i, ncpus));
+out:
 	free(ms);
+	return rc;
+}
+
+int host_unlink(int argc, char **argv)
+{
+	struct ul_opts o = { .h = { .sub = "unlink",
+				    .repeat = 5,
+				    .seconds = 1,
+				    .no_seconds = "unlink runs a fixed --ops" },
+			     .ops = 200000 };
+	unsigned int tasks[MAX_ROWS], ntasks, maxt;
+	int cpus[HOST_MAX_CPUS], ncpus = host_allowed_cpus(cpus, HOST_MAX_CPUS), rc;
+	struct output out;
+
+	if ((rc = ul_parse(argc, argv, &o)) >= 0)
+		return rc;
+	if (ncpus < 1)
+		ncpus = 1;
+	if ((rc = ul_task_counts(o.tasklist, (unsigned int)ncpus, tasks, &ntasks)) ||
+	    (rc = ul_check_counts(tasks, ntasks, o.ops, &maxt)) || (rc = ul_check_dir()))
+		return rc;
+	if (host_output_open(&out, &o.h, CMD, argc + 2, argv - 2))
+		return 1;
+	output_columns(&out, ul_columns, sizeof(ul_columns) / sizeof(ul_columns[0]));
+	rc = ul_measure(&o, tasks, ntasks, maxt, ncpus, &out);
+	if (rc) {
+		output_close(&out);
+		return rc;
+	}
 	return output_close(&out) ? 1 : 0;
 }

@@ -14,6 +14,7 @@
 #include <fpu/xstate.h>
 
 #include "cli.h"
+#include "common/util.h"
 
 #define XSTATE_FILE_MAX (1u << 20) /* larger files are not xstate images */
 
@@ -263,14 +264,6 @@ static bool is_help(const char *a)
 	return !strcmp(a, "--help") || !strcmp(a, "-h") || !strcmp(a, "help");
 }
 
-static int usage_error(const char *msg, const char *arg)
-{
-	fprintf(stderr, "fpulab xstate: ");
-	fprintf(stderr, msg, arg);
-	fprintf(stderr, "\ntry 'fpulab xstate --help'\n");
-	return XS_ERROR;
-}
-
 int cmd_xstate(int argc, char **argv)
 {
 	/* fpulab xstate --help, fpulab xstate check --help, ... */
@@ -285,9 +278,9 @@ int cmd_xstate(int argc, char **argv)
 		return XS_ERROR;
 	}
 	if (strcmp(argv[1], "check") && strcmp(argv[1], "dump"))
-		return usage_error("unknown subcommand '%s' (check or dump)", argv[1]);
+		return usage_error("xstate", "unknown subcommand '%s' (check or dump)", argv[1]);
 	if (argc == 2)
-		return usage_error("%s needs a FILE", argv[1]);
+		return usage_error("xstate", "%s needs a FILE", argv[1]);
 	if (argc > 3) {
 		fprintf(stderr,
 			"fpulab xstate: %s takes one FILE, got %d arguments\n"
@@ -296,7 +289,7 @@ int cmd_xstate(int argc, char **argv)
 		return XS_ERROR;
 	}
 	if (argv[2][0] == '-' && argv[2][1])
-		return usage_error("unknown option '%s'", argv[2]);
+		return usage_error("xstate", "unknown option '%s'", argv[2]);
 	if (host_init())
 		return XS_ERROR;
 	if (!strcmp(argv[1], "check"))

@@ -4,13 +4,14 @@
 #include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+#include "common/util.h"
 
 #define XEN_ELFNOTE_PHYS32_ENTRY 18
 #define PHDRS_MAX 64
@@ -21,36 +22,26 @@ static bool read_at(int fd, void *buf, size_t len, uint64_t off)
 	return pread(fd, buf, len, (off_t)off) == (ssize_t)len;
 }
 
-static int __attribute__((format(printf, 3, 4))) fail(char *why, size_t len, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(why, len, fmt, ap);
-	va_end(ap);
-	return -1;
-}
-
 static int check_ident(const Elf64_Ehdr *eh, size_t got, char *why, size_t len)
 {
 	const unsigned char *b = eh->e_ident;
 
 	if (got < SELFMAG || memcmp(b, ELFMAG, SELFMAG)) {
 		if (got == 0)
-			return fail(why, len, "an empty file, not an ELF kernel");
-		return fail(why, len, "not an ELF file (it starts with %02x %02x %02x %02x)", b[0],
-			    b[1], b[2], b[3]); /* eh was zeroed: past the end reads 00 */
+			return fail_why(why, len, "an empty file, not an ELF kernel");
+		return fail_why(why, len, "not an ELF file (it starts with %02x %02x %02x %02x)",
+				b[0], b[1], b[2], b[3]); /* eh was zeroed: past the end reads 00 */
 	}
 	if (got < sizeof(*eh) || b[EI_CLASS] != ELFCLASS64)
-		return fail(why, len, "a 32-bit or truncated ELF file, not an ELF64 kernel");
+		return fail_why(why, len, "a 32-bit or truncated ELF file, not an ELF64 kernel");
 	if (b[EI_DATA] != ELFDATA2LSB || eh->e_machine != EM_X86_64)
-		return fail(why, len, "an ELF file for another machine, not x86-64");
+		return fail_why(why, len, "an ELF file for another machine, not x86-64");
 	if (eh->e_type != ET_EXEC)
-		return fail(
+		return fail_why(
 			why, len,
 			"a relocatable or position-independent ELF, not a kernel linked at fixed addresses");
 	if (eh->e_phentsize != sizeof(Elf64_Phdr) || eh->e_phnum == 0 || eh->e_phnum > PHDRS_MAX)
-		return fail(why, len, "an ELF executable without usable program headers");
+		return fail_why(why, len, "an ELF executable without usable program headers");
 	return 0;
 }
 
@@ -85,17 +76,17 @@ int kernel_elf_check(const char *path, char *why, size_t len)
 	int rc = -1;
 
 	if (fd < 0)
-		return fail(why, len, "cannot open it: %s", strerror(errno));
+		return fail_why(why, len, "cannot open it: %s", strerror(errno));
 	memset(&eh, 0, sizeof(eh));
 	got = pread(fd, &eh, sizeof(eh), 0);
 	if (got < 0) {
-		fail(why, len, "cannot read it: %s", strerror(errno));
+		fail_why(why, len, "cannot read it: %s", strerror(errno));
 		goto out;
 	}
 	if (check_ident(&eh, (size_t)got, why, len) < 0)
 		goto out;
 	if (!read_at(fd, ph, eh.e_phnum * sizeof(ph[0]), eh.e_phoff)) {
-		fail(why, len, "a truncated ELF file (its program headers are missing)");
+		fail_why(why, len, "a truncated ELF file (its program headers are missing)");
 		goto out;
 	}
 	for (unsigned i = 0; i < eh.e_phnum; i++) {
@@ -107,9 +98,9 @@ int kernel_elf_check(const char *path, char *why, size_t len)
 			goto out;
 		}
 	}
-	fail(why, len,
-	     "an x86-64 ELF without the PVH entry note (XEN_ELFNOTE_PHYS32_ENTRY) that QEMU "
-	     "boots");
+	fail_why(why, len,
+		 "an x86-64 ELF without the PVH entry note (XEN_ELFNOTE_PHYS32_ENTRY) that QEMU "
+		 "boots");
 out:
 	close(fd);
 	return rc;

@@ -420,13 +420,13 @@ static int open_output(const struct run_options *o, const char *kernel, struct o
 {
 	struct stat a, b;
 
-	if (o->output_path && stat(o->output_path, &a) == 0 && stat(kernel, &b) == 0 &&
+	if (o->output.path && stat(o->output.path, &a) == 0 && stat(kernel, &b) == 0 &&
 	    a.st_dev == b.st_dev && a.st_ino == b.st_ino) {
 		fprintf(stderr, "fpulab run: --output %s is the kernel (--kernel %s)\n",
-			o->output_path, kernel);
+			o->output.path, kernel);
 		return 2;
 	}
-	if (output_open(out, o->format, o->output_path, "run") < 0 ||
+	if (output_open(out, o->output.format, o->output.path, "run") < 0 ||
 	    (o->plot_dir && output_plot(out, o->plot_dir) < 0)) {
 		fprintf(stderr, "fpulab run: %s\n", out->error);
 		output_close(out);
@@ -468,22 +468,10 @@ static int end_signal(const struct run_state *s, const struct session_end *end)
 	return s->qemu_term_signal;
 }
 
-/* Decide the exit status once QEMU is gone. */
-static int judge(struct run_state *s, const struct session_end *end)
+/* The watchdog fired: say why the guest looks hung, and what it printed last. Returns 1. */
+static int judge_hung(struct run_state *s, const struct session_end *end)
 {
-	size_t pending = collector_pending_runs(&s->collector);
-	int rc = 0;
-
-	if (end->interrupted) {
-		int sig = session_signal() ? session_signal() : SIGINT;
-		fprintf(stderr, "fpulab: interrupted (SIG%s); QEMU killed\n", sigabbrev_np(sig));
-		snprintf(s->stop_reason, sizeof(s->stop_reason), "interrupted (SIG%s)",
-			 sigabbrev_np(sig));
-		rc = 128 + sig;
-	} else if (end->stopped) {
-		fprintf(stderr, "fpulab: %s; QEMU killed\n", s->stop_reason);
-		rc = 1;
-	} else if (end->hung && still_printing(s, end)) {
+	if (still_printing(s, end)) {
 		fprintf(stderr,
 			"fpulab: no record for %u s, but the guest is still working: its console "
 			"printed %zu lines since its last record, the last %.1f s before the "
@@ -492,29 +480,62 @@ static int judge(struct run_state *s, const struct session_end *end)
 			s->opt->timeout_s, s->console_since_record, end->console_quiet_ms / 1000.0,
 			s->opt->timeout_s);
 		show_last_words(s);
-		rc = 1;
-	} else if (end->hung) {
+		return 1;
+	}
+	fprintf(stderr, "fpulab: guest hung: no record for %u s; QEMU killed (--timeout %u)\n",
+		s->opt->timeout_s, s->opt->timeout_s);
+	if (s->progress_stalled)
 		fprintf(stderr,
-			"fpulab: guest hung: no record for %u s; QEMU killed (--timeout %u)\n",
-			s->opt->timeout_s, s->opt->timeout_s);
-		if (s->progress_stalled)
-			fprintf(stderr,
-				"fpulab: %zu progress records since the last sign of life, all at "
-				"%" PRIu64 " (%s): the guest's run is stuck\n",
-				s->progress_stalled, s->progress_done, s->progress_run);
-		else if (s->console_since_record)
-			fprintf(stderr,
-				"fpulab: the guest's console was still printing (%zu lines since "
-				"its last record): a long run may simply need a larger --timeout\n",
-				s->console_since_record);
-		show_last_words(s);
-		rc = 1;
-	} else if (end_signal(s, end)) {
+			"fpulab: %zu progress records since the last sign of life, all at "
+			"%" PRIu64 " (%s): the guest's run is stuck\n",
+			s->progress_stalled, s->progress_done, s->progress_run);
+	else if (s->console_since_record)
+		fprintf(stderr,
+			"fpulab: the guest's console was still printing (%zu lines since "
+			"its last record): a long run may simply need a larger --timeout\n",
+			s->console_since_record);
+	show_last_words(s);
+	return 1;
+}
+
+/* fpulab killed QEMU (a signal to fpulab, a stop, the watchdog): the status; -1 if not. */
+static int judge_killed(struct run_state *s, const struct session_end *end)
+{
+	if (end->interrupted) {
+		int sig = session_signal() ? session_signal() : SIGINT;
+		fprintf(stderr, "fpulab: interrupted (SIG%s); QEMU killed\n", sigabbrev_np(sig));
+		snprintf(s->stop_reason, sizeof(s->stop_reason), "interrupted (SIG%s)",
+			 sigabbrev_np(sig));
+		return 128 + sig;
+	}
+	if (end->stopped) {
+		fprintf(stderr, "fpulab: %s; QEMU killed\n", s->stop_reason);
+		return 1;
+	}
+	return end->hung ? judge_hung(s, end) : -1;
+}
+
+/* A status of QEMU's that is not the guest's OK: say what it means. */
+static void say_exit_status(int status)
+{
+	if (status == 0)
+		fprintf(stderr, "fpulab: QEMU exited (status 0) without the guest's exit code: "
+				"the guest reset or powered off (a triple fault?)\n");
+	else if (status & 1)
+		fprintf(stderr,
+			"fpulab: the guest exited with code 0x%x (QEMU status %d), not OK\n",
+			status >> 1, status);
+	else
+		fprintf(stderr, "fpulab: QEMU failed (exit status %d)\n", status);
+}
+
+/* QEMU ended by itself: 1 when not with the guest's OK (said on stderr); -1 when it did. */
+static int judge_exit(struct run_state *s, const struct session_end *end)
+{
+	if (end_signal(s, end)) {
 		fprintf(stderr, "fpulab: QEMU was ended by signal %d (SIG%s), not by fpulab%s%s\n",
 			end_signal(s, end), sigabbrev_np(end_signal(s, end)) ?: "?",
 			s->qemu_term[0] ? "; QEMU said: " : "", s->qemu_term);
-		show_last_words(s);
-		rc = 1;
 	} else if (qemu_failed(s, end)) {
 		fprintf(stderr,
 			"fpulab: QEMU failed (status %d) before the guest started; QEMU said:\n",
@@ -523,41 +544,47 @@ static int judge(struct run_state *s, const struct session_end *end)
 			tail_print(stderr, &s->qemu_tail, "  ");
 		else
 			fprintf(stderr, "  (nothing on stderr)\n");
-		rc = 1;
+		return 1; /* the guest said nothing: no last words */
 	} else if (end->status == FPULAB_QEMU_STATUS(FPULAB_EXIT_PANIC)) {
 		fprintf(stderr, "fpulab: the guest panicked (QEMU exit status %d)\n", end->status);
-		show_last_words(s);
-		rc = 1;
 	} else if (end->status != FPULAB_QEMU_STATUS(FPULAB_EXIT_OK)) {
-		if (end->status == 0)
-			fprintf(stderr,
-				"fpulab: QEMU exited (status 0) without the guest's exit code: "
-				"the guest reset or powered off (a triple fault?)\n");
-		else if (end->status & 1)
-			fprintf(stderr,
-				"fpulab: the guest exited with code 0x%x (QEMU status %d), "
-				"not OK\n",
-				end->status >> 1, end->status);
-		else
-			fprintf(stderr, "fpulab: QEMU failed (exit status %d)\n", end->status);
-		show_last_words(s);
-		rc = 1;
-	} else if (!s->have_done) {
+		say_exit_status(end->status);
+	} else {
+		return -1;
+	}
+	show_last_words(s);
+	return 1;
+}
+
+/* The guest exited OK: whether its done record agrees with the runs fpulab received. */
+static int judge_done(struct run_state *s)
+{
+	if (!s->have_done) {
 		fprintf(stderr, "fpulab: the guest exited before its done record\n");
 		show_last_words(s);
-		rc = 1;
-	} else if (s->done.has_runs && s->done.runs != s->collector.runs_total) {
+		return 1;
+	}
+	if (s->done.has_runs && s->done.runs != s->collector.runs_total) {
 		fprintf(stderr, "fpulab: the guest says it did %llu runs, fpulab received %zu\n",
 			(unsigned long long)s->done.runs, s->collector.runs_total);
-		rc = 1;
-	} else if (s->done.checked) {
+		return 1;
+	}
+	if (s->done.checked) {
 		fprintf(stderr, "fpulab: the kernel read and accepted every option; nothing ran"
 				" (--check-options)\n");
-	} else if (s->collector.runs_total == 0) {
+		return 0;
+	}
+	if (s->collector.runs_total == 0) {
 		fprintf(stderr,
 			"fpulab: the guest finished without a single run: nothing measured\n");
-		rc = 1;
+		return 1;
 	}
+	return 0;
+}
+
+/* Records fpulab could not use: a run out of order, malformed lines. @rc, or 1 for them. */
+static int judge_records(const struct run_state *s, int rc)
+{
 	if (s->collector.out_of_order) {
 		const struct guest_result *r = &s->collector.late_run;
 		fprintf(stderr,
@@ -575,6 +602,20 @@ static int judge(struct run_state *s, const struct session_end *end)
 			s->malformed, s->first_malformed);
 		rc = rc ? rc : 1;
 	}
+	return rc;
+}
+
+/* Decide the exit status once QEMU is gone. */
+static int judge(struct run_state *s, const struct session_end *end)
+{
+	size_t pending = collector_pending_runs(&s->collector);
+	int rc = judge_killed(s, end);
+
+	if (rc < 0)
+		rc = judge_exit(s, end);
+	if (rc < 0)
+		rc = judge_done(s);
+	rc = judge_records(s, rc);
 	if (rc && pending)
 		fprintf(stderr,
 			"fpulab: %zu runs of the unfinished configuration were not reported\n",
@@ -738,10 +779,121 @@ static int close_output(struct output *out, const struct report *r, int rc)
 	return rc;
 }
 
+/* The kernel to boot (--kernel, or lab.elf / lab-test.elf beside fpulab), checked, the
+ * trace destination and the output opened. 0, or the exit status after a message. */
+static int prepare_files(struct run_options *opt, struct run_state *s, char *kernel, size_t len,
+			 struct output *out)
+{
+	int rc;
+
+	if (opt->kernel_path)
+		snprintf(kernel, len, "%s", opt->kernel_path);
+	else if (default_kernel_path(kernel, len, opt->guest_value[FPULAB_OPT_inject] != NULL) < 0)
+		return 1;
+	rc = check_kernel(kernel, opt->kernel_path != NULL);
+	if (!rc && opt->trace_path)
+		rc = trace_dest_open(&s->trace, opt->trace_path, opt->trace_runs, opt->why_runs);
+	if (!rc)
+		rc = open_output(opt, kernel, out);
+	return rc;
+}
+
+/* --trace without pinning still needs QEMU paused until fpulab listens: a QMP socket. */
+static int trace_qmp(struct run_state *s, struct qemu_setup *setup, struct qmp_socket *qmp)
+{
+	char err[256];
+
+	if (!s->opt->trace_path || s->qmp_socket)
+		return 0;
+	if (qmp_socket_make(qmp, err, sizeof(err)) < 0) {
+		fprintf(stderr, "fpulab: --trace: %s\n", err);
+		return -1;
+	}
+	setup->qmp_socket = s->qmp_socket = qmp->path;
+	s->resume_only = true;
+	return 0;
+}
+
+/* The QEMU command line for @opt (@kvm chosen, @cmdline the kernel's). 0, or -1. */
+static int plan_qemu(struct run_state *s, bool kvm, const char *kernel, const char *cmdline,
+		     struct qemu_setup *setup, struct qmp_socket *qmp, struct qemu_command *cmd)
+{
+	const struct run_options *opt = s->opt;
+
+	*setup = (struct qemu_setup){
+		.machine = opt->machine,
+		.kvm = kvm,
+		.tcg_threads = opt->tcg_threads,
+		.icount = opt->icount,
+		.cpu_model = opt->qemu_cpu,
+		.cpus = opt->cpus,
+		.kernel = kernel,
+		.append = cmdline,
+		.trace = opt->trace_path != NULL,
+	};
+	plan_pinning(opt, setup, qmp, s);
+	if (trace_qmp(s, setup, qmp) < 0)
+		return -1;
+	s->qmp_dir = qmp->dir;
+	qemu_build_command(setup, cmd);
+	return 0;
+}
+
+/* Every row's provenance, the table's first lines, and the report that writes the rows. */
+static void start_report(struct run_state *s, struct output *out, bool kvm,
+			 const struct qemu_setup *setup, const struct qemu_command *cmd, int argc,
+			 char **argv)
+{
+	const struct run_options *opt = s->opt;
+	char seed[24];
+
+	output_provenance_host(out, argc, argv);
+	snprintf(seed, sizeof(seed), "%s",
+		 opt->guest_value[FPULAB_OPT_seed] ? opt->guest_value[FPULAB_OPT_seed] : "");
+	if (!seed[0])
+		snprintf(seed, sizeof(seed), "%llu", fpulab_options[FPULAB_OPT_seed].dflt);
+	run_provenance(out, seed);
+	provenance_comment(out);
+	s->report = (struct report){
+		.out = out,
+		.accel = kvm ? "kvm" : "tcg",
+		.accel_arg = cmd->accel,
+		.clock = &clock_kinds[kvm           ? CLOCK_HARDWARE_TSC
+				      : opt->icount ? CLOCK_ICOUNT
+						    : CLOCK_EMULATED_TSC],
+		.machine = opt->machine,
+		.qemu_cpu = qemu_cpu_model(setup),
+		.cpus = opt->cpus,
+		.expected_configs = s->expected_configs,
+		.pinned = s->pins.value,
+		.pinned_header = s->pins.header,
+	};
+}
+
+/* What fpulab boots, how, and with --verbose the whole QEMU command. */
+static void say_booting(const struct run_state *s, const char *kernel, const char *cmdline,
+			const struct qemu_command *cmd)
+{
+	const struct run_options *opt = s->opt;
+
+	fprintf(stderr,
+		"fpulab: booting %s on QEMU %s, accel %s (-accel %s), %u CPU%s; "
+		"ticks are %s\nfpulab: kernel command line: %s\n",
+		kernel, opt->machine, s->report.accel, cmd->accel, opt->cpus, plural(opt->cpus),
+		s->report.clock->ticks_line, cmdline);
+	if (opt->verbose) {
+		fprintf(stderr, "fpulab: QEMU:");
+		for (char *const *a = cmd->argv; *a; a++)
+			fprintf(stderr, strchr(*a, ' ') ? " '%s'" : " %s", *a);
+		fprintf(stderr, "\n");
+	}
+}
+
 int cmd_run(int argc, char **argv)
 {
 	struct run_options opt;
-	struct run_state s = { 0 };
+	struct run_state s = { .opt = &opt };
+	struct qemu_setup setup;
 	struct qemu_command cmd;
 	struct qmp_socket qmp = { 0 };
 	struct output out;
@@ -749,20 +901,7 @@ int cmd_run(int argc, char **argv)
 	bool kvm = false;
 	int rc = run_options_parse(argc, argv, &opt);
 
-	if (rc)
-		goto done_options;
-	rc = 1;
-	if (opt.kernel_path)
-		snprintf(kernel, sizeof(kernel), "%s", opt.kernel_path);
-	else if (default_kernel_path(kernel, sizeof(kernel),
-				     opt.guest_value[FPULAB_OPT_inject] != NULL) < 0)
-		goto done_options;
-	rc = check_kernel(kernel, opt.kernel_path != NULL);
-	if (!rc && opt.trace_path)
-		rc = trace_dest_open(&s.trace, opt.trace_path, opt.trace_runs, opt.why_runs);
-	if (!rc)
-		rc = open_output(&opt, kernel, &out);
-	if (rc)
+	if (rc || (rc = prepare_files(&opt, &s, kernel, sizeof(kernel), &out)))
 		goto done_options;
 	rc = 1;
 	if (choose_accel(&opt, &kvm) < 0)
@@ -771,66 +910,12 @@ int cmd_run(int argc, char **argv)
 		fprintf(stderr, "fpulab: the kernel command line is too long\n");
 		goto done_output;
 	}
-	struct qemu_setup setup = {
-		.machine = opt.machine,
-		.kvm = kvm,
-		.tcg_threads = opt.tcg_threads,
-		.icount = opt.icount,
-		.cpu_model = opt.qemu_cpu,
-		.cpus = opt.cpus,
-		.kernel = kernel,
-		.append = cmdline,
-		.trace = opt.trace_path != NULL,
-	};
-	plan_pinning(&opt, &setup, &qmp, &s);
-	if (opt.trace_path && !s.qmp_socket) {
-		char err[256];
-		if (qmp_socket_make(&qmp, err, sizeof(err)) < 0) {
-			fprintf(stderr, "fpulab: --trace: %s\n", err);
-			goto done_output;
-		}
-		setup.qmp_socket = s.qmp_socket = qmp.path;
-		s.resume_only = true;
-	}
-	s.qmp_dir = qmp.dir;
-	qemu_build_command(&setup, &cmd);
-
-	s.opt = &opt;
+	if (plan_qemu(&s, kvm, kernel, cmdline, &setup, &qmp, &cmd) < 0)
+		goto done_output;
 	s.expected_configs = run_options_config_count(&opt);
-	output_provenance_host(&out, argc, argv);
-	char seed[24];
-	snprintf(seed, sizeof(seed), "%s",
-		 opt.guest_value[FPULAB_OPT_seed] ? opt.guest_value[FPULAB_OPT_seed] : "");
-	if (!seed[0])
-		snprintf(seed, sizeof(seed), "%llu", fpulab_options[FPULAB_OPT_seed].dflt);
-	run_provenance(&out, seed);
-	provenance_comment(&out);
-	s.report = (struct report){
-		.out = &out,
-		.accel = kvm ? "kvm" : "tcg",
-		.accel_arg = cmd.accel,
-		.clock = kvm          ? "hardware-tsc"
-			 : opt.icount ? "icount"
-				      : "emulated-tsc",
-		.machine = opt.machine,
-		.qemu_cpu = qemu_cpu_model(&setup),
-		.cpus = opt.cpus,
-		.expected_configs = s.expected_configs,
-		.pinned = s.pins.value,
-		.pinned_header = s.pins.header,
-	};
+	start_report(&s, &out, kvm, &setup, &cmd, argc, argv);
 	collector_init(&s.collector, configuration_done, &s);
-	fprintf(stderr,
-		"fpulab: booting %s on QEMU %s, accel %s (-accel %s), %u CPU%s; "
-		"ticks are %s\nfpulab: kernel command line: %s\n",
-		kernel, opt.machine, s.report.accel, cmd.accel, opt.cpus, plural(opt.cpus),
-		clock_description(s.report.clock), cmdline);
-	if (opt.verbose) {
-		fprintf(stderr, "fpulab: QEMU:");
-		for (char **a = cmd.argv; *a; a++)
-			fprintf(stderr, strchr(*a, ' ') ? " '%s'" : " %s", *a);
-		fprintf(stderr, "\n");
-	}
+	say_booting(&s, kernel, cmdline, &cmd);
 
 	rc = boot_and_collect(&s, &cmd);
 	qmp_socket_remove(&qmp);

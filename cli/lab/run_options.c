@@ -12,6 +12,7 @@
 
 #include "fpulab/abi.h"
 #include "common/catalog.h"
+#include "common/util.h"
 #include <fpu/fpu.h>
 #include "qemu.h"
 
@@ -165,16 +166,14 @@ void run_list(FILE *f)
 	list_names(f, "prefetch modes (--prefetch)", fpulab_names_prefetch_modes);
 }
 
-/* One line saying what is wrong, then where the options are: the full usage
- * would bury the error. */
-static int __attribute__((format(printf, 1, 2))) usage_error(const char *fmt, ...)
+/* One line saying what is wrong, then where the options are (util.h's
+ * usage_error for run): the full usage would bury the error. */
+static int __attribute__((format(printf, 1, 2))) run_usage_error(const char *fmt, ...)
 {
 	va_list ap;
 
 	va_start(ap, fmt);
-	fprintf(stderr, "fpulab run: ");
-	vfprintf(stderr, fmt, ap);
-	fprintf(stderr, "\ntry 'fpulab run --help'\n");
+	vusage_error("run", fmt, ap);
 	va_end(ap);
 	return 2;
 }
@@ -222,15 +221,15 @@ static int parse_number(const char *opt, const char *text, uint64_t min, uint64_
 
 	snprintf(range, sizeof(range), "%" PRIu64 "..%" PRIu64, min, max);
 	if (!(*text >= '0' && *text <= '9'))
-		return usage_error("--%s: '%s' is not a non-negative integer (%s)", opt, text,
-				   range);
+		return run_usage_error("--%s: '%s' is not a non-negative integer (%s)", opt, text,
+				       range);
 	errno = 0;
 	*out = strtoull(text, &end, 10);
 	if (*end)
-		return usage_error("--%s: '%s' is not a non-negative integer (%s)", opt, text,
-				   range);
+		return run_usage_error("--%s: '%s' is not a non-negative integer (%s)", opt, text,
+				       range);
 	if (errno == ERANGE || *out < min || *out > max)
-		return usage_error("--%s: %s is out of range (%s)", opt, text, range);
+		return run_usage_error("--%s: %s is out of range (%s)", opt, text, range);
 	return 0;
 }
 
@@ -255,8 +254,8 @@ static int set_guest_option(struct run_options *o, int id, const char *text)
 	case FPULAB_WORD:
 		if (g->choices ? !in_choices(g->choices, text, strlen(text)) : !is_name(text)) {
 			char *c = g->choices ? join_choices(g->choices) : strdup("[a-z0-9_-]+");
-			int rc = usage_error("--%s: unknown value '%s' (one of: %s)", g->option,
-					     text, c);
+			int rc = run_usage_error("--%s: unknown value '%s' (one of: %s)", g->option,
+						 text, c);
 			free(c);
 			return rc;
 		}
@@ -287,7 +286,7 @@ static int set_guest_option(struct run_options *o, int id, const char *text)
 		if (!ok) {
 			char *c = g->choices ? join_choices(g->choices)
 					     : strdup("names of [a-z0-9_-]");
-			int rc = usage_error(
+			int rc = run_usage_error(
 				"--%s: bad list '%s' (a comma-separated list of: %s; or all)",
 				g->option, text, c);
 			free(c);
@@ -311,13 +310,12 @@ static int set_word(const char *opt, const char *text, const char *const *choice
 		}
 	}
 	char *c = join_choices(choices);
-	int rc = usage_error("--%s: unknown value '%s' (one of: %s)", opt, text, c);
+	int rc = run_usage_error("--%s: unknown value '%s' (one of: %s)", opt, text, c);
 	free(c);
 	return rc;
 }
 
 static const char *const accel_names[] = { "auto", "tcg", "kvm", NULL };
-static const char *const format_names[] = { "table", "json", "csv", NULL };
 static const char *const thread_names[] = { "single", "multi", NULL };
 static const char *const machine_names[] = { "microvm", "q35", "pc", NULL };
 static const char *const on_off[] = { "on", "off", NULL };
@@ -345,12 +343,8 @@ static int set_host_option(struct run_options *o, int id, const char *text)
 							  : ACCEL_AUTO;
 		break;
 	case HOPT_FORMAT:
-		rc = set_word(opt, text, format_names, &word);
-		if (!rc)
-			o->format = !strcmp(word, "json")  ? OUTPUT_JSON
-				    : !strcmp(word, "csv") ? OUTPUT_CSV
-							   : OUTPUT_TABLE;
-		break;
+	case HOPT_OUTPUT:
+		return output_opt(&o->output, "run", opt, text);
 	case HOPT_TCG_THREADS:
 		rc = set_word(opt, text, thread_names, &o->tcg_threads);
 		break;
@@ -364,22 +358,17 @@ static int set_host_option(struct run_options *o, int id, const char *text)
 		break;
 	case HOPT_QEMU_CPU:
 		if (!*text || strpbrk(text, " \t\n"))
-			return usage_error("--%s: bad CPU model '%s'", opt, text);
+			return run_usage_error("--%s: bad CPU model '%s'", opt, text);
 		o->qemu_cpu = text;
-		break;
-	case HOPT_OUTPUT:
-		if (!*text)
-			return usage_error("--%s: empty file name", opt);
-		o->output_path = text;
 		break;
 	case HOPT_KERNEL:
 		if (!*text)
-			return usage_error("--%s: empty path", opt);
+			return run_usage_error("--%s: empty path", opt);
 		o->kernel_path = text;
 		break;
 	case HOPT_PLOT:
 		if (!*text)
-			return usage_error("--%s: empty directory name", opt);
+			return run_usage_error("--%s: empty directory name", opt);
 		o->plot_dir = text;
 		break;
 	case HOPT_ICOUNT:
@@ -390,24 +379,11 @@ static int set_host_option(struct run_options *o, int id, const char *text)
 		break;
 	case HOPT_TRACE:
 		if (!*text)
-			return usage_error("--%s: empty path", opt);
+			return run_usage_error("--%s: empty path", opt);
 		o->trace_path = text;
 		break;
 	}
 	return rc ? 2 : 0;
-}
-
-static bool list_has(const char *list, const char *word)
-{
-	size_t wlen = strlen(word);
-
-	for (const char *p = list; p && *p;) {
-		size_t len = strcspn(p, ",");
-		if (len == wlen && !strncmp(p, word, len))
-			return true;
-		p += len + (p[len] == ',');
-	}
-	return false;
 }
 
 /* The experiments that read option @id, comma-separated, into @buf. */
@@ -445,7 +421,7 @@ static int check_policies(const struct run_options *o)
 		    !(test_kernel && in_choices(fpulab_names_test_policies, p, len))) {
 			char *has = join_choices(fpu_policy_names());
 			char *tests = join_choices(fpulab_names_test_policies);
-			int rc = usage_error(
+			int rc = run_usage_error(
 				"--policy: '%.*s' is not a policy of %s (it has: %s%s%s)", (int)len,
 				p, test_kernel ? "lab-test.elf" : "lab.elf", has,
 				test_kernel ? "," : "", test_kernel ? tests : "");
@@ -489,10 +465,10 @@ static int finish_options(struct run_options *o)
 	int exp;
 
 	if (o->accel == ACCEL_KVM && tcg_only)
-		return usage_error("--accel kvm: %s is a TCG option",
-				   o->icount ? "--icount" : "--tcg-threads");
+		return run_usage_error("--accel kvm: %s is a TCG option",
+				       o->icount ? "--icount" : "--tcg-threads");
 	if (o->icount && o->tcg_threads && strcmp(o->tcg_threads, "single"))
-		return usage_error("--icount needs --tcg-threads single");
+		return run_usage_error("--icount needs --tcg-threads single");
 	if (o->icount && o->accel == ACCEL_AUTO)
 		o->accel = ACCEL_TCG;
 	if (!o->tcg_threads)
@@ -504,10 +480,10 @@ static int finish_options(struct run_options *o)
 	/* Options the chosen experiment does not read are errors, not silently ignored. */
 	for (int i = 0; i < FPULAB_OPT_NR; i++) {
 		if (o->guest_value[i] && !(guest_options[i].experiments & (1u << exp)))
-			return usage_error("--%s only applies to --experiment %s (this is %s)",
-					   guest_options[i].option,
-					   experiments_reading(i, readers, sizeof(readers)),
-					   o->guest_value[FPULAB_OPT_experiment]);
+			return run_usage_error("--%s only applies to --experiment %s (this is %s)",
+					       guest_options[i].option,
+					       experiments_reading(i, readers, sizeof(readers)),
+					       o->guest_value[FPULAB_OPT_experiment]);
 	}
 	if (check_policies(o))
 		return 2;
@@ -516,9 +492,9 @@ static int finish_options(struct run_options *o)
 		free(o->guest_value[FPULAB_OPT_placement]);
 		o->guest_value[FPULAB_OPT_placement] = strdup("same-cpu");
 	}
-	if (o->cpus < 2 && (list_has(o->guest_value[FPULAB_OPT_placement], "cross-cpu") ||
-			    list_has(o->guest_value[FPULAB_OPT_placement], "migrating")))
-		return usage_error("--placement cross-cpu and migrating need --cpus 2 or more");
+	if (o->cpus < 2 && (list_has(o->guest_value[FPULAB_OPT_placement], "cross-cpu", 9) ||
+			    list_has(o->guest_value[FPULAB_OPT_placement], "migrating", 9)))
+		return run_usage_error("--placement cross-cpu and migrating need --cpus 2 or more");
 	/* The default matrix: every value of every list the experiment reads (every
 	 * placement the CPUs allow), so that the number of configurations is known. */
 	if (!o->guest_value[FPULAB_OPT_placement] && o->cpus < 2 &&
@@ -545,7 +521,7 @@ static int unknown_option(const struct option *longopts, const char *arg)
 	size_t len, matches = 0, used = 0;
 
 	if (strncmp(arg, "--", 2) != 0)
-		return usage_error("unknown option '%s'", arg);
+		return run_usage_error("unknown option '%s'", arg);
 	arg += 2;
 	len = strcspn(arg, "=");
 	for (const struct option *l = longopts; l->name; l++) {
@@ -558,8 +534,8 @@ static int unknown_option(const struct option *longopts, const char *arg)
 		matches++;
 	}
 	if (matches > 1)
-		return usage_error("ambiguous option '--%.*s' (%s)", (int)len, arg, names);
-	return usage_error("unknown option '--%.*s'", (int)len, arg);
+		return run_usage_error("ambiguous option '--%.*s' (%s)", (int)len, arg, names);
+	return run_usage_error("unknown option '--%.*s'", (int)len, arg);
 }
 
 int run_options_parse(int argc, char **argv, struct run_options *o)
@@ -600,8 +576,8 @@ int run_options_parse(int argc, char **argv, struct run_options *o)
 		}
 		if (c == '?' || c == ':') {
 			if (optopt >= OPT_BASE && optopt < OPT_BASE + HOPT_END)
-				return usage_error("--%s needs a value",
-						   longopts[optopt - OPT_BASE].name);
+				return run_usage_error("--%s needs a value",
+						       longopts[optopt - OPT_BASE].name);
 			return unknown_option(longopts, argv[optind - 1]);
 		}
 		c -= OPT_BASE;
@@ -611,7 +587,7 @@ int run_options_parse(int argc, char **argv, struct run_options *o)
 			return rc;
 	}
 	if (optind < argc)
-		return usage_error("unexpected argument '%s'", argv[optind]);
+		return run_usage_error("unexpected argument '%s'", argv[optind]);
 	return finish_options(o);
 }
 

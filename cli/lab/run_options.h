@@ -26,12 +26,11 @@ struct run_options {
 	bool list_all[FPULAB_OPT_NR]; /* the list was given as 'all' */
 	unsigned cpus;
 	enum accel_choice accel;
-	const char *qemu_cpu; /* NULL: max under TCG, host under KVM */
-	unsigned timeout_s;   /* watchdog: seconds without a record */
-	enum output_format format;
-	const char *output_path; /* NULL: stdout */
-	const char *kernel_path; /* NULL: lab.elf next to the fpulab binary */
-	const char *plot_dir;    /* --plot DIR: SVG plots; NULL: none */
+	const char *qemu_cpu;      /* NULL: max under TCG, host under KVM */
+	unsigned timeout_s;        /* watchdog: seconds without a record */
+	struct output_opts output; /* --format, --output (NULL: stdout) */
+	const char *kernel_path;   /* NULL: lab.elf next to the fpulab binary */
+	const char *plot_dir;      /* --plot DIR: SVG plots; NULL: none */
 	bool icount;
 	const char *tcg_threads; /* "single" | "multi" */
 	const char *machine;     /* "microvm" | "q35" | "pc" */

@@ -8,19 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-const char *clock_description(const char *clock)
-{
-	if (!strcmp(clock, "icount"))
-		return "INSTRUCTION COUNT (QEMU TCG -icount shift=0: 1 tick = 1 guest instruction)"
-		       " -- not hardware timings";
-	if (!strcmp(clock, "hardware-tsc"))
-		return "hardware TSC ticks (KVM)";
-	return "EMULATED TSC ticks under QEMU TCG -- not hardware timings";
-}
-
 bool report_ratio_meaningful(const struct report *r, const struct result_row *row)
 {
-	return row->has_vs_eager && strcmp(r->clock, "icount") != 0 &&
+	return row->has_vs_eager && r->clock->timed &&
 	       experiment_is_timed(row->median.experiment) &&
 	       !(row->present & (UINT64_C(1) << RESULT_cost));
 }
@@ -32,8 +22,7 @@ static bool cost_ns(const struct report *r, const struct result_row *row, double
 	const struct guest_hello *h = r->hello;
 
 	if (!(row->present & (UINT64_C(1) << RESULT_cost)) || !row->ticks_per || !h ||
-	    !(h->present & (UINT64_C(1) << HELLO_tsc_khz)) || !h->tsc_khz ||
-	    !strcmp(r->clock, "icount"))
+	    !(h->present & (UINT64_C(1) << HELLO_tsc_khz)) || !h->tsc_khz || !r->clock->timed)
 		return false;
 	*ns = ticks * 1e6 / (double)h->tsc_khz;
 	return true;
@@ -99,7 +88,7 @@ static json_t *row_object(struct report *r, const struct result_row *row)
 		done |= UINT64_C(1) << first[i];
 	}
 	put(o, "accel", json_string(r->accel));
-	put(o, "clock", json_string(r->clock));
+	put(o, "clock", json_string(r->clock->key));
 	put(o, "repeats", json_integer(row->repeats));
 	for (size_t i = 0; i < sizeof(counts) / sizeof(counts[0]); i++) {
 		put_field(o, row, counts[i]);
@@ -114,8 +103,10 @@ static json_t *row_object(struct report *r, const struct result_row *row)
 	put(o, "ticks_per", string_or_null(cost && row->ticks_per ? "operation" : row->ticks_per));
 	/* what the ticks are per (a unit of FP work, a call, an operation), from abi.h */
 	const struct fpulab_experiment *xi = experiment_info(row->median.experiment);
-	if (xi && experiment_is_timed(row->median.experiment) && !cost)
-		put(o, "unit", json_string(xi->unit));
+	if (xi && experiment_is_timed(row->median.experiment)) {
+		char unit[96]; /* abi.h's, in this run's clock: instructions under --icount */
+		put(o, "unit", json_string(clock_unit(r->clock, xi->unit, unit, sizeof(unit))));
+	}
 	for (int f = 0; f < RESULT_FIELD_COUNT; f++)
 		if (!(done & (UINT64_C(1) << f)))
 			put_field(o, row, (enum result_field)f);
@@ -243,12 +234,12 @@ static void write_table_header(struct report *r, const struct result_row *first)
 		       r->accel, r->accel_arg, r->qemu_cpu, r->cpus, apic, xcr0, insn);
 	if (r->pinned_header)
 		output_comment(r->out, "vCPU threads pinned: %s", r->pinned_header);
-	if (h && (h->present & (UINT64_C(1) << HELLO_tsc_khz)) && strcmp(r->clock, "icount"))
+	if (h && (h->present & (UINT64_C(1) << HELLO_tsc_khz)) && r->clock->timed)
 		snprintf(khz, sizeof(khz),
 			 "; guest TSC %" PRIu64
 			 " kHz (measured by the guest against its APIC timer)",
 			 h->tsc_khz);
-	output_comment(r->out, "ticks: %s%s", clock_description(r->clock), khz);
+	output_comment(r->out, "ticks: %s%s", r->clock->ticks_line, khz);
 	output_comment(r->out,
 		       "each row: one configuration under one policy; counts are those of one run,"
 		       " the median run (median ticks/%s) of the 'runs' column; integrity errors"
@@ -264,17 +255,8 @@ static void write_table_header(struct report *r, const struct result_row *first)
 		snprintf(untimed, sizeof(untimed),
 			 "vs eager: not shown for %s (a correctness run, not a timing)",
 			 first->median.experiment);
-	output_comment(
-		r->out, "ticks are per %s: median, min and max over the runs; %s",
-		r->ticks_per_header,
-		untimed[0] ? untimed
-		: !strcmp(r->clock, "icount")
-			? "vs eager: not shown under --icount (an XSAVE counts as one"
-			  " instruction)"
-		: !strcmp(r->clock, "emulated-tsc")
-			? "vs eager: ratio of emulated medians (this / eager's, same"
-			  " configuration), ranks policies under emulation only"
-			: "vs eager = this median / eager's median in the same configuration");
+	output_comment(r->out, "ticks are per %s: median, min and max over the runs; %s",
+		       r->ticks_per_header, untimed[0] ? untimed : r->clock->vs_eager);
 	if (r->cost_columns)
 		output_comment(
 			r->out,
@@ -283,9 +265,7 @@ static void write_table_header(struct report *r, const struct result_row *first)
 			" (TS), minus CR0 reads; ipi = a call IPI to CPU 1 and its"
 			" acknowledgement; ns/op at the guest's TSC rate above; base = the"
 			" subtracted loop; source: %s",
-			!strcmp(r->clock, "hardware-tsc") ? "hardware (KVM)"
-			: !strcmp(r->clock, "icount")     ? "icount (instructions, no ns)"
-							  : "emulated (TCG), not hardware");
+			r->clock->costs_note);
 	if (r->lock_columns)
 		output_comment(r->out,
 			       "sleeping lock: sleeps = wait-loop passes that called schedule(),"
@@ -376,10 +356,7 @@ static json_t *table_row(const struct report *r, const struct result_row *row)
 		cell_ticks(o, "ns", have, ns[0]);
 		cell_ticks(o, "ns_min", have, ns[1]);
 		cell_ticks(o, "ns_max", have, ns[2]);
-		cell(o, "source",
-		     !strcmp(r->clock, "hardware-tsc") ? "hardware"
-		     : !strcmp(r->clock, "icount")     ? "icount"
-						       : "emulated");
+		cell(o, "source", r->clock->source);
 		return o;
 	}
 	if (!r->lock_columns)

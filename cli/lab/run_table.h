@@ -8,16 +8,17 @@
 #include <stdbool.h>
 #include <stdio.h>
 
+#include "common/clock.h"
 #include "common/output.h"
 #include "guest_records.h"
 #include "run_stats.h"
 #include "run_options.h"
 
 struct report {
-	struct output *out;    /* opened before the guest boots */
-	const char *accel;     /* "tcg" | "kvm" */
-	const char *accel_arg; /* the -accel argument, e.g. "tcg,thread=single" */
-	const char *clock;     /* key: "emulated-tsc" | "hardware-tsc" | "icount" */
+	struct output *out;             /* opened before the guest boots */
+	const char *accel;              /* "tcg" | "kvm" */
+	const char *accel_arg;          /* the -accel argument, e.g. "tcg,thread=single" */
+	const struct clock_kind *clock; /* emulated TSC (TCG), icount or hardware TSC (KVM) */
 	const char *machine;
 	const char *qemu_cpu;
 	unsigned cpus;
@@ -43,9 +44,6 @@ struct report {
 	char **integrity_notes; /* the table's footnotes, one per record */
 	size_t nintegrity_notes;
 };
-
-/* A line saying what the ticks are, e.g. "EMULATED TSC ticks under QEMU TCG". */
-const char *clock_description(const char *clock);
 
 /* rows_ready_fn: write one configuration's rows to report->out. Returns 0: a
  * row the output cannot take is kept for output_close()'s fallback. */

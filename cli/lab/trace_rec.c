@@ -7,7 +7,6 @@
 #include <inttypes.h>
 #include <libgen.h>
 #include <limits.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,17 +15,7 @@
 
 #include "qmp.h"
 #include "trace/trace_io.h"
-
-static int fail(char *err, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static int fail(char *err, size_t len, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(err, len, fmt, ap);
-	va_end(ap);
-	return -1;
-}
+#include "common/util.h"
 
 /* ---- destination ---- */
 
@@ -136,14 +125,14 @@ int parse_trace_record(const char *line, struct trace_record *t, char *err, size
 	while (*p == ' ') {
 		const char *k = ++p, *eq = strchr(k, '='), *v, *end;
 		if (!eq)
-			return fail(err, len, "a word without '=' in the trace record");
+			return fail_why(err, len, "a word without '=' in the trace record");
 		v = eq + 1;
 		end = v + strcspn(v, " ");
 		if ((size_t)(eq - k) == 4 && !strncmp(k, "used", 4)) {
 			for (const char *q = v; q < end && nused < 64;) {
 				size_t n = strcspn(q, ", ");
 				if (parse_u64(q, n, &t->used[nused++]))
-					return fail(err, len, "bad used= in the trace record");
+					return fail_why(err, len, "bad used= in the trace record");
 				q += n + (q[n] == ',');
 			}
 			seen |= 1u << 31;
@@ -152,23 +141,25 @@ int parse_trace_record(const char *line, struct trace_record *t, char *err, size
 				if (strlen(keys[i]) == (size_t)(eq - k) &&
 				    !strncmp(k, keys[i], (size_t)(eq - k))) {
 					if (parse_u64(v, (size_t)(end - v), vals[i]))
-						return fail(err, len, "bad %s= in the trace record",
-							    keys[i]);
+						return fail_why(err, len,
+								"bad %s= in the trace record",
+								keys[i]);
 					seen |= 1u << i;
 				}
 		}
 		p = end;
 	}
 	if (seen != ((1u << 31) | 0xffu))
-		return fail(err, len, "the trace record lacks a field");
+		return fail_why(err, len, "the trace record lacks a field");
 	if (!cpus || cpus > 64 || nused != cpus)
-		return fail(err, len, "trace record: %" PRIu64 " CPUs, %u used counts", cpus,
-			    nused);
+		return fail_why(err, len, "trace record: %" PRIu64 " CPUs, %u used counts", cpus,
+				nused);
 	t->cpus = (unsigned)cpus;
 	for (unsigned c = 0; c < t->cpus; c++)
 		if (t->used[c] > t->stride / sizeof(struct fpulab_trace_event))
-			return fail(err, len, "trace record: CPU %u used %" PRIu64 " of %" PRIu64,
-				    c, t->used[c], t->stride / 16);
+			return fail_why(err, len,
+					"trace record: CPU %u used %" PRIu64 " of %" PRIu64, c,
+					t->used[c], t->stride / 16);
 	return 0;
 }
 
@@ -182,7 +173,7 @@ static struct qmp *qmp_open(const char *qmp_path, pid_t qemu, int *rc, char *err
 	const char *reply;
 
 	if (!q) {
-		*rc = fail(err, len, "out of memory");
+		*rc = fail_why(err, len, "out of memory");
 		return NULL;
 	}
 	*rc = qmp_connect(q, qmp_path, qemu, err, len);
@@ -246,7 +237,7 @@ static int load_buffer(const char *tmpdir, unsigned c, uint64_t n, struct fpulab
 
 	*out = malloc(n ? n * sizeof(**out) : 1);
 	if (!*out)
-		return fail(err, len, "out of memory");
+		return fail_why(err, len, "out of memory");
 	if (!n)
 		return 0;
 	snprintf(path, sizeof(path), "%s/cpu%u", tmpdir, c);
@@ -256,7 +247,7 @@ static int load_buffer(const char *tmpdir, unsigned c, uint64_t n, struct fpulab
 		fclose(f);
 	unlink(path);
 	if (got != n)
-		return fail(err, len, "%s: %zu of %" PRIu64 " events read back", path, got, n);
+		return fail_why(err, len, "%s: %zu of %" PRIu64 " events read back", path, got, n);
 	return 0;
 }
 
@@ -289,10 +280,10 @@ long long trace_collect(const struct trace_record *t, const char *qmp_path, pid_
 
 	*truncated = t->lost < UINT32_MAX;
 	if (!*truncated && t->events != t->seq) {
-		fail(err, len,
-		     "the guest numbered %" PRIu64 " events and kept %" PRIu64
-		     " without saying one was lost",
-		     t->seq, t->events);
+		fail_why(err, len,
+			 "the guest numbered %" PRIu64 " events and kept %" PRIu64
+			 " without saying one was lost",
+			 t->seq, t->events);
 		return -1;
 	}
 	if (save_buffers(t, qmp_path, qemu, tmpdir, err, len) < 0)
@@ -302,7 +293,7 @@ long long trace_collect(const struct trace_record *t, const char *qmp_path, pid_
 			goto out;
 	tr.ev = malloc(t->events ? t->events * sizeof(*tr.ev) : 1);
 	if (!tr.ev) {
-		fail(err, len, "out of memory");
+		fail_why(err, len, "out of memory");
 		goto out;
 	}
 	memcpy(tr.hdr.magic, FPULAB_TRACE_MAGIC, 8);
@@ -317,11 +308,11 @@ long long trace_collect(const struct trace_record *t, const char *qmp_path, pid_
 	snprintf(tr.hdr.workload, sizeof(tr.hdr.workload), "%s", workload);
 	tr.hdr.nevents = merge(t, buf, *truncated ? t->lost : UINT64_MAX, tr.ev);
 	if (trace_check(&tr, msg, sizeof(msg))) {
-		fail(err, len, "the recorded trace does not check: %s", msg);
+		fail_why(err, len, "the recorded trace does not check: %s", msg);
 		goto out;
 	}
 	if (trace_write(out, &tr, msg, sizeof(msg))) {
-		fail(err, len, "%s", msg);
+		fail_why(err, len, "%s", msg);
 		goto out;
 	}
 	rc = (long long)tr.hdr.nevents;

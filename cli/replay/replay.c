@@ -95,17 +95,9 @@ static int parse_args(int argc, char **argv, struct opts *o, int *first_trace)
 					"replay",
 					"--adaptive-costs: '%s' is not measured or default", v);
 			o->adaptive_builtin = !strcmp(v, "default");
-		} else if (!strcmp(a, "--format")) {
-			int f = -1;
-			for (int k = 0; output_format_names[k]; k++)
-				if (!strcmp(v, output_format_names[k]))
-					f = k;
-			if (f < 0)
-				return usage_error("replay",
-						   "--format: '%s' is not table, json or csv", v);
-			o->format = (enum output_format)f;
-		} else if (!strcmp(a, "--output")) {
-			o->output_path = v;
+		} else if (!strcmp(a, "--format") || !strcmp(a, "--output")) {
+			if (output_opt(&o->output, "replay", a + 2, v))
+				return 2;
 		} else if (!strcmp(a, "--plot")) {
 			o->plot_dir = v;
 		} else if (!strcmp(a, "--insn")) {
@@ -193,7 +185,7 @@ int cmd_replay(int argc, char **argv)
 	if (rc > 0)
 		return rc;
 	struct output out;
-	if (output_open(&out, o.format, o.output_path, "replay") < 0 ||
+	if (output_open(&out, o.output.format, o.output.path, "replay") < 0 ||
 	    (o.plot_dir && output_plot(&out, o.plot_dir) < 0)) {
 		fprintf(stderr, "fpulab replay: %s\n", out.error);
 		output_close(&out);
@@ -226,9 +218,9 @@ int cmd_replay(int argc, char **argv)
 	size_t rows = out.rows;
 	if (output_close(&out) < 0)
 		return 1;
-	if (o.output_path && rows)
-		fprintf(stderr, "fpulab replay: %zu rows written to %s\n", rows, o.output_path);
-	else if (o.output_path)
-		fprintf(stderr, "fpulab replay: no rows: %s not written\n", o.output_path);
+	if (o.output.path && rows)
+		fprintf(stderr, "fpulab replay: %zu rows written to %s\n", rows, o.output.path);
+	else if (o.output.path)
+		fprintf(stderr, "fpulab replay: no rows: %s not written\n", o.output.path);
 	return rc;
 }

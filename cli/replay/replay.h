@@ -21,6 +21,7 @@
 
 #include <fpu/fpu.h>
 
+#include "common/clock.h"
 #include "common/output.h"
 #include "oracle.h"
 #include "replay_engine.h"
@@ -42,6 +43,7 @@ struct param {
 	double ns;
 	const char *source; /* "assumed", "--trap-ns", a file name, "lab costs, emulated (TCG)" */
 	unsigned runs;      /* lab costs: runs its median summarises; 0 otherwise */
+	const struct clock_kind *clock; /* lab costs: the clock they were measured in; else NULL */
 };
 
 struct opts {
@@ -52,9 +54,8 @@ struct opts {
 	bool adaptive_builtin;    /* --adaptive-costs default: libfpu's, as the lab */
 	struct fpu_costs builtin; /* libfpu's built-in costs, read before any is set */
 	int insn;
-	enum output_format format;
-	const char *output_path; /* --output; NULL: stdout */
-	const char *plot_dir;    /* --plot DIR; NULL: none */
+	struct output_opts output; /* --format, --output (NULL: stdout) */
+	const char *plot_dir;      /* --plot DIR; NULL: none */
 	struct output *out;
 	struct targets *targets;
 };

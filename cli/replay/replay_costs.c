@@ -37,6 +37,7 @@ int costs_parse_ns(const char *opt, const char *v, struct param *p)
 		return usage_error("replay", "--%s: '%s' is not a cost in ns (0..1e9)", opt, v);
 	p->ns = x;
 	p->source = opt;
+	p->clock = NULL;
 	return 0;
 }
 
@@ -57,7 +58,7 @@ static int load_lab_costs(const char *path, json_t *rows, struct opts *o)
 	json_array_foreach(rows, i, row)
 	{
 		const char *cost = result_str(row, "cost", NULL);
-		const char *clock = result_str(row, "clock", "");
+		const struct clock_kind *clock = clock_by_key(result_str(row, "clock", NULL));
 		const json_t *ns = json_object_get(row, "ns_per_op");
 		int k = -1;
 
@@ -75,11 +76,11 @@ static int load_lab_costs(const char *path, json_t *rows, struct opts *o)
 			return 1;
 		}
 		seen[k] = true;
-		if (!strcmp(clock, "icount")) {
+		if (clock && !clock->lab_costs) {
 			fprintf(stderr,
-				"fpulab replay: --costs %s: %s was measured under --icount: "
-				"instructions, not time\n",
-				path, cost);
+				"fpulab replay: --costs %s: %s was measured with clock %s: %s, "
+				"not time\n",
+				path, cost, clock->key, clock->tick);
 			return 1;
 		}
 		if (!json_is_number(ns)) {
@@ -93,9 +94,8 @@ static int load_lab_costs(const char *path, json_t *rows, struct opts *o)
 			return cost_file_error(path, what, json_number_value(ns));
 		}
 		ps[k]->ns = json_number_value(ns);
-		ps[k]->source = !strcmp(clock, "hardware-tsc")   ? "lab costs, hardware (KVM)"
-				: !strcmp(clock, "emulated-tsc") ? "lab costs, emulated (TCG)"
-								 : "lab costs, unknown clock";
+		ps[k]->clock = clock;
+		ps[k]->source = clock ? clock->lab_costs : "lab costs, unknown clock";
 		ps[k]->runs = (unsigned)json_integer_value(json_object_get(row, "repeats"));
 		found++;
 	}
@@ -155,6 +155,7 @@ int costs_load(const char *path, struct opts *o)
 		}
 		ps[i]->ns = json_number_value(v);
 		ps[i]->source = path;
+		ps[i]->clock = NULL;
 		found++;
 	}
 	json_decref(j);
@@ -187,16 +188,7 @@ double costs_priced(const struct opts *o, const struct replay_counts *n, double 
 /* The source of a row's figures (result_file.h's): native, plus lab costs measured where. */
 const char *costs_source(const struct opts *o)
 {
-	const char *source = "native";
-	const struct param *const params[] = { &o->trap, &o->cr0, &o->ipi };
+	const struct clock_kind *const lab[] = { o->trap.clock, o->cr0.clock, o->ipi.clock };
 
-	for (int k = 0; k < 3; k++) {
-		const struct param *q = params[k];
-		if (!strcmp(q->source, "lab costs, emulated (TCG)"))
-			source = "native-emulated-costs";
-		else if (!strcmp(q->source, "lab costs, hardware (KVM)") &&
-			 !strcmp(source, "native"))
-			source = "native-hardware-costs";
-	}
-	return source;
+	return clock_projection_source(lab, 3);
 }

@@ -269,14 +269,14 @@ int cmd_compare(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	double threshold = COMPARE_DEFAULT_THRESHOLD;
-	int format = OUTPUT_TABLE, c;
-	const char *path = NULL;
+	struct output_opts oo = { .format = OUTPUT_TABLE };
+	int c, idx;
 	char *end;
 	struct output o;
 	struct compare_totals t = { 0 };
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "", opts, &idx)) != -1) {
 		switch (c) {
 		case 't':
 			threshold = strtod(optarg, &end);
@@ -287,12 +287,9 @@ int cmd_compare(int argc, char **argv)
 						   optarg);
 			break;
 		case 'f':
-			format = parse_choice("compare", "format", optarg, output_format_names);
-			if (format < 0)
-				return 2;
-			break;
 		case 'o':
-			path = optarg;
+			if (output_opt(&oo, "compare", opts[idx].name, optarg))
+				return 2;
 			break;
 		case 'h':
 			usage(stdout);
@@ -303,7 +300,7 @@ int cmd_compare(int argc, char **argv)
 	}
 	if (argc - optind != 2)
 		return usage_error("compare", "needs two result files, A and B");
-	if (output_open(&o, format, path, "compare") < 0) {
+	if (output_open(&o, oo.format, oo.path, "compare") < 0) {
 		fprintf(stderr, "fpulab compare: %s\n", o.error);
 		return 2;
 	}

@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "common/catalog.h"
+#include "common/clock.h"
 #include "cli.h"
 #include "common/output.h"
 #include "common/plot.h"
@@ -138,20 +139,13 @@ static bool has_experiment(json_t *rows, const char *experiment)
 	return find(rows, experiment, NULL, NULL, NULL, NULL, NULL, NULL, NULL) != NULL;
 }
 
+/* The source column: the clock's short name ("emulated ticks"), or the source itself. */
 static const char *source_name(const json_t *row)
 {
 	const char *s = result_source(row);
-	if (!strcmp(s, "emulated"))
-		return "emulated ticks";
-	if (!strcmp(s, "icount"))
-		return "icount (instructions)";
-	if (!strcmp(s, "hardware"))
-		return "hardware ticks (KVM)";
-	if (!strcmp(s, "native"))
-		return "native replay";
-	if (!strcmp(s, "host-linux"))
-		return "host Linux";
-	return s;
+	const struct clock_kind *c = clock_by_source(s);
+
+	return c ? c->short_name : s;
 }
 
 static int runs_of(const json_t *row)
@@ -259,8 +253,8 @@ static void measure_gain(const struct claim *c, json_t *rows, struct finding *f)
 			 "the min-max ranges overlap (gain %+.1f%% .. %+.1f%%): no real difference",
 			 lo, hi);
 	bool off_scale = fabs(gain) > 2 * c->claimed || fabs(gain) < c->claimed / 2;
-	if (!strcmp(result_source(ra), "emulated") && c->note_emulated &&
-	    (off_scale || strcmp(c->note_emulated, NOTE_SCALE)))
+	if (clock_by_source(result_source(ra)) == &clock_kinds[CLOCK_EMULATED_TSC] &&
+	    c->note_emulated && (off_scale || strcmp(c->note_emulated, NOTE_SCALE)))
 		snprintf(f->note + strlen(f->note), sizeof(f->note) - strlen(f->note), "%s%s",
 			 f->note[0] ? "; " : "", c->note_emulated);
 }
@@ -513,8 +507,17 @@ static int finish(FILE *out, const char *path)
 }
 
 static const char *const report_formats[] = { "table", "md", "json", NULL };
+enum report_format { REPORT_TABLE, REPORT_MD, REPORT_JSON };
 
-int cmd_report(int argc, char **argv)
+/* What report's options chose. */
+struct report_opts {
+	json_t *from; /* --from FILE...: an array of file names; empty: run the experiments */
+	struct output_opts out; /* --format (enum report_format), --output */
+	const char *plot_dir;
+};
+
+/* Parse @argv into @o. Returns -1 to go on, or the exit status (0 after --help). */
+static int report_parse(int argc, char **argv, struct report_opts *o)
 {
 	static const struct option opts[] = {
 		{ "from", required_argument, NULL, 'f' },
@@ -524,31 +527,24 @@ int cmd_report(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *path = NULL, *plot_dir = NULL;
-	int format = 0, c, rc = 0;
-	json_t *rows = json_array(), *table = json_array(), *from = json_array();
-	char *why_run[sizeof(plans) / sizeof(plans[0])] = { 0 }, err[512];
-	char dir[] = "/tmp/fpulab-report-XXXXXX";
+	int c, idx;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "", opts, &idx)) != -1) {
 		switch (c) {
 		case 'f':
-			json_array_append_new(from, json_string(optarg));
+			json_array_append_new(o->from, json_string(optarg));
 			/* --from A B C: the words up to the next option are files too */
 			while (optind < argc && argv[optind][0] != '-')
-				json_array_append_new(from, json_string(argv[optind++]));
+				json_array_append_new(o->from, json_string(argv[optind++]));
 			break;
 		case 'F':
-			format = parse_choice("report", "format", optarg, report_formats);
-			if (format < 0)
+		case 'o':
+			if (output_opt(&o->out, "report", opts[idx].name, optarg))
 				return 2;
 			break;
-		case 'o':
-			path = optarg;
-			break;
 		case 'p':
-			plot_dir = optarg;
+			o->plot_dir = optarg;
 			break;
 		case 'h':
 			usage(stdout);
@@ -559,32 +555,48 @@ int cmd_report(int argc, char **argv)
 	}
 	if (optind < argc)
 		return usage_error("report", "unexpected argument '%s'", argv[optind]);
+	return -1;
+}
+
+/* Every row of the files @from into @rows. 0, or 2 after a message. */
+static int load_from(json_t *from, json_t *rows)
+{
+	char err[512];
+
 	for (size_t i = 0; i < json_array_size(from); i++) {
 		const char *file = json_string_value(json_array_get(from, i));
 		json_t *got = result_file_load(file, err, sizeof(err));
 		if (!got) {
 			fprintf(stderr, "fpulab report: %s\n", err);
-			rc = 2;
-			goto out;
+			return 2;
 		}
 		json_array_extend(rows, got);
 		json_decref(got);
 	}
-	if (!json_array_size(from)) {
-		if (!mkdtemp(dir)) {
-			fprintf(stderr, "fpulab report: cannot make a directory: %s\n",
-				strerror(errno));
-			rc = 1;
-			goto out;
-		}
-		for (size_t p = 0; p < sizeof(plans) / sizeof(plans[0]); p++)
-			run_experiment(p, dir, rows, &why_run[p]);
-		rmdir(dir);
-	}
+	return 0;
+}
 
-	if (plot_dir && plot_rows(rows, plot_dir, "report") < 0)
-		rc = 1;
+/* Run every plan's experiment now, its rows into @rows, why one failed in @why_run. 0, or 1. */
+static int run_plans(json_t *rows, char **why_run)
+{
+	char dir[] = "/tmp/fpulab-report-XXXXXX";
+
+	if (!mkdtemp(dir)) {
+		fprintf(stderr, "fpulab report: cannot make a directory: %s\n", strerror(errno));
+		return 1;
+	}
+	for (size_t p = 0; p < sizeof(plans) / sizeof(plans[0]); p++)
+		run_experiment(p, dir, rows, &why_run[p]);
+	rmdir(dir);
+	return 0;
+}
+
+/* The table: a finding row per claim, from @rows (read from @from, or "this run"). */
+static json_t *claims_table(json_t *rows, json_t *from, char *const *why_run)
+{
+	json_t *table = json_array();
 	char *files = xstrdup("");
+
 	for (size_t i = 0; i < json_array_size(from); i++) {
 		char *next = xasprintf("%s%s%s", files, i ? " " : "",
 				       json_string_value(json_array_get(from, i)));
@@ -601,41 +613,71 @@ int cmd_report(int argc, char **argv)
 				      finding_row(&claims[i], &f, *files ? files : "this run"));
 	}
 	free(files);
+	return table;
+}
 
-	if (format == 2) {
-		struct output o;
-		if (output_open(&o, OUTPUT_JSON, path, "report") < 0) {
-			fprintf(stderr, "fpulab report: %s\n", o.error);
-			rc = 2;
-			goto out;
-		}
-		output_provenance_host(&o, argc, argv);
-		for (size_t i = 0; i < json_array_size(table); i++)
-			output_row(&o, json_incref(json_array_get(table, i)));
-		rc = output_close(&o) < 0 ? 1 : rc;
-		goto out;
+/* --format json: the table's rows as JSON lines, with the provenance. Returns the status. */
+static int write_json(json_t *table, const char *path, int argc, char **argv)
+{
+	struct output o;
+
+	if (output_open(&o, OUTPUT_JSON, path, "report") < 0) {
+		fprintf(stderr, "fpulab report: %s\n", o.error);
+		return 2;
 	}
+	output_provenance_host(&o, argc, argv);
+	for (size_t i = 0; i < json_array_size(table); i++)
+		output_row(&o, json_incref(json_array_get(table, i)));
+	return output_close(&o) < 0 ? 1 : 0;
+}
+
+/* The table or markdown, after the provenance, to @path or stdout. Returns the status. */
+static int write_text(json_t *table, int format, const char *path, int argc, char **argv)
+{
 	FILE *out = path ? fopen(path, "w") : stdout;
+
 	if (!out) {
 		fprintf(stderr, "fpulab report: cannot write %s: %s\n", path, strerror(errno));
-		rc = 2;
-		goto out;
+		return 2;
 	}
-	print_provenance(out, format == 1 ? "    " : "# ", argc, argv);
-	if (format == 1)
+	print_provenance(out, format == REPORT_MD ? "    " : "# ", argc, argv);
+	if (format == REPORT_MD)
 		print_md(out, table);
 	else
 		print_table(out, table);
 	if (finish(out, path) != 0) {
 		fprintf(stderr, "fpulab report: cannot write %s: %s\n", path ? path : "stdout",
 			strerror(errno));
-		rc = 1;
+		return 1;
 	}
+	return 0;
+}
+
+int cmd_report(int argc, char **argv)
+{
+	struct report_opts o = { .from = json_array(),
+				 .out = { .formats = report_formats, .format = REPORT_TABLE } };
+	json_t *rows = json_array(), *table = NULL;
+	char *why_run[sizeof(plans) / sizeof(plans[0])] = { 0 };
+	int rc = report_parse(argc, argv, &o);
+
+	if (rc >= 0)
+		goto out;
+	rc = json_array_size(o.from) ? load_from(o.from, rows) : run_plans(rows, why_run);
+	if (rc)
+		goto out;
+	if (o.plot_dir && plot_rows(rows, o.plot_dir, "report") < 0)
+		rc = 1;
+	table = claims_table(rows, o.from, why_run);
+	int wrote = o.out.format == REPORT_JSON
+			    ? write_json(table, o.out.path, argc, argv)
+			    : write_text(table, o.out.format, o.out.path, argc, argv);
+	rc = wrote ? wrote : rc;
 out:
 	for (size_t p = 0; p < sizeof(plans) / sizeof(plans[0]); p++)
 		free(why_run[p]);
 	json_decref(rows);
 	json_decref(table);
-	json_decref(from);
+	json_decref(o.from);
 	return rc;
 }

@@ -394,98 +394,74 @@ static void summarise_replay(FILE *out, json_t *rows)
 	json_decref(mine);
 }
 
-static void summarise_experiment(FILE *out, json_t *rows, const char *experiment)
+/* "N runs", or "N to M runs": the range of the per-policy run counts in @runs (an object). */
+static void runs_range(json_t *runs, char *buf, size_t len)
 {
-	json_t *mine = json_array(), *row;
-	size_t i;
-	const struct fpulab_experiment *info = experiment_info(experiment);
+	json_int_t lo = LLONG_MAX, hi = 0;
+	const char *p;
+	json_t *n;
 
-	if (!strcmp(experiment, "replay")) {
-		json_decref(mine);
-		summarise_replay(out, rows);
-		return;
-	}
-	json_array_foreach(rows, i, row)
+	json_object_foreach(runs, p, n)
 	{
-		if (!strcmp(result_str(row, "experiment", ""), experiment))
-			json_array_append(mine, row);
+		json_int_t k = json_integer_value(n);
+		lo = k < lo ? k : lo;
+		hi = k > hi ? k : hi;
 	}
-	const char *source = result_source(json_array_get(mine, 0));
-	if (info && strcmp(info->figure, "ticks")) { /* a count: its total per policy */
-		bool integrity = !strcmp(info->figure, "integrity_errors");
-		json_t *totals = json_object(), *runs = json_object();
-		json_array_foreach(mine, i, row)
-		{
-			json_t *v = integrity ? json_object_get(row, "integrity_errors_all_runs")
-					      : NULL;
-			if (!v)
-				v = json_object_get(row, info->figure);
-			const char *policy = result_str(row, "policy", "-");
-			json_int_t had = json_integer_value(json_object_get(totals, policy));
-			json_object_set_new(
-				totals, policy,
-				json_integer(had +
-					     (json_is_integer(v) ? json_integer_value(v) : 0)));
-			long long n = row_runs(row) ? row_runs(row) : 1;
-			json_object_set_new(
-				runs, policy,
-				json_integer(json_integer_value(json_object_get(runs, policy)) +
-					     n));
-		}
-		/* each policy's total is over its own runs: say how many those are */
-		json_int_t lo = LLONG_MAX, hi = 0;
-		const char *p;
-		json_t *n;
-		json_object_foreach(runs, p, n)
-		{
-			json_int_t k = json_integer_value(n);
-			lo = k < lo ? k : lo;
-			hi = k > hi ? k : hi;
-		}
-		char over[64];
-		if (lo == hi)
-			snprintf(over, sizeof(over), "%" JSON_INTEGER_FORMAT " run%s", lo,
-				 plural((unsigned long long)lo));
-		else
-			snprintf(over, sizeof(over),
-				 "%" JSON_INTEGER_FORMAT " to %" JSON_INTEGER_FORMAT " runs", lo,
-				 hi);
-		fprintf(out,
-			"%s: %s per policy, exact counts, each policy's total over its %s (%s is "
-			"better):\n ",
-			experiment, info->unit, over, info->better);
-		const char *policy;
-		json_t *v;
-		json_object_foreach(totals, policy, v)
-		{
-			fprintf(out, " %s %" JSON_INTEGER_FORMAT, policy, json_integer_value(v));
-		}
-		fprintf(out, "\n");
-		json_decref(totals);
-		json_decref(runs);
-		json_decref(mine);
-		return;
-	}
-	struct result_figure f;
-	if (!result_figure(json_array_get(mine, 0), &f)) {
-		json_decref(mine);
-		return;
-	}
-	json_t *keys = varying_keys(mine);
-	if (json_array_size(keys) >= 2) /* classes: all but the last varying key */
-		json_array_remove(keys, json_array_size(keys) - 1);
+	if (lo == hi)
+		snprintf(buf, len, "%" JSON_INTEGER_FORMAT " run%s", lo,
+			 plural((unsigned long long)lo));
 	else
-		json_array_clear(keys);
-	size_t runs = 0;
-	json_t *r = json_object_get(json_array_get(mine, 0), "repeats");
-	runs = json_is_integer(r) ? (size_t)json_integer_value(r) : 1;
-	fprintf(out, "%s: %s, %s; medians of %zu run%s\n", experiment, f.unit,
-		result_source_description(source), runs, plural(runs));
+		snprintf(buf, len, "%" JSON_INTEGER_FORMAT " to %" JSON_INTEGER_FORMAT " runs", lo,
+			 hi);
+}
+
+/* @obj[@key] += @add (an integer; absent is 0). */
+static void add_to(json_t *obj, const char *key, json_int_t add)
+{
+	json_int_t had = json_integer_value(json_object_get(obj, key));
+	json_object_set_new(obj, key, json_integer(had + add));
+}
+
+/* A count experiment (abi.h's figure is not ticks): each policy's total over its runs. */
+static void summarise_counts(FILE *out, json_t *mine, const char *experiment,
+			     const struct fpulab_experiment *info)
+{
+	bool integrity = !strcmp(info->figure, "integrity_errors");
+	json_t *totals = json_object(), *runs = json_object(), *row, *v;
+	const char *policy;
+	char over[64];
+	size_t i;
+
+	json_array_foreach(mine, i, row)
+	{
+		v = integrity ? json_object_get(row, "integrity_errors_all_runs") : NULL;
+		if (!v)
+			v = json_object_get(row, info->figure);
+		policy = result_str(row, "policy", "-");
+		add_to(totals, policy, json_is_integer(v) ? json_integer_value(v) : 0);
+		add_to(runs, policy, row_runs(row) ? row_runs(row) : 1);
+	}
+	/* each policy's total is over its own runs: say how many those are */
+	runs_range(runs, over, sizeof(over));
 	fprintf(out,
-		"  the policy with the lowest geometric mean of its median / eager's (%s is "
-		"better):\n",
-		f.better < 0 ? "lower" : "higher");
-	json_t *classes = json_array();
+		"%s: %s per policy, exact counts, each policy's total over its %s (%s is "
+		"better):\n ",
+		experiment, info->unit, over, info->better);
+	json_object_foreach(totals, policy, v)
+	{
+		fprintf(out, " %s %" JSON_INTEGER_FORMAT, policy, json_integer_value(v));
+	}
+	fprintf(out, "\n");
+	json_decref(totals);
+	json_decref(runs);
+}
+
+/* The classes of @mine by @keys, in first-seen order. */
+static json_t *classes_of(json_t *mine, json_t *keys)
+{
+	json_t *classes = json_array(), *row;
+	size_t i;
+
 	json_array_foreach(mine, i, row)
 	{
 		char *c = class_of(row, keys);
@@ -500,10 +476,36 @@ static void summarise_experiment(FILE *out, json_t *rows, const char *experiment
 			json_array_append_new(classes, json_string(c));
 		free(c);
 	}
+	return classes;
+}
+
+/* A timed experiment: per class of configuration, the winning policy and by how much. */
+static void summarise_timed(FILE *out, json_t *mine, const char *experiment)
+{
+	struct result_figure f;
+	json_t *keys, *classes, *c;
+	size_t i;
+
+	if (!result_figure(json_array_get(mine, 0), &f))
+		return;
+	keys = varying_keys(mine);
+	if (json_array_size(keys) >= 2) /* classes: all but the last varying key */
+		json_array_remove(keys, json_array_size(keys) - 1);
+	else
+		json_array_clear(keys);
+	json_t *r = json_object_get(json_array_get(mine, 0), "repeats");
+	size_t runs = json_is_integer(r) ? (size_t)json_integer_value(r) : 1;
+	fprintf(out, "%s: %s, %s; medians of %zu run%s\n", experiment, f.unit,
+		result_source_description(result_source(json_array_get(mine, 0))), runs,
+		plural(runs));
+	fprintf(out,
+		"  the policy with the lowest geometric mean of its median / eager's (%s is "
+		"better):\n",
+		f.better < 0 ? "lower" : "higher");
+	classes = classes_of(mine, keys);
 	fprintf(out, "  %-34s %-12s %-8s %-19s %s\n",
 		json_array_size(keys) ? "class" : "configuration", "wins", "vs eager",
 		"vs the runner-up", "beyond the min-max ranges of the runs?");
-	json_t *c;
 	json_array_foreach(classes, i, c)
 	{
 		json_t *crows = rows_of(mine, experiment, json_string_value(c), keys);
@@ -513,6 +515,29 @@ static void summarise_experiment(FILE *out, json_t *rows, const char *experiment
 	}
 	json_decref(classes);
 	json_decref(keys);
+}
+
+/* One experiment's lines of the summary: replay's, a count's or a timing's. */
+static void summarise_experiment(FILE *out, json_t *rows, const char *experiment)
+{
+	const struct fpulab_experiment *info = experiment_info(experiment);
+	json_t *mine, *row;
+	size_t i;
+
+	if (!strcmp(experiment, "replay")) {
+		summarise_replay(out, rows);
+		return;
+	}
+	mine = json_array();
+	json_array_foreach(rows, i, row)
+	{
+		if (!strcmp(result_str(row, "experiment", ""), experiment))
+			json_array_append(mine, row);
+	}
+	if (info && strcmp(info->figure, "ticks"))
+		summarise_counts(out, mine, experiment, info);
+	else
+		summarise_timed(out, mine, experiment);
 	json_decref(mine);
 }
 

@@ -6,12 +6,13 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <stdbool.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+#include "common/util.h"
 
 static const char *const type_names[FPULAB_EV_NR] = {
 	[FPULAB_EV_SWITCH] = "switch",         [FPULAB_EV_USE] = "use",
@@ -26,18 +27,6 @@ const char *trace_type_name(unsigned int type)
 	return type && type < FPULAB_EV_NR ? type_names[type] : "?";
 }
 
-static int fail(char *err, size_t errlen, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-static int fail(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-	return -1;
-}
-
 /* The workload name: printable ASCII, NUL-terminated within its 24 bytes. */
 static int check_workload(const char *w, size_t len, char *err, size_t errlen)
 {
@@ -46,37 +35,42 @@ static int check_workload(const char *w, size_t len, char *err, size_t errlen)
 		if (!c)
 			return 0;
 		if (c < 0x20 || c > 0x7e)
-			return fail(err, errlen,
-				    "workload name: byte %zu is 0x%02x, not printable ASCII", i, c);
+			return fail_why(err, errlen,
+					"workload name: byte %zu is 0x%02x, not printable ASCII", i,
+					c);
 	}
-	return fail(err, errlen, "workload name: no NUL in its %zu bytes", len);
+	return fail_why(err, errlen, "workload name: no NUL in its %zu bytes", len);
 }
 
 static int check_header(const struct fpulab_trace_header *h, char *err, size_t errlen)
 {
 	if (memcmp(h->magic, FPULAB_TRACE_MAGIC, 8))
-		return fail(err, errlen, "not an fpulab trace (no FPUTRACE magic)");
+		return fail_why(err, errlen, "not an fpulab trace (no FPUTRACE magic)");
 	if (h->version < FPULAB_TRACE_VERSION_MIN || h->version > FPULAB_TRACE_VERSION)
-		return fail(err, errlen, "trace version %u, this fpulab reads versions %u to %u",
-			    h->version, FPULAB_TRACE_VERSION_MIN, FPULAB_TRACE_VERSION);
+		return fail_why(err, errlen,
+				"trace version %u, this fpulab reads versions %u to %u", h->version,
+				FPULAB_TRACE_VERSION_MIN, FPULAB_TRACE_VERSION);
 	if (h->header_size != sizeof(*h) || h->event_size != sizeof(struct fpulab_trace_event))
-		return fail(err, errlen, "header size %u / event size %u, expected %zu / %zu",
-			    h->header_size, h->event_size, sizeof(*h),
-			    sizeof(struct fpulab_trace_event));
+		return fail_why(err, errlen, "header size %u / event size %u, expected %zu / %zu",
+				h->header_size, h->event_size, sizeof(*h),
+				sizeof(struct fpulab_trace_event));
 	if (h->ncpus < 1 || h->ncpus > FPULAB_TRACE_MAX_CPUS)
-		return fail(err, errlen, "ncpus %u is not 1..%d", h->ncpus, FPULAB_TRACE_MAX_CPUS);
+		return fail_why(err, errlen, "ncpus %u is not 1..%d", h->ncpus,
+				FPULAB_TRACE_MAX_CPUS);
 	if (h->ntasks > FPULAB_TRACE_MAX_TASKS)
-		return fail(err, errlen, "ntasks %u is over %d", h->ntasks, FPULAB_TRACE_MAX_TASKS);
+		return fail_why(err, errlen, "ntasks %u is over %d", h->ntasks,
+				FPULAB_TRACE_MAX_TASKS);
 	if (h->version < 2 && (h->flags & FPULAB_TRACE_F_RETURNS))
-		return fail(err, errlen, "flag returns in a version-%u trace: it came in version 2",
-			    h->version);
+		return fail_why(err, errlen,
+				"flag returns in a version-%u trace: it came in version 2",
+				h->version);
 	if (!(h->xcr0 & 1))
-		return fail(err, errlen, "xcr0 0x%" PRIx64 " lacks x87", h->xcr0);
+		return fail_why(err, errlen, "xcr0 0x%" PRIx64 " lacks x87", h->xcr0);
 	if (h->xcr0 & ~(uint64_t)TRACE_XCR0_KNOWN)
-		return fail(err, errlen,
-			    "xcr0 0x%" PRIx64 " has bits 0x%" PRIx64
-			    " that no x86 CPU defines for XCR0 (known: 0x%llx)",
-			    h->xcr0, h->xcr0 & ~(uint64_t)TRACE_XCR0_KNOWN, TRACE_XCR0_KNOWN);
+		return fail_why(err, errlen,
+				"xcr0 0x%" PRIx64 " has bits 0x%" PRIx64
+				" that no x86 CPU defines for XCR0 (known: 0x%llx)",
+				h->xcr0, h->xcr0 & ~(uint64_t)TRACE_XCR0_KNOWN, TRACE_XCR0_KNOWN);
 	return check_workload(h->workload, sizeof(h->workload), err, errlen);
 }
 
@@ -94,39 +88,41 @@ static int check_event(struct checker *k, const struct fpulab_trace_header *h,
 	unsigned int cpu = e->cpu, task = e->task;
 
 	if (!e->type || e->type >= FPULAB_EV_NR)
-		return fail(err, errlen, "unknown type %u", e->type);
+		return fail_why(err, errlen, "unknown type %u", e->type);
 	if (h->version < 2 && e->type >= FPULAB_EV_NR_V1)
-		return fail(err, errlen, "type %u (%s) in a version-%u trace: it came in version 2",
-			    e->type, trace_type_name(e->type), h->version);
+		return fail_why(err, errlen,
+				"type %u (%s) in a version-%u trace: it came in version 2", e->type,
+				trace_type_name(e->type), h->version);
 	if (cpu >= h->ncpus)
-		return fail(err, errlen, "cpu %u, the trace has %u", cpu, h->ncpus);
+		return fail_why(err, errlen, "cpu %u, the trace has %u", cpu, h->ncpus);
 	if (task > h->ntasks)
-		return fail(err, errlen, "task %u, the trace has %u", task, h->ntasks);
+		return fail_why(err, errlen, "task %u, the trace has %u", task, h->ntasks);
 	if (task && k->exited[task] && e->type != FPULAB_EV_SWITCH)
-		return fail(err, errlen, "task %u after its exit", task);
+		return fail_why(err, errlen, "task %u after its exit", task);
 	if (e->mask & ~h->xcr0)
-		return fail(err, errlen, "mask 0x%x outside xcr0 0x%" PRIx64, e->mask, h->xcr0);
+		return fail_why(err, errlen, "mask 0x%x outside xcr0 0x%" PRIx64, e->mask, h->xcr0);
 	if ((e->flags & FPULAB_EVF_RETURNED) && !(h->flags & FPULAB_TRACE_F_RETURNS))
-		return fail(err, errlen, "flag returned in a trace without the returns flag");
+		return fail_why(err, errlen, "flag returned in a trace without the returns flag");
 	if ((e->flags & FPULAB_EVF_RETURNED) && e->type == FPULAB_EV_FLUSH_IPI)
-		return fail(err, errlen, "a flush-ipi with the returned flag");
+		return fail_why(err, errlen, "a flush-ipi with the returned flag");
 	if ((e->flags & FPULAB_EVF_RETURNED) && !k->cur[cpu])
-		return fail(err, errlen, "returned to ring 3, but cpu %u runs no user task", cpu);
+		return fail_why(err, errlen, "returned to ring 3, but cpu %u runs no user task",
+				cpu);
 	switch (e->type) {
 	case FPULAB_EV_SWITCH:
 		if (e->arg > h->ntasks)
-			return fail(err, errlen, "switch to task %u, the trace has %u", e->arg,
-				    h->ntasks);
+			return fail_why(err, errlen, "switch to task %u, the trace has %u", e->arg,
+					h->ntasks);
 		if (task != k->cur[cpu])
-			return fail(err, errlen, "switch from task %u, but cpu %u runs task %u",
-				    task, cpu, k->cur[cpu]);
+			return fail_why(err, errlen, "switch from task %u, but cpu %u runs task %u",
+					task, cpu, k->cur[cpu]);
 		if (k->in_kfpu[cpu])
-			return fail(err, errlen, "switch inside a kernel-FPU section");
+			return fail_why(err, errlen, "switch inside a kernel-FPU section");
 		if (task && k->exited[task])
-			return fail(err, errlen, "switch from task %u after its exit", task);
+			return fail_why(err, errlen, "switch from task %u after its exit", task);
 		if (e->arg && k->running_on[e->arg] >= 0)
-			return fail(err, errlen, "task %u already runs on cpu %d", e->arg,
-				    k->running_on[e->arg]);
+			return fail_why(err, errlen, "task %u already runs on cpu %d", e->arg,
+					k->running_on[e->arg]);
 		if (task)
 			k->running_on[task] = -1;
 		if (e->arg) {
@@ -137,56 +133,59 @@ static int check_event(struct checker *k, const struct fpulab_trace_header *h,
 		return 0;
 	case FPULAB_EV_USE:
 		if (!task || task != k->cur[cpu])
-			return fail(err, errlen, "use by task %u, but cpu %u runs task %u", task,
-				    cpu, k->cur[cpu]);
+			return fail_why(err, errlen, "use by task %u, but cpu %u runs task %u",
+					task, cpu, k->cur[cpu]);
 		if (k->in_kfpu[cpu])
-			return fail(err, errlen, "use inside a kernel-FPU section");
+			return fail_why(err, errlen, "use inside a kernel-FPU section");
 		return 0;
 	case FPULAB_EV_KFPU_BEGIN:
 	case FPULAB_EV_KFPU_END:
 		if (task != k->cur[cpu])
-			return fail(err, errlen, "kernel FPU for task %u, but cpu %u runs task %u",
-				    task, cpu, k->cur[cpu]);
+			return fail_why(err, errlen,
+					"kernel FPU for task %u, but cpu %u runs task %u", task,
+					cpu, k->cur[cpu]);
 		if (k->in_kfpu[cpu] != (e->type == FPULAB_EV_KFPU_END))
-			return fail(err, errlen, "%s",
-				    e->type == FPULAB_EV_KFPU_END ? "kfpu-end without kfpu-begin"
-								  : "nested kfpu-begin");
+			return fail_why(err, errlen, "%s",
+					e->type == FPULAB_EV_KFPU_END
+						? "kfpu-end without kfpu-begin"
+						: "nested kfpu-begin");
 		k->in_kfpu[cpu] = e->type == FPULAB_EV_KFPU_BEGIN;
 		return 0;
 	case FPULAB_EV_MIGRATE:
 		if (!task || e->arg >= h->ncpus)
-			return fail(err, errlen, "migrate of task %u to cpu %u", task, e->arg);
+			return fail_why(err, errlen, "migrate of task %u to cpu %u", task, e->arg);
 		return 0;
 	case FPULAB_EV_EXIT:
 		if (!task || task != k->cur[cpu])
-			return fail(err, errlen, "exit of task %u, but cpu %u runs task %u", task,
-				    cpu, k->cur[cpu]);
+			return fail_why(err, errlen, "exit of task %u, but cpu %u runs task %u",
+					task, cpu, k->cur[cpu]);
 		if (k->in_kfpu[cpu])
-			return fail(err, errlen, "exit inside a kernel-FPU section");
+			return fail_why(err, errlen, "exit inside a kernel-FPU section");
 		k->exited[task] = 1;
 		k->running_on[task] = -1;
 		k->cur[cpu] = 0;
 		return 0;
 	case FPULAB_EV_EXPORT:
 		if (!task)
-			return fail(err, errlen, "export of task 0");
+			return fail_why(err, errlen, "export of task 0");
 		if (k->running_on[task] >= 0 && k->running_on[task] != (int)cpu)
-			return fail(err, errlen, "export of task %u on cpu %u while it runs on %d",
-				    task, cpu, k->running_on[task]);
+			return fail_why(err, errlen,
+					"export of task %u on cpu %u while it runs on %d", task,
+					cpu, k->running_on[task]);
 		return 0;
 	case FPULAB_EV_IMPORT:
 	case FPULAB_EV_RESET:
 		if (!task)
-			return fail(err, errlen, "%s of task 0", trace_type_name(e->type));
+			return fail_why(err, errlen, "%s of task 0", trace_type_name(e->type));
 		if (k->running_on[task] >= 0 && k->running_on[task] != (int)cpu)
-			return fail(err, errlen, "%s of task %u on cpu %u while it runs on %d",
-				    trace_type_name(e->type), task, cpu, k->running_on[task]);
+			return fail_why(err, errlen, "%s of task %u on cpu %u while it runs on %d",
+					trace_type_name(e->type), task, cpu, k->running_on[task]);
 		if (k->in_kfpu[cpu])
-			return fail(err, errlen, "%s inside a kernel-FPU section",
-				    trace_type_name(e->type));
+			return fail_why(err, errlen, "%s inside a kernel-FPU section",
+					trace_type_name(e->type));
 		if (e->type == FPULAB_EV_RESET && e->mask)
-			return fail(err, errlen, "reset with mask 0x%x: a reset installs init",
-				    e->mask);
+			return fail_why(err, errlen, "reset with mask 0x%x: a reset installs init",
+					e->mask);
 		return 0;
 	default: /* FLUSH_IPI: information only */
 		return 0;
@@ -207,11 +206,12 @@ static int check_events(struct checker *k, const struct trace *t, struct trace_i
 			const struct fpulab_trace_event *e = &ev[j];
 			char msg[160];
 			if (i && e->seq <= prev_seq)
-				return fail(err, errlen, "event %" PRIu64 ": seq %u not above %u",
-					    i, e->seq, prev_seq);
+				return fail_why(err, errlen,
+						"event %" PRIu64 ": seq %u not above %u", i, e->seq,
+						prev_seq);
 			if (check_event(k, &t->hdr, e, msg, sizeof(msg)))
-				return fail(err, errlen, "event %" PRIu64 " (seq %u, %s): %s", i,
-					    e->seq, trace_type_name(e->type), msg);
+				return fail_why(err, errlen, "event %" PRIu64 " (seq %u, %s): %s",
+						i, e->seq, trace_type_name(e->type), msg);
 			prev_seq = e->seq;
 		}
 	if (it->err) {
@@ -236,7 +236,7 @@ int trace_check(const struct trace *t, char *err, size_t errlen)
 	if (t->file)
 		buf = malloc(TRACE_CHUNK * sizeof(*buf));
 	if (!k.running_on || !k.exited || (t->file && !buf)) {
-		fail(err, errlen, "out of memory");
+		fail_why(err, errlen, "out of memory");
 		goto out;
 	}
 	for (uint32_t i = 0; i <= h->ntasks; i++)
@@ -255,10 +255,10 @@ out:
 void trace_iter_strerror(const struct trace_iter *it, char *err, size_t errlen)
 {
 	if (it->err == TRACE_ITER_CHANGED)
-		fail(err, errlen,
-		     "changed since it was checked (its events are read again on every pass)");
+		fail_why(err, errlen,
+			 "changed since it was checked (its events are read again on every pass)");
 	else
-		fail(err, errlen, "%s", strerror(it->err));
+		fail_why(err, errlen, "%s", strerror(it->err));
 }
 
 void trace_free(struct trace *t)
@@ -301,16 +301,16 @@ static int check_size(const char *path, uint64_t size, uint64_t n, char *err, si
 	if (n <= ((uint64_t)1 << 32) && size == hs + n * es)
 		return 0;
 	if (n > (UINT64_MAX - hs) / es) /* no exact size */
-		return fail(err, errlen,
-			    "%s: %" PRIu64 " bytes, but the header says %" PRIu64
-			    " events, which would need %.3g bytes (a trace holds at most 2^32 "
-			    "events)",
-			    path, size, n, (double)hs + (double)n * (double)es);
-	return fail(err, errlen,
-		    "%s: %" PRIu64 " bytes, but the header says %" PRIu64
-		    " events, which need %" PRIu64 " bytes (%zu of header, %zu per event%s)",
-		    path, size, n, hs + n * es, hs, es,
-		    n > ((uint64_t)1 << 32) ? "; a trace holds at most 2^32 events" : "");
+		return fail_why(err, errlen,
+				"%s: %" PRIu64 " bytes, but the header says %" PRIu64
+				" events, which would need %.3g bytes (a trace holds at most 2^32 "
+				"events)",
+				path, size, n, (double)hs + (double)n * (double)es);
+	return fail_why(err, errlen,
+			"%s: %" PRIu64 " bytes, but the header says %" PRIu64
+			" events, which need %" PRIu64 " bytes (%zu of header, %zu per event%s)",
+			path, size, n, hs + n * es, hs, es,
+			n > ((uint64_t)1 << 32) ? "; a trace holds at most 2^32 events" : "");
 }
 
 /*
@@ -325,24 +325,24 @@ static int open_trace(const char *path, struct trace *t, struct stat *st, char *
 
 	memset(t, 0, sizeof(*t));
 	if (fd < 0)
-		return fail(err, errlen, "%s: %s", path, strerror(errno));
+		return fail_why(err, errlen, "%s: %s", path, strerror(errno));
 	if (fstat(fd, st) || !S_ISREG(st->st_mode)) {
 		close(fd);
-		return fail(err, errlen, "%s: not a regular file", path);
+		return fail_why(err, errlen, "%s: not a regular file", path);
 	}
 	rc = pread_all(fd, &t->hdr, sizeof(t->hdr), 0);
 	if (rc) {
 		close(fd);
 		memset(t, 0, sizeof(*t));
 		if (rc > 0)
-			return fail(err, errlen, "%s: %s", path, strerror(rc));
-		return fail(err, errlen, "%s: shorter than a trace header (%zu bytes)", path,
-			    sizeof(t->hdr));
+			return fail_why(err, errlen, "%s: %s", path, strerror(rc));
+		return fail_why(err, errlen, "%s: shorter than a trace header (%zu bytes)", path,
+				sizeof(t->hdr));
 	}
 	if (check_header(&t->hdr, msg, sizeof(msg))) {
 		close(fd);
 		memset(t, 0, sizeof(*t));
-		return fail(err, errlen, "%s: %s", path, msg);
+		return fail_why(err, errlen, "%s: %s", path, msg);
 	}
 	if (check_size(path, (uint64_t)st->st_size, t->hdr.nevents, err, errlen)) {
 		close(fd);
@@ -364,17 +364,17 @@ int trace_read(const char *path, struct trace *t, char *err, size_t errlen)
 	if (!t->ev) {
 		close(fd);
 		trace_free(t);
-		return fail(err, errlen, "%s: out of memory", path);
+		return fail_why(err, errlen, "%s: out of memory", path);
 	}
 	rc = pread_all(fd, t->ev, t->hdr.nevents * sizeof(*t->ev), sizeof(t->hdr));
 	close(fd);
 	if (rc) {
 		trace_free(t);
-		return fail(err, errlen, "%s: %s", path, rc > 0 ? strerror(rc) : "short read");
+		return fail_why(err, errlen, "%s: %s", path, rc > 0 ? strerror(rc) : "short read");
 	}
 	if (trace_check(t, msg, sizeof(msg))) {
 		trace_free(t);
-		return fail(err, errlen, "%s: %s", path, msg);
+		return fail_why(err, errlen, "%s: %s", path, msg);
 	}
 	return 0;
 }
@@ -393,7 +393,7 @@ int trace_open(const char *path, struct trace *t, char *err, size_t errlen)
 		t->file = NULL;
 		close(fd);
 		memset(t, 0, sizeof(*t));
-		return fail(err, errlen, "%s: out of memory", path);
+		return fail_why(err, errlen, "%s: out of memory", path);
 	}
 	*t->file = (struct trace_file){
 		.fd = fd,
@@ -406,7 +406,7 @@ int trace_open(const char *path, struct trace *t, char *err, size_t errlen)
 	};
 	if (trace_check(t, msg, sizeof(msg))) {
 		trace_free(t);
-		return fail(err, errlen, "%s: %s", path, msg);
+		return fail_why(err, errlen, "%s: %s", path, msg);
 	}
 	t->file->checked = 1;
 	return 0;
@@ -419,11 +419,11 @@ int trace_write(const char *path, const struct trace *t, char *err, size_t errle
 	FILE *f;
 
 	if (!tmp)
-		return fail(err, errlen, "out of memory");
+		return fail_why(err, errlen, "out of memory");
 	snprintf(tmp, len, "%s.tmp%d", path, (int)getpid());
 	f = fopen(tmp, "wb");
 	if (!f) {
-		fail(err, errlen, "%s: %s", tmp, strerror(errno));
+		fail_why(err, errlen, "%s: %s", tmp, strerror(errno));
 		free(tmp);
 		return -1;
 	}
@@ -436,7 +436,7 @@ int trace_write(const char *path, const struct trace *t, char *err, size_t errle
 		  fwrite(t->ev, sizeof(*t->ev), h.nevents, f) == h.nevents;
 	ok = (fclose(f) == 0) && ok;
 	if (!ok || rename(tmp, path)) {
-		fail(err, errlen, "%s: %s", ok ? path : tmp, strerror(errno));
+		fail_why(err, errlen, "%s: %s", ok ? path : tmp, strerror(errno));
 		unlink(tmp);
 		free(tmp);
 		return -1;

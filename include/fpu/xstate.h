@@ -318,6 +318,14 @@ void xstate_load_init(void);
 bool xstate_scrub_fxsave_leak(void);
 
 /**
+ * xstate_xgetbv - XGETBV(ECX=@index): 0 reads XCR0, 1 the XINUSE bitmap
+ * (only where CPUID.(EAX=0DH,ECX=1):EAX[2] says so). #UD unless
+ * CR4.OSXSAVE is set (CPUID.1:ECX[27] says it is); legal in user mode.
+ * SDM Vol. 2C XGETBV. The one XGETBV of libfpu and the host command.
+ */
+uint64_t xstate_xgetbv(uint32_t index);
+
+/**
  * xstate_xinuse - XGETBV(ECX=1): bit i clear means component i is in init
  * state (a set bit may still be init: SDM §13.6). ~0 if XGETBV1 is absent.
  * Under QEMU TCG it reads all enabled bits.

@@ -45,6 +45,9 @@
  *   figure  the result field the host's report leads with, in unit; better
  *           says which way is better (lower | higher). A figure other than
  *           ticks is a correctness count: no policy-vs-eager ratio is shown.
+ *           A ticks figure's unit starts with "TSC ticks": the host writes
+ *           it in the run's clock (cli/common/clock.h: "instructions per
+ *           operation" under -icount).
  * Adding one: docs/lab.md, "How to add an experiment".
  */
 #define FPULAB_EXPERIMENTS(X)                                                 \

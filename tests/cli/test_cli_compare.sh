@@ -75,4 +75,13 @@ expect "eager's row matches, without the control policy in its configuration" "$
 	'^replay eager pingpong-one cpus=1 tasks=2 +[0-9.]+ +1 +[0-9.]+ +1 '
 expect "the footer: 3 in both, owner only in B" "$work/rc" '^# 3 configurations in both: .*only in A: 0, only in B: 1$'
 
+# `fpulab host` rows (their run count is "runs", not "repeats"): a table, not a crash
+printf '%s\n' '{"experiment": "host unlink", "source": "host-linux", "tasks": 1, "mode": "threads", "ops": 2000, "runs": 2, "runtime_ms_median": 100.0, "runtime_ms_min": 90.0, "runtime_ms_max": 110.0}' > "$work/hu-a.json"
+sed 's/100\.0/150.0/; s/90\.0/140.0/; s/110\.0/160.0/' "$work/hu-a.json" > "$work/hu-b.json"
+"$fpulab" compare "$work/hu-a.json" "$work/hu-b.json" > "$work/hu" 2> "$work/e"
+rc=$?
+[ "$rc" -lt 128 ] && ok "host unlink rows: compared, not a crash (exit $rc)" ||
+	not_ok "host unlink rows: compared, not a crash" "exit $rc" "$(cat "$work/e")"
+expect "host unlink rows: the configuration is listed" "$work/hu" '^host unlink - tasks=1 threads '
+
 finish

@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /* cli/host/host_cpu.c and cli/host/host_regs.S: register images survive the runner, a
- * change is found and named, a failing syscall step is reported. */
+ * change is found and named, a failing syscall step is reported; cli/common/cpu_model.c:
+ * the CPUID brand string is the model Linux shows. */
 #include <setjmp.h>
+#include <stdio.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -11,7 +13,9 @@
 
 #include <cmocka.h>
 
+#include "common/cpu_model.h"
 #include "host/host_cpu.h"
+#include <fpu/xstate.h>
 
 static struct host_regs fill, dump;
 
@@ -113,6 +117,38 @@ static void test_failing_step(void **state)
 	assert_int_equal(host_regs_run(&r), 0);
 }
 
+/* The brand string is /proc/cpuinfo's "model name": Linux reads the same CPUID leaves. */
+static void test_cpu_model_is_linux_model_name(void **state)
+{
+	char model[64], line[512], *linux_model = NULL;
+	FILE *f = fopen("/proc/cpuinfo", "r");
+
+	while (f && !linux_model && fgets(line, sizeof(line), f))
+		if (!strncmp(line, "model name", 10) && strchr(line, ':')) {
+			linux_model = strchr(line, ':') + 1;
+			linux_model += *linux_model == ' ';
+			linux_model[strcspn(linux_model, "\n")] = '\0';
+		}
+	if (f)
+		fclose(f);
+	if (!linux_model)
+		skip(); /* no procfs, or a CPU Linux names without the brand leaves */
+	assert_true(cpu_model(model, sizeof(model)));
+	assert_string_equal(model, linux_model);
+	assert_true(cpu_model(model, 5)); /* cut to fit, NUL-terminated */
+	assert_int_equal(strlen(model), 4);
+}
+
+/* host_cpu_probe's XCR0 is libfpu's XGETBV(0): x87 and SSE always, on x86-64 Linux. */
+static void test_xcr0_from_xgetbv(void **state)
+{
+	struct host_cpu c;
+
+	host_cpu_probe(&c);
+	assert_int_equal(c.xcr0 & 0x3, 0x3);
+	assert_int_equal(c.xcr0, xstate_xgetbv(0));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -120,6 +156,8 @@ int main(void)
 		cmocka_unit_test(test_run_roundtrip),
 		cmocka_unit_test(test_diff_names_register),
 		cmocka_unit_test(test_failing_step),
+		cmocka_unit_test(test_cpu_model_is_linux_model_name),
+		cmocka_unit_test(test_xcr0_from_xgetbv),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -16,7 +16,7 @@ t() {
 "$fpulab" trace synth pingpong-both -o "$work/pp.trace" --switches 100 --xcr0 0x7 > /dev/null 2>&1
 "$fpulab" replay "$work/pp.trace" --format bogus > /dev/null 2> "$work/err"
 rc=$?
-t "replay --format bogus: exit 2, says why" [ "$rc" = 2 -a -n "$(grep "'bogus' is not table, json or csv" "$work/err")" ]
+t "replay --format bogus: exit 2, says why" [ "$rc" = 2 -a -n "$(grep -F -- "--format: unknown value 'bogus' (one of: table, json, csv)" "$work/err")" ]
 "$fpulab" replay "$work/pp.trace" --output "$work/nowhere/r.json" > /dev/null 2> "$work/err"
 rc=$?
 t "replay --output in a missing folder: exit 2 before replaying" [ "$rc" = 2 -a -n "$(grep "cannot create a file in $work/nowhere" "$work/err")" ]

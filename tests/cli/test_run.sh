@@ -137,6 +137,24 @@ if grep -qE '^lazy +same-cpu +one +sse +1000 +2000 +1000 +- +2000 +2000 +0 +0 +2
 else not_ok "--icount: no vs-eager ratio in the table" "$(grep '^lazy\|vs eager' "$work/out")"; fi
 run_fpulab "$work/good" --icount --format json
 json_has lazy same-cpu "--icount: vs_eager is null in JSON" 'vs_eager: null'
+json_has lazy same-cpu "--icount: a row's unit is its clock's, instructions per round trip" \
+	'unit: "instructions per round trip"' 'clock: "icount"'
+# A sleeping-lock row names its unit in its clock too: instructions under --icount, ticks otherwise.
+lock() { # policy repeat ticks
+	echo "@fpulab result experiment=sleeping-lock policy=$1 placement=- fp_users=none regset=- repeat=$2" \
+	     "cpus=2 tasks=2 round_trips=60 switches=6 nm_traps=0 saves=0 restores=2 ipis=2 flush_ipis=0" \
+	     "integrity_errors=0 ticks=$3 variant=task sleeps=0 wakeups=0 wake_retaken=0"
+}
+{ echo "$hello"; lock eager 0 68385; lock lazy 0 68317; echo "@fpulab done runs=2"; } > "$work/lock"
+for clock in icount emulated; do
+	want="TSC ticks per operation"
+	[ "$clock" = icount ] && want="instructions per operation"
+	run_fpulab "$work/lock" --experiment sleeping-lock --repeat 1 --state-api task --fp-users none \
+		--tasks 2 --format json $([ "$clock" = icount ] && echo --icount)
+	if [ "$rc" = 0 ] && [ "$(grep -c "\"unit\": \"$want\"" "$work/out")" = 2 ]; then
+		ok "sleeping-lock under $clock: each row's unit is \"$want\""
+	else not_ok "sleeping-lock under $clock: each row's unit is \"$want\"" "exit $rc" "$(grep -o '"unit": "[^"]*"' "$work/out")" "$(tail -n 3 "$work/err")"; fi
+done
 
 FPULAB_CPUINFO="$work/cpuinfo-vmx" FPULAB_KVM_DEV=/dev/null run_fpulab "$work/good" --accel auto --format json
 args=$(tr '\n' ' ' < "$work/qemu-args")
@@ -215,7 +233,7 @@ for bad in "--no-such-option" "--placement elsewhere" "--placement same-cpu,,cro
 	# shellcheck disable=SC2086 # each entry is several words
 	run_fpulab "$work/good" $bad
 	if [ "$rc" = 2 ] && [ ! -e "$work/qemu-args" ] && [ "$(wc -l < "$work/err")" = 2 ] &&
-	   grep -q '^fpulab run: ' "$work/err" && [ "$(tail -n 1 "$work/err")" = "try 'fpulab run --help'" ]; then
+	   grep -q '^fpulab run: ' "$work/err" && [ "$(tail -n 1 "$work/err")" = "try 'fpulab help run'" ]; then
 		ok "usage error exits 2 before QEMU, one line and a hint: $bad"
 	else
 		not_ok "usage error exits 2 before QEMU, one line and a hint: $bad" "exit $rc" "stderr: $(cat "$work/err")"
