@@ -14,7 +14,7 @@ struct command {
 
 static const struct command commands[] = {
 	{ "run", cmd_run, "boot the lab kernel under QEMU and measure FPU context switching" },
-	{ "trace", cmd_trace, "make and read FPU traces (trace synth|dump|info)" },
+	{ "trace", cmd_trace, "make and read FPU traces (trace synth|dump|info|import|record)" },
 	{ "replay", cmd_replay, "replay traces natively under every policy, against the oracle" },
 	{ "calibrate", cmd_calibrate, "measure the native XSAVE*/XRSTOR cost on this host" },
 	{ "host", cmd_host, "benchmarks and an xstate check of the host Linux" },

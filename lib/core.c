@@ -98,7 +98,9 @@ int fpu_set_policy(const char *name)
 int fpu_policy_flags(const char *name)
 {
 	const struct fpu_policy *p = policy_by_name(name);
-	return p ? (int)p->flags : XSTATE_E_INVAL;
+	if (!p)
+		return XSTATE_E_INVAL;
+	return (int)(p->flags | (p->handle_nm ? FPU_POLICY_TRAPS : 0));
 }
 
 const char *fpu_policy_name(void)

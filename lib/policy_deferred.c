@@ -23,7 +23,7 @@ static void deferred_reload(struct fpu_cpu *c, unsigned int cpu, struct fpu *cur
 
 const struct fpu_policy fpu_policy_deferred = {
 	.name = "deferred",
-	.flags = FPU_POLICY_STATIC,
+	.flags = FPU_POLICY_STATIC | FPU_POLICY_LINUX,
 	.switch_to = deferred_switch,
 	.reload = deferred_reload,
 };

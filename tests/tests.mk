@@ -42,6 +42,7 @@ TEST_BINS += tests/cli/test_run_interrupt.sh
 TEST_BINS += tests/cli/test_run_progress.sh
 TEST_BINS += tests/cli/test_run_integrity.sh
 TEST_BINS += tests/cli/test_trace_cmds.sh tests/cli/test_host.sh tests/cli/test_host_costs.sh
+TEST_BINS += tests/cli/test_trace_import.sh
 TEST_BINS += tests/cli/test_limits.sh tests/cli/test_replay_bench.sh tests/cli/test_scale_bench.sh
 TEST_BINS += tests/cli/test_replay_output.sh tests/cli/test_plot_cmds.sh
 

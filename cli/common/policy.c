@@ -48,3 +48,16 @@ const char *policy_baseline(void)
 			return *p;
 	abort(); /* libfpu has one baseline (tests/unit/test_policies.c) */
 }
+
+bool policy_traps(const char *name)
+{
+	return flags_of(name) & FPU_POLICY_TRAPS;
+}
+
+const char *policy_linux(void)
+{
+	for (const char *const *p = fpu_policy_names(); *p; p++)
+		if (flags_of(*p) & FPU_POLICY_LINUX)
+			return *p;
+	abort(); /* libfpu has one (tests/unit/test_policies.c) */
+}

@@ -26,6 +26,12 @@ bool policy_has_break_even(const char *name);
  */
 const char *policy_break_even_first(void);
 
+/* policy_traps - @name may set CR0.TS: its #NM traps depend on where tasks use the FPU. */
+bool policy_traps(const char *name);
+
+/* policy_linux - the policy Linux's own counts are checked against ("deferred"). */
+const char *policy_linux(void);
+
 /* policy_baseline - the baseline policy's name, from libfpu's list ("eager"); libfpu always has one. */
 const char *policy_baseline(void);
 

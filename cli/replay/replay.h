@@ -145,6 +145,7 @@ struct trace_info {
 	double save_ns, rest_ns, tpn;
 	const char *control;   /* the static policy best by counts, replayed twice; NULL: none */
 	struct paired resolve; /* its second copy against it, run by run */
+	double busy_ns;        /* a Linux trace: its CPUs' busy time (the workload's CPU time); 0 */
 };
 
 /*
@@ -189,6 +190,14 @@ struct trace_replay {
 	/* summarise_policy */
 	double empty_region[REPLAY_HOOK_NR]; /* TSC ticks of one empty timed region */
 	struct prow rows[MAX_POLICIES];
+	/* replay_lower_bound: a Linux trace's lazy-style policies and deferred at the
+	 * evidence bound (np 0: not replayed) */
+	struct {
+		int np;
+		const char *pols[MAX_POLICIES];
+		struct prow rows[MAX_POLICIES];
+		uint64_t switches, uses;
+	} lower;
 	/* rank */
 	double oracle_ns, best; /* ns per switch: the oracle's, the best static policy's total */
 	const char *best_name;  /* "-": none */
@@ -278,6 +287,34 @@ void targets_add(struct targets *tg, const struct target_input *in);
 
 /* targets_print - @tg's verdicts over every trace as comments to @out; @repeat runs each. */
 void targets_print(struct output *out, const struct targets *tg, unsigned long repeat);
+
+/* replay_linux.c: traces imported from Linux (docs/linux-traces.md) */
+
+/* linux_busy_ns - a Linux trace's busy time over its CPUs, ns; 0 for any other trace. */
+double linux_busy_ns(const struct trace *t);
+
+/* linux_row - the "linux (recorded)" row: Linux's own loads and switch saves (@lx). */
+json_t *linux_row(const struct trace_info *ti, const struct opts *o, const struct oracle_counts *oc,
+		  const struct fpulab_trace_linux *lx, bool table);
+
+/*
+ * linux_bound_policies - the policies @tr replays again at the evidence
+ * bound: its lazy-style ones (they trap on a use) and deferred, into @pols
+ * (NULL: only count). Return: how many; 0 without a lazy-style one.
+ */
+int linux_bound_policies(const struct trace_replay *tr, const char **pols);
+
+/*
+ * linux_lower_trace - @t at the evidence bound: its uses without the
+ * evidence flag left out, their returned flag kept on the next event of
+ * their CPU, in memory (the events it keeps: 16 bytes each). Return: 0, or
+ * -1 out of memory or where @t's file could not be read again.
+ */
+int linux_lower_trace(const struct trace *t, struct trace *out);
+
+/* linux_print_footer - deferred against Linux by cause, each policy's share of the
+ * workload's CPU time, and the lazy-style policies at both --fp-use bounds. */
+void linux_print_footer(const struct trace_replay *tr);
 
 /* replay_trace.c */
 

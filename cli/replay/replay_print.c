@@ -132,6 +132,11 @@ void trace_print_rows(struct trace_replay *tr)
 	if (out->plot_rows)
 		output_plot_row(out, oracle_row(&tr->ti, o, &tr->oc, tr->oracle_ns, false));
 	output_row(out, oracle_row(&tr->ti, o, &tr->oc, tr->oracle_ns, table));
+	if (tr->t.lx) {
+		if (out->plot_rows)
+			output_plot_row(out, linux_row(&tr->ti, o, &tr->oc, tr->t.lx, false));
+		output_row(out, linux_row(&tr->ti, o, &tr->oc, tr->t.lx, table));
+	}
 	for (int p = 0; p < tr->np; p++) {
 		const struct prow *w = &tr->rows[p];
 		const struct break_even *b = break_even_of(tr, p);
@@ -270,4 +275,5 @@ void trace_print_footer(const struct trace_replay *tr)
 	print_footer_break_even(tr);
 	for (int p = 0; p < tr->np; p++)
 		print_footer_libfpu(tr, &tr->rows[p]);
+	linux_print_footer(tr);
 }

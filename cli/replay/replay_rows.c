@@ -13,7 +13,7 @@
 
 /* The table: the keys of each row it shows (JSON and CSV carry every key). */
 const struct output_column replay_table_columns[] = {
-	{ "policy", NULL, -13, 0 },
+	{ "policy", NULL, -16, 0 }, /* "linux (recorded)" */
 	{ "switches", NULL, 8, 0 },
 	{ "nm_traps", "#NM", 8, 0 },
 	{ "saves", NULL, 8, 0 },
@@ -50,6 +50,13 @@ static json_t *ns1(double v)
 static json_t *ratio(double v)
 {
 	return json_real(round(v * 1000) / 1000);
+}
+
+/* A Linux trace's FPU cost, @ns per switch over @switches, as a share of its CPU time; null
+ * for any other trace. */
+static json_t *cpu_share(const struct trace_info *ti, double ns, uint64_t switches)
+{
+	return ti->busy_ns > 0 ? json_real(ns * (double)switches / ti->busy_ns) : NULL;
 }
 
 static void set(json_t *o, const char *key, json_t *v)
@@ -163,6 +170,7 @@ json_t *oracle_row(const struct trace_info *ti, const struct opts *o,
 	set(r, "skipped_restore_ticks", NULL);
 	set(r, "skipped_restore_ticks_median", NULL);
 	set(r, "hook_calls_clipped", NULL);
+	set(r, "cpu_time_share", cpu_share(ti, oracle_ns, oc->switches));
 	row_machine(r, ti);
 	if (table) {
 		set(r, "vs_oracle", json_string("1.00x"));
@@ -226,6 +234,7 @@ json_t *policy_row(const struct trace_info *ti, const struct opts *o, const stru
 	    w->skip_med >= 0 ? json_real(round(w->skip_lib * 10) / 10) : NULL);
 	set(r, "skipped_restore_ticks_median", w->skip_med >= 0 ? json_real(w->skip_med) : NULL);
 	set(r, "hook_calls_clipped", json_integer((json_int_t)w->clipped));
+	set(r, "cpu_time_share", cpu_share(ti, w->total, w->n.switches));
 	row_machine(r, ti);
 	return r;
 }

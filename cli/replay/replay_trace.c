@@ -101,21 +101,12 @@ static int use_mask(const struct trace *t, uint32_t *umask)
 	return -1;
 }
 
-/*
- * Opens and checks @tr->path (its events stay in the file, read on each
- * pass), runs the oracle, times the batch save and restore and sets
- * adaptive's costs.
- */
-static int trace_setup(struct trace_replay *tr)
+/* Runs the oracle over @tr->t, times the batch save and restore and sets adaptive's costs. */
+static int trace_prepare(struct trace_replay *tr)
 {
 	const struct opts *o = tr->o;
-	char err[512];
 	int rc;
 
-	if (trace_open(tr->path, &tr->t, err, sizeof(err))) {
-		fprintf(stderr, "fpulab replay: %s\n", err);
-		return 1;
-	}
 	if ((rc = oracle_run(&tr->t, &tr->oc))) {
 		if (rc == -1)
 			fprintf(stderr, "fpulab replay: out of memory\n");
@@ -128,6 +119,7 @@ static int trace_setup(struct trace_replay *tr)
 	tr->rp = replay_new(&tr->t, o->insn);
 	if (!tr->rp || use_mask(&tr->t, &tr->umask)) {
 		replay_free(tr->rp);
+		tr->rp = NULL;
 		trace_free(&tr->t);
 		return 1;
 	}
@@ -144,6 +136,18 @@ static int trace_setup(struct trace_replay *tr)
 		tr->fc = o->builtin;
 	fpu_set_costs(&tr->fc);
 	return 0;
+}
+
+/* Opens and checks @tr->path (its events stay in the file, read on each pass), then trace_prepare(). */
+static int trace_setup(struct trace_replay *tr)
+{
+	char err[512];
+
+	if (trace_open(tr->path, &tr->t, err, sizeof(err))) {
+		fprintf(stderr, "fpulab replay: %s\n", err);
+		return 1;
+	}
+	return trace_prepare(tr);
 }
 
 static void trace_teardown(struct trace_replay *tr)
@@ -406,7 +410,74 @@ static void trace_info_fill(struct trace_replay *tr)
 				      tr->rest_ns,
 				      tr->tpn,
 				      tr->ctl >= 0 ? tr->pols[tr->ctl] : NULL,
-				      tr->control };
+				      tr->control,
+				      linux_busy_ns(&tr->t) };
+}
+
+/*
+ * Every step after the trace is read: the runs, their summaries, the rank.
+ * 0, 1 after an error of the runs (their rows still print), -1 out of
+ * memory or a run that failed (said; nothing to print).
+ */
+static int replay_steps(struct trace_replay *tr)
+{
+	const struct opts *o = tr->o;
+	int rc;
+
+	if (runs_alloc(&tr->runs, tr->np, o->repeat) < 0 || (rc = record_logs(tr)) == -1) {
+		fprintf(stderr, "fpulab replay: out of memory\n");
+		return -1;
+	}
+	if (rc < 0 || interleaved_runs(tr))
+		return -1;                 /* a run failed: said */
+	for (int p = 0; p < tr->np; p++) { /* their bare runs are done */
+		replay_log_free(tr->runs.logs[p]);
+		tr->runs.logs[p] = NULL;
+	}
+	empty_region_ticks(tr->runs.empty, tr->np, o->repeat, tr->runs.samples, tr->empty_region);
+	for (int p = 0; p < tr->np; p++)
+		rc |= summarise_policy(tr, p);
+	rc |= rank(tr);
+	trace_info_fill(tr);
+	return rc;
+}
+
+/*
+ * A Linux trace of the every-return model: the lazy-style policies and
+ * deferred replayed again over its evidence bound (replay_linux.c), their
+ * rows kept in @tr->lower. 0 also when there is nothing to do.
+ */
+static int replay_lower_bound(struct trace_replay *tr)
+{
+	struct trace_replay *lo;
+	int rc;
+
+	tr->lower.np = 0;
+	if (tr->t.lx->fp_use != FPULAB_FP_USE_EVERY_RETURN || !linux_bound_policies(tr, NULL))
+		return 0;
+	lo = calloc(1, sizeof(*lo));
+	if (!lo || linux_lower_trace(&tr->t, &lo->t)) {
+		fprintf(stderr, "fpulab replay: out of memory\n");
+		free(lo);
+		return -1;
+	}
+	lo->path = tr->path;
+	lo->o = tr->o;
+	lo->tpn = tr->tpn;
+	lo->pols = tr->lower.pols;
+	lo->np = linux_bound_policies(tr, tr->lower.pols);
+	rc = trace_prepare(lo);
+	if (!rc)
+		rc = replay_steps(lo);
+	if (rc >= 0) {
+		tr->lower.np = lo->np;
+		memcpy(tr->lower.rows, lo->rows, sizeof(lo->rows));
+		tr->lower.switches = lo->oc.switches;
+		tr->lower.uses = lo->oc.uses;
+	}
+	trace_teardown(lo);
+	free(lo);
+	return rc;
 }
 
 /*
@@ -429,25 +500,15 @@ int replay_trace(const char *path, const struct opts *o, const char **pols, int 
 		free(tr);
 		return 1;
 	}
-	if (runs_alloc(&tr->runs, np, o->repeat) < 0 || (rc = record_logs(tr)) == -1) {
-		fprintf(stderr, "fpulab replay: out of memory\n");
-		rc = 1;
-		goto out;
+	rc = replay_steps(tr);
+	if (rc >= 0 && tr->t.lx)
+		rc |= replay_lower_bound(tr);
+	if (rc >= 0) {
+		trace_print_header(tr);
+		trace_print_rows(tr);
+		trace_print_footer(tr);
 	}
-	if (rc < 0 || interleaved_runs(tr)) {
-		rc = 1;
-		goto out;
-	}
-	empty_region_ticks(tr->runs.empty, np, o->repeat, tr->runs.samples, tr->empty_region);
-	for (int p = 0; p < np; p++)
-		rc |= summarise_policy(tr, p);
-	rc |= rank(tr);
-	trace_info_fill(tr);
-	trace_print_header(tr);
-	trace_print_rows(tr);
-	trace_print_footer(tr);
-out:
 	trace_teardown(tr);
 	free(tr);
-	return rc;
+	return rc < 0 ? 1 : rc;
 }

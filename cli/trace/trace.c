@@ -10,6 +10,7 @@
 #include <fpu/xstate.h>
 
 #include "cli.h"
+#include "trace_cmd.h"
 #include "trace_io.h"
 #include "common/util.h"
 
@@ -22,11 +23,18 @@ static void usage(FILE *f)
 		"usage: fpulab trace synth WORKLOAD|all -o FILE|DIR [--switches N] [--seed S] [--xcr0 MASK]\n"
 		"       fpulab trace dump FILE [--limit N]\n"
 		"       fpulab trace info FILE\n"
+		"       fpulab trace import INPUT [-o FILE] [--fp-use every-return|evidence] [--strict]\n"
+		"                           [--name NAME]\n"
+		"       fpulab trace record -o FILE [--seconds N] [--fp-use M] [--strict] [--name NAME]\n"
+		"                           [--perf-data FILE] [-- CMD ARGS...]\n"
 		"synth makes a synthetic trace of about N context switches (default %d,\n"
 		"1..%llu) from seed S (default 1); with 'all', one FILE per workload in DIR\n"
 		"(DIR/WORKLOAD.trace; DIR is created if missing, one level, like mkdir). Use\n"
 		"masks are drawn from MASK (default: this host's XCR0). dump prints one event\n"
-		"per line; info counts them. Workloads:\n",
+		"per line; info counts them. import converts a Linux recording (the text of\n"
+		"perf script, - for standard input, or a perf.data); record makes one with perf\n"
+		"(as root) while CMD runs or for N seconds (default 5), and imports it\n"
+		"(docs/linux-traces.md). Workloads:\n",
 		SWITCHES_DEFAULT, SWITCHES_MAX);
 	const char *const *names = trace_workloads();
 	for (int i = 0; names[i]; i++)
@@ -175,16 +183,24 @@ static int pass_end(struct trace_iter *it, struct fpulab_trace_event *buf)
 }
 
 /* One event as dump prints it. */
-static void dump_event(const struct fpulab_trace_event *e)
+static void dump_event(const struct fpulab_trace_event *e, bool from_linux)
 {
 	printf("%u %u %s", e->seq, e->cpu, trace_type_name(e->type));
 	switch (e->type) {
 	case FPULAB_EV_SWITCH:
-		printf(" %u -> %u%s", e->task, e->arg,
-		       e->flags & FPULAB_EVF_NO_USER ? " no-user" : "");
+		printf(" %u -> %u%s%s%s", e->task, e->arg,
+		       e->flags & FPULAB_EVF_NO_USER ? " no-user" : "",
+		       from_linux && (e->flags & FPULAB_EVF_WINDOW) ? " window" : "",
+		       from_linux && (e->flags & FPULAB_EVF_RESYNC) ? " resync" : "");
 		break;
 	case FPULAB_EV_USE:
-		printf(" task %u mask 0x%x", e->task, e->mask);
+		printf(" task %u mask 0x%x%s", e->task, e->mask,
+		       from_linux && (e->flags & FPULAB_EVF_EVIDENCE) ? " evidence" : "");
+		break;
+	case FPULAB_EV_KFPU_BEGIN:
+	case FPULAB_EV_KFPU_END:
+		printf(" task %u%s", e->task,
+		       from_linux && (e->flags & FPULAB_EVF_INFERRED) ? " inferred" : "");
 		break;
 	case FPULAB_EV_MIGRATE:
 		printf(" task %u to cpu %u", e->task, e->arg);
@@ -211,7 +227,7 @@ static int dump_events(const struct trace *t, uint64_t limit)
 		return 1;
 	for (size_t n; i < limit && (n = trace_iter_next(&it, &ev)) > 0;)
 		for (size_t j = 0; j < n && i < limit; j++, i++)
-			dump_event(&ev[j]);
+			dump_event(&ev[j], t->lx != NULL);
 	return pass_end(&it, buf);
 }
 
@@ -247,6 +263,10 @@ static int cmd_dump(int argc, char **argv)
 		printf("# recorded by the lab%s\n", t.hdr.flags & FPULAB_TRACE_F_TRUNCATED
 							    ? "; TRUNCATED: its buffer filled up"
 							    : "");
+	if (t.lx)
+		printf("# imported from Linux%s, fp use %s\n",
+		       t.hdr.flags & FPULAB_TRACE_F_LOSSY ? "; LOSSY" : "",
+		       trace_fp_use_name(t.lx->fp_use));
 	printf("# seq cpu event args\n");
 	int rc = dump_events(&t, limit);
 	trace_free(&t);
@@ -297,8 +317,10 @@ static int cmd_info(int argc, char **argv)
 		       : "");
 	printf("  version    %u\n  cpus       %u\n  tasks      %u\n  xcr0       0x%" PRIx64 "\n",
 	       t.hdr.version, t.hdr.ncpus, t.hdr.ntasks, t.hdr.xcr0);
+	if (t.lx)
+		trace_linux_summary(stdout, &t.hdr, t.lx);
 	printf("  events     %" PRIu64 " (%" PRIu64 " bytes)\n", t.hdr.nevents,
-	       (uint64_t)sizeof(t.hdr) + t.hdr.nevents * sizeof(*t.ev));
+	       (uint64_t)trace_header_size(t.hdr.version) + t.hdr.nevents * sizeof(*t.ev));
 	for (unsigned int k = 1; k < FPULAB_EV_NR; k++)
 		printf("  %-10s %" PRIu64 "\n", trace_type_name(k), n[k]);
 	printf("  switches to idle/kernel threads %" PRIu64
@@ -316,12 +338,13 @@ int cmd_trace(int argc, char **argv)
 	const char *sub = argc > 1 ? argv[1] : NULL;
 
 	if (!sub)
-		return usage_error("trace", "needs a subcommand: synth, dump or info");
+		return usage_error("trace",
+				   "needs a subcommand: synth, dump, info, import or record");
 	if (!strcmp(sub, "--help") || !strcmp(sub, "-h")) {
 		usage(stdout);
 		return 0;
 	}
-	for (int i = 2; i < argc; i++)
+	for (int i = 2; i < argc && strcmp(argv[i], "--"); i++)
 		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
 			usage(stdout);
 			return 0;
@@ -332,5 +355,9 @@ int cmd_trace(int argc, char **argv)
 		return cmd_dump(argc - 1, argv + 1);
 	if (!strcmp(sub, "info"))
 		return cmd_info(argc - 1, argv + 1);
+	if (!strcmp(sub, "import"))
+		return cmd_trace_import(argc - 1, argv + 1);
+	if (!strcmp(sub, "record"))
+		return cmd_trace_record(argc - 1, argv + 1);
 	return usage_error("trace", "unknown subcommand '%s'", sub);
 }

@@ -5,6 +5,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include <fpu/xstate.h>
 #include <fpulab/trace.h>
@@ -36,6 +37,7 @@ struct trace_file {
 
 struct trace {
 	struct fpulab_trace_header hdr;
+	struct fpulab_trace_linux *lx; /* version 3's Linux block, malloc'ed; NULL before */
 	struct fpulab_trace_event *ev; /* hdr.nevents of them, malloc'ed; NULL for a file's */
 	struct trace_file *file;       /* trace_open()'s; NULL when @ev holds the events */
 };
@@ -57,6 +59,7 @@ struct trace_iter {
 	uint64_t pos;                   /* events delivered so far */
 	struct fpulab_trace_event *buf; /* TRACE_CHUNK events (a file trace's) */
 	int err;                        /* 0, an errno, or TRACE_ITER_CHANGED */
+	uint64_t first;                 /* a file's: the first event's offset */
 };
 #define TRACE_ITER_CHANGED (-1) /* the file is not what was checked */
 
@@ -77,6 +80,9 @@ size_t trace_iter_next(struct trace_iter *it, const struct fpulab_trace_event **
 /* trace_iter_strerror - what went wrong with @it's pass (not naming the file), into @err. */
 void trace_iter_strerror(const struct trace_iter *it, char *err, size_t errlen);
 
+/* The header's bytes on disk for @version: 64, or 64 + the Linux block from version 3. */
+size_t trace_header_size(unsigned int version);
+
 /* trace_type_name - "switch", "use", ...; "?" for an unknown type. */
 const char *trace_type_name(unsigned int type);
 
@@ -89,6 +95,35 @@ const char *trace_type_name(unsigned int type);
  * in @err (@errlen bytes).
  */
 int trace_check(const struct trace *t, char *err, size_t errlen);
+
+/* The header alone, and version 3's Linux block (NULL before), as trace_check() checks them. */
+int trace_check_header(const struct fpulab_trace_header *h, char *err, size_t errlen);
+int trace_check_linux(const struct fpulab_trace_header *h, const struct fpulab_trace_linux *lx,
+		      char *err, size_t errlen);
+
+/*
+ * The same checks one event at a time, for a writer that streams (the
+ * Linux importer): trace_checker_new() checks @h and @lx (as trace_check()
+ * does; @lx NULL before version 3) and keeps @h, which must outlive the
+ * checker; trace_checker_event() checks event @index in order. Both return
+ * NULL or -1 with a message in @err; the checker is freed either way by
+ * trace_checker_free() (NULL is fine).
+ */
+struct trace_checker;
+struct trace_checker *trace_checker_new(const struct fpulab_trace_header *h,
+					const struct fpulab_trace_linux *lx, char *err,
+					size_t errlen);
+int trace_checker_event(struct trace_checker *k, const struct fpulab_trace_event *e, uint64_t index,
+			char *err, size_t errlen);
+void trace_checker_free(struct trace_checker *k);
+
+/*
+ * trace_write_header - write @h (with magic, version, sizes set as the
+ * writer sets them: version 3 iff @lx) and @lx at @f's current position.
+ * Return: 0, or -1 (errno set).
+ */
+int trace_write_header(FILE *f, const struct fpulab_trace_header *h,
+		       const struct fpulab_trace_linux *lx);
 
 /*
  * trace_read - load and check the trace in @path. Return: 0, or -1 with a
@@ -110,8 +145,15 @@ int trace_open(const char *path, struct trace *t, char *err, size_t errlen);
  */
 int trace_write(const char *path, const struct trace *t, char *err, size_t errlen);
 
-/* trace_free - free @t's events, or close its file. */
+/* trace_free - free @t's events and Linux block, or close its file. */
 void trace_free(struct trace *t);
+
+/* "every-return", "evidence" (FPULAB_FP_USE_*), or "?". */
+const char *trace_fp_use_name(unsigned int fp_use);
+
+/* A few lines on @f saying what the Linux block @x of a trace with header @h records. */
+void trace_linux_summary(FILE *f, const struct fpulab_trace_header *h,
+			 const struct fpulab_trace_linux *x);
 
 /* ---- synthetic workloads (cli/trace/trace_synth.c) ---- */
 

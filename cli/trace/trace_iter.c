@@ -21,6 +21,7 @@ int trace_iter_begin(struct trace_iter *it, const struct trace *t, struct fpulab
 	*it = (struct trace_iter){ .t = t, .buf = buf };
 	if (!f)
 		return 0;
+	it->first = trace_header_size(t->hdr.version); /* here, before a replay's registers */
 	if (fstat(f->fd, &st)) {
 		it->err = errno;
 		return -1;
@@ -53,7 +54,7 @@ static int read_chunk(struct trace_iter *it, size_t n)
 	const struct trace *t = it->t;
 	char *p = (char *)it->buf;
 	size_t want = n * sizeof(*it->buf);
-	off_t off = (off_t)(sizeof(t->hdr) + it->pos * sizeof(*it->buf));
+	off_t off = (off_t)(it->first + it->pos * sizeof(*it->buf));
 
 	while (want) {
 		ssize_t got = pread(t->file->fd, p, want, off);

@@ -189,10 +189,19 @@ const char *const *fpu_test_policy_names(void);
  * FPU_POLICY_BREAK_EVEN: it takes #NM traps to save and restore less than
  *   the baseline, so a trap cost exists above which the baseline wins (its
  *   break-even, docs/model.md): lazy and lazy-counter.
+ * FPU_POLICY_LINUX: what Linux does since 5.2 (deferred: eager save,
+ *   restore on the way to ring 3 unless the registers hold the state), so
+ *   the policy a recording's own counts are checked against
+ *   (docs/linux-traces.md).
+ * FPU_POLICY_TRAPS: it may set CR0.TS, so a task's FPU use may trap and its
+ *   counts depend on where tasks use the FPU (fpu_policy_flags() derives it:
+ *   the policy handles #NM).
  */
 #define FPU_POLICY_STATIC (1u << 0)
 #define FPU_POLICY_BASELINE (1u << 1)
 #define FPU_POLICY_BREAK_EVEN (1u << 2)
+#define FPU_POLICY_LINUX (1u << 3)
+#define FPU_POLICY_TRAPS (1u << 4)
 
 /**
  * fpu_policy_flags - the FPU_POLICY_* flags of the policy @name (the test

@@ -20,7 +20,9 @@
 #include <stdint.h>
 
 #define FPULAB_TRACE_MAGIC "FPUTRACE" /* 8 bytes, no NUL */
-#define FPULAB_TRACE_VERSION 2        /* what the writer writes */
+#define FPULAB_TRACE_VERSION 2        /* what the writer writes for a trace without a Linux block */
+#define FPULAB_TRACE_VERSION_LINUX 3  /* ... and for one with it (imported from Linux) */
+#define FPULAB_TRACE_VERSION_MAX 3    /* the newest a reader reads */
 #define FPULAB_TRACE_VERSION_MIN 1    /* the oldest a reader reads (no IMPORT or RESET) */
 #define FPULAB_TRACE_MAX_CPUS 64
 #define FPULAB_TRACE_MAX_TASKS 65535
@@ -33,6 +35,12 @@
 #define FPULAB_TRACE_F_RETURNS \
 	(1u << 4) /* version 2: returns to ring 3 are recorded
 					    * (FPULAB_EVF_RETURNED) */
+#define FPULAB_TRACE_F_LINUX \
+	(1u << 5) /* version 3: imported from a Linux recording (perf),
+					* with the Linux block after the header */
+#define FPULAB_TRACE_F_LOSSY \
+	(1u << 6) /* version 3: the recording lost events (perf said so, or
+					* the importer resynchronised an impossible sequence) */
 
 struct fpulab_trace_header {
 	char magic[8];        /* FPULAB_TRACE_MAGIC */
@@ -45,6 +53,52 @@ struct fpulab_trace_header {
 	uint64_t nevents;     /* records after the header */
 	uint64_t xcr0;        /* XCR0 of the recording machine; use masks are within it */
 	char workload[24];    /* NUL-padded name of what was traced */
+};
+
+/*
+ * Version 3: after the 64-byte header of a trace imported from Linux
+ * (FPULAB_TRACE_F_LINUX; header_size 64 + 768), what the recording says
+ * beyond the events: its time, Linux's own counts, and what the importer
+ * inferred (docs/trace.md, docs/linux-traces.md). Counts are events of the
+ * recording; times are ns of perf's clock.
+ */
+#define FPULAB_FP_USE_EVERY_RETURN 1 /* each slice that returned to ring 3 uses its state */
+#define FPULAB_FP_USE_EVIDENCE 2     /* only slices whose XINUSE grew between restore and save */
+#define FPULAB_LINUX_F_SIGRETURN (1u << 0) /* syscalls:sys_enter_rt_sigreturn was recorded */
+#define FPULAB_LINUX_F_NS (1u << 1)        /* perf printed ns timestamps (else us) */
+
+struct fpulab_trace_linux {
+	uint64_t duration_ns;                    /* first to last event */
+	uint64_t busy_ns[FPULAB_TRACE_MAX_CPUS]; /* per trace CPU: time not in the idle task */
+	/* x86_fpu_regs_activated: each one loads the registers */
+	uint64_t activations;   /* all; the sum of the next six */
+	uint64_t act_restore;   /* fpregs_restore_userregs(): the task's buffer, on the way out */
+	uint64_t act_fork;      /* fpu_clone(): the parent's buffer, to copy it to the child */
+	uint64_t act_signal;    /* fpu__clear_user_states(): init, for a signal handler */
+	uint64_t act_sigframe;  /* copy_fpstate_to_sigframe(): the buffer, to write the frame */
+	uint64_t act_sigreturn; /* restore_fpregs_from_user(): the signal frame */
+	uint64_t act_other;     /* fpregs_mark_activate() otherwise (KVM, unexplained) */
+	/* x86_fpu_regs_deactivated */
+	uint64_t deactivations; /* all; switch_saves + drops + deact_other */
+	uint64_t switch_saves;  /* switch_fpu(): after sched_switch(prev = that task) */
+	uint64_t exit_saves;    /* of the switch saves, at a dead task's final switch */
+	uint64_t drops;         /* fpu__drop() at exit: no save */
+	uint64_t deact_other;   /* neither */
+	/* the recording and what the importer did about it */
+	uint64_t perf_lost;           /* events perf said it lost (PERF_RECORD_LOST) */
+	uint64_t resyncs;             /* impossible sequences resynchronised */
+	uint64_t window_switches;     /* switches to a task already running at the start */
+	uint64_t kfpu_inferred;       /* kernel-FPU sections inferred (no tracepoint) */
+	uint64_t sigreturns_inferred; /* sigreturns taken from the activation, not the syscall */
+	/* deferred's loads as the importer predicts them (replay counts them) */
+	uint64_t deferred_loads; /* activations + window_loads + other_loads - act_sigframe */
+	uint64_t window_loads;   /* Linux's registers held the state from before the window */
+	uint64_t other_loads;    /* Linux skipped a load deferred makes, unexplained */
+	uint64_t lines;          /* lines of perf script text read */
+	uint64_t skipped;        /* events of other kinds, counted and skipped */
+	uint32_t fp_use;         /* FPULAB_FP_USE_*: what the USE events assume */
+	uint32_t flags;          /* FPULAB_LINUX_F_* */
+	uint64_t reserved[8];    /* 0 */
 };
 
 /*
@@ -83,6 +137,11 @@ enum fpulab_trace_type {
 #define FPULAB_EVF_NO_USER (1u << 0) /* next blocks again before returning to ring 3 */
 /* IMPORT flags */
 #define FPULAB_EVF_SIGFRAME (1u << 0) /* sigreturn: the image is a signal frame's */
+/* Version 3 (imported from Linux) */
+#define FPULAB_EVF_EVIDENCE (1u << 0) /* USE: XINUSE grew in the slice: a use at both bounds */
+#define FPULAB_EVF_WINDOW (1u << 1)   /* SWITCH: to a task running when recording started */
+#define FPULAB_EVF_RESYNC (1u << 2)   /* SWITCH: not in the recording, inferred to resync */
+#define FPULAB_EVF_INFERRED (1u << 0) /* KFPU_BEGIN/END: a section inferred, no tracepoint */
 /*
  * Any type but FLUSH_IPI, with FPULAB_TRACE_F_RETURNS: the task running on
  * this CPU returned to ring 3 (fpu_return_to_user()) since the previous
@@ -103,5 +162,6 @@ struct fpulab_trace_event {
 
 _Static_assert(sizeof(struct fpulab_trace_header) == 64, "trace header is 64 bytes");
 _Static_assert(sizeof(struct fpulab_trace_event) == 16, "trace event is 16 bytes");
+_Static_assert(sizeof(struct fpulab_trace_linux) == 768, "the Linux block is 768 bytes");
 
 #endif

@@ -285,12 +285,12 @@ static void test_version_1(void **state)
 	assert_string_equal(
 		err, "event 2 (seq 3, import): type 9 (import) in a version-1 trace: it came "
 		     "in version 2");
-	header(&t, 3, 3);
+	header(&t, 4, 3);
 	assert_int_equal(trace_check(&t, err, sizeof(err)), -1);
-	assert_string_equal(err, "trace version 3, this fpulab reads versions 1 to 2");
+	assert_string_equal(err, "trace version 4, this fpulab reads versions 1 to 3");
 	header(&t, 0, 3);
 	assert_int_equal(trace_check(&t, err, sizeof(err)), -1);
-	assert_string_equal(err, "trace version 0, this fpulab reads versions 1 to 2");
+	assert_string_equal(err, "trace version 0, this fpulab reads versions 1 to 3");
 	unlink(path);
 }
 
@@ -317,6 +317,137 @@ static void test_round_trip_v2(void **state)
 	assert_string_equal(trace_type_name(FPULAB_EV_RESET), "reset");
 	trace_free(&b);
 	unlink(path);
+}
+
+/* A Linux block whose sums add up: activations 10 = 6 + 1 + 1 + 1 + 1, deactivations 9. */
+static struct fpulab_trace_linux linux_block(void)
+{
+	return (struct fpulab_trace_linux){ .duration_ns = 1000000,
+					    .busy_ns = { 600000, 250000 },
+					    .activations = 10,
+					    .act_restore = 6,
+					    .act_fork = 1,
+					    .act_signal = 1,
+					    .act_sigframe = 1,
+					    .act_sigreturn = 1,
+					    .deactivations = 9,
+					    .switch_saves = 7,
+					    .exit_saves = 1,
+					    .drops = 2,
+					    .fp_use = FPULAB_FP_USE_EVERY_RETURN,
+					    .flags = FPULAB_LINUX_F_NS };
+}
+
+/* Version 3: the Linux block and the new flags survive a file; the header grows to 832 bytes. */
+static void test_round_trip_v3(void **state)
+{
+	struct fpulab_trace_event e[6] = {
+		ev(1, 1, 0, 0, 1),
+		ev(2, FPULAB_EV_USE, 0, 1, 0),
+		ev(3, FPULAB_EV_KFPU_BEGIN, 0, 1, 0),
+		ev(4, FPULAB_EV_KFPU_END, 0, 1, 0),
+		ev(5, 1, 1, 0, 2),
+		ev(6, 1, 0, 1, 0),
+	};
+	struct fpulab_trace_linux lx = linux_block();
+	struct trace t = { .ev = e, .lx = &lx }, b;
+	char err[256];
+	FILE *f;
+
+	e[1].flags = FPULAB_EVF_EVIDENCE | FPULAB_EVF_RETURNED;
+	e[2].flags = e[3].flags = FPULAB_EVF_INFERRED;
+	e[4].flags = FPULAB_EVF_WINDOW;
+	tmp_path();
+	header(&t, FPULAB_TRACE_VERSION_LINUX, 6);
+	t.hdr.header_size = 64 + 768;
+	t.hdr.flags = FPULAB_TRACE_F_LINUX | FPULAB_TRACE_F_RETURNS;
+	assert_int_equal(trace_check(&t, err, sizeof(err)), 0);
+	assert_int_equal(trace_write(path, &t, err, sizeof(err)), 0);
+	f = fopen(path, "rb");
+	assert_non_null(f);
+	assert_int_equal(fseek(f, 0, SEEK_END), 0);
+	assert_int_equal(ftell(f), 832 + 6 * 16);
+	fclose(f);
+	assert_int_equal(trace_read(path, &b, err, sizeof(err)), 0);
+	assert_memory_equal(&t.hdr, &b.hdr, sizeof(t.hdr));
+	assert_non_null(b.lx);
+	assert_memory_equal(&lx, b.lx, sizeof(lx));
+	assert_memory_equal(b.ev, e, sizeof(e));
+	trace_free(&b);
+	assert_int_equal(truncate(path, 100), 0);
+	assert_int_equal(trace_read(path, &b, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "shorter than a version-3 header (832 bytes)"));
+	assert_null(b.lx);
+	/* without the block, the writer writes version 2; v3's flags are refused there */
+	t.lx = NULL;
+	header(&t, FPULAB_TRACE_VERSION, 6);
+	t.hdr.flags = FPULAB_TRACE_F_RETURNS;
+	assert_int_equal(trace_check(&t, err, sizeof(err)), -1);
+	assert_string_equal(err, "event 1 (seq 2, use): flags 0x1 in a version-2 trace: they came "
+				 "in version 3");
+	unlink(path);
+}
+
+/* A Linux block is refused when it contradicts itself or its header. */
+static void test_linux_block_rejects(void **state)
+{
+	struct fpulab_trace_event e[1] = { ev(1, 1, 0, 0, 1) };
+	struct fpulab_trace_linux lx = linux_block();
+	struct trace t = { .ev = e, .lx = &lx };
+	char err[256];
+
+	header(&t, FPULAB_TRACE_VERSION_LINUX, 1);
+	t.hdr.header_size = 832;
+	t.hdr.flags = FPULAB_TRACE_F_LINUX;
+	assert_int_equal(trace_check(&t, err, sizeof(err)), 0);
+	lx.act_restore = 7;
+	assert_int_equal(trace_check(&t, err, sizeof(err)), -1);
+	assert_string_equal(err, "linux: the activations by kind do not add up to 10");
+	lx = linux_block();
+	lx.exit_saves = 8;
+	assert_int_equal(trace_check(&t, err, sizeof(err)), -1);
+	assert_string_equal(err, "linux: the deactivations by kind do not add up to 9");
+	lx = linux_block();
+	lx.busy_ns[2] = 5;
+	assert_int_equal(trace_check(&t, err, sizeof(err)), -1);
+	assert_string_equal(err, "linux: cpu 2 busy 5 ns in a trace of 2 CPUs and 1000000 ns");
+	lx = linux_block();
+	lx.busy_ns[1] = 2000000;
+	assert_int_equal(trace_check(&t, err, sizeof(err)), -1);
+	lx = linux_block();
+	lx.fp_use = 3;
+	assert_int_equal(trace_check(&t, err, sizeof(err)), -1);
+	assert_string_equal(err, "linux: fp_use 3 is not 1 (every-return) or 2 (evidence)");
+	lx = linux_block();
+	lx.reserved[7] = 1;
+	assert_int_equal(trace_check(&t, err, sizeof(err)), -1);
+	assert_string_equal(err, "linux: reserved word 7 is not 0");
+	lx = linux_block();
+	lx.resyncs = 1;
+	assert_int_equal(trace_check(&t, err, sizeof(err)), -1);
+	assert_string_equal(err, "linux: events lost or resynchronised, but no lossy flag");
+	t.hdr.flags |= FPULAB_TRACE_F_LOSSY;
+	assert_int_equal(trace_check(&t, err, sizeof(err)), 0);
+	t.hdr.flags = 0;
+	assert_int_equal(trace_check(&t, err, sizeof(err)), -1);
+	assert_string_equal(err, "a version-3 trace without the linux flag");
+	t.lx = NULL;
+	t.hdr.flags = FPULAB_TRACE_F_LINUX;
+	assert_int_equal(trace_check(&t, err, sizeof(err)), -1);
+	assert_string_equal(err, "a version-3 trace without its Linux block");
+	header(&t, FPULAB_TRACE_VERSION, 1);
+	t.hdr.flags = FPULAB_TRACE_F_LOSSY;
+	assert_int_equal(trace_check(&t, err, sizeof(err)), -1);
+	assert_string_equal(err,
+			    "flag linux or lossy in a version-2 trace: they came in version 3");
+	t.hdr.flags = 0;
+	t.lx = &lx;
+	assert_int_equal(trace_check(&t, err, sizeof(err)), -1);
+	assert_string_equal(err, "a Linux block in a version-2 trace");
+	header(&t, FPULAB_TRACE_VERSION_LINUX, 1); /* a v3 header of v2's size */
+	t.hdr.flags = FPULAB_TRACE_F_LINUX;
+	assert_int_equal(trace_check(&t, err, sizeof(err)), -1);
+	assert_string_equal(err, "header size 64 / event size 16, expected 832 / 16");
 }
 
 /* Files: wrong magic, a truncated file, a missing file: clear errors, nothing loaded. */
@@ -440,6 +571,7 @@ int main(void)
 		cmocka_unit_test(test_check_rejects), cmocka_unit_test(test_check_import_reset),
 		cmocka_unit_test(test_version_1),     cmocka_unit_test(test_check_returned),
 		cmocka_unit_test(test_round_trip_v2), cmocka_unit_test(test_read_rejects),
+		cmocka_unit_test(test_round_trip_v3), cmocka_unit_test(test_linux_block_rejects),
 		cmocka_unit_test(test_open_streams),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

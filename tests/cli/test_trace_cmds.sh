@@ -76,8 +76,8 @@ check "replay --costs: a lab row's ns_per_op over 1e9 is refused" 1 - "ipi's ns_
 if grep -qw xsave /proc/cpuinfo; then
 	echo '{"trap_ns": 400, "ipi_ns": 2000}' > "$work/costs.json"
 	check "replay --costs names the file as the source" 0 "#NM trap 400.0 ns ($work/costs.json)" - -- "$fpulab" replay "$work/pp.trace" --repeat 1 --costs "$work/costs.json"
-	check "replay: eager on pingpong-both saves 99 and restores 100 of 100 switches" 0 "eager              100        0       99      100        0        0      0     0" - -- "$fpulab" replay "$work/pp.trace" --repeat 1 --policy eager,lazy
-	check "replay: the oracle row" 0 "oracle             100        0       98      100" - -- "$fpulab" replay "$work/pp.trace" --repeat 1 --policy eager
+	check "replay: eager on pingpong-both saves 99 and restores 100 of 100 switches" 0 "eager                 100        0       99      100        0        0      0     0" - -- "$fpulab" replay "$work/pp.trace" --repeat 1 --policy eager,lazy
+	check "replay: the oracle row" 0 "oracle                100        0       98      100" - -- "$fpulab" replay "$work/pp.trace" --repeat 1 --policy eager
 	check "replay: break-even of eager vs lazy is printed" 0 "break-even trap cost, eager vs lazy:" - -- "$fpulab" replay "$work/pp.trace" --repeat 1 --policy eager,lazy
 	"$fpulab" trace synth pingpong-one -o "$work/p1.trace" --switches 400 > /dev/null
 	"$fpulab" trace synth migrating -o "$work/mig.trace" --switches 400 > /dev/null

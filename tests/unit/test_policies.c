@@ -479,7 +479,7 @@ static void test_tracing_counts_nothing(void **state)
 /* The policy properties tools rank by are data (fpu_policy_flags), one baseline: eager. */
 static void test_policy_flags(void **state)
 {
-	int baselines = 0, break_evens = 0;
+	int baselines = 0, break_evens = 0, linux_policies = 0;
 
 	for (const char *const *p = fpu_policy_names(); *p; p++) {
 		int f = fpu_policy_flags(*p);
@@ -490,8 +490,19 @@ static void test_policy_flags(void **state)
 			assert_false(f & FPU_POLICY_STATIC);
 		baselines += !!(f & FPU_POLICY_BASELINE);
 		break_evens += !!(f & FPU_POLICY_BREAK_EVEN);
+		linux_policies += !!(f & FPU_POLICY_LINUX);
 	}
 	assert_int_equal(baselines, 1);
+	assert_int_equal(linux_policies, 1);
+	assert_true(fpu_policy_flags("deferred") & FPU_POLICY_LINUX);
+	/* the traps flag follows from the policy's #NM handler */
+	assert_false(fpu_policy_flags("eager") & FPU_POLICY_TRAPS);
+	assert_false(fpu_policy_flags("deferred") & FPU_POLICY_TRAPS);
+	assert_true(fpu_policy_flags("lazy") & FPU_POLICY_TRAPS);
+	assert_true(fpu_policy_flags("lazy-counter") & FPU_POLICY_TRAPS);
+	assert_true(fpu_policy_flags("owner") & FPU_POLICY_TRAPS);
+	assert_true(fpu_policy_flags("smp-lazy") & FPU_POLICY_TRAPS);
+	assert_true(fpu_policy_flags("adaptive") & FPU_POLICY_TRAPS);
 	assert_int_equal(break_evens, 2);
 	assert_true(fpu_policy_flags("eager") & FPU_POLICY_BASELINE);
 	assert_true(fpu_policy_flags("lazy") & FPU_POLICY_BREAK_EVEN);

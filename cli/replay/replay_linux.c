@@ -1,0 +1,248 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * fpulab replay over a trace imported from Linux (docs/linux-traces.md):
+ * Linux's own counts as a row of their own, deferred (Linux since 5.2)
+ * against them by cause, each policy's FPU cost as a share of the
+ * workload's CPU time, and the lazy-style policies at both --fp-use bounds.
+ */
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/policy.h"
+#include "replay.h"
+
+/* deferred must load the registers as often as Linux did, within this share. */
+#define LINUX_LOADS_TOLERANCE 0.03
+
+double linux_busy_ns(const struct trace *t)
+{
+	double ns = 0;
+
+	for (unsigned int c = 0; t->lx && c < t->hdr.ncpus; c++)
+		ns += (double)t->lx->busy_ns[c];
+	return ns;
+}
+
+json_t *linux_row(const struct trace_info *ti, const struct opts *o, const struct oracle_counts *oc,
+		  const struct fpulab_trace_linux *lx, bool table)
+{
+	json_t *r = oracle_row(ti, o, oc, 0, table);
+	static const char *const none[] = {
+		"nm_traps",
+		"ts_writes",
+		"flush_ipis",
+		"native_ns_per_switch",
+		"params_ns_per_switch",
+		"ns_per_switch",
+		"vs_oracle",
+		"work_vs_oracle",
+		"floor_ns_per_switch",
+		"floor_batch_ns_per_switch",
+		"cpu_time_share",
+		"costs",
+	};
+
+	json_object_set_new(r, "policy", json_string("linux (recorded)"));
+	json_object_set_new(r, "source", json_string("recorded Linux workload"));
+	json_object_set_new(r, "saves", json_integer((json_int_t)lx->switch_saves));
+	json_object_set_new(r, "restores", json_integer((json_int_t)lx->activations));
+	for (size_t i = 0; i < sizeof(none) / sizeof(none[0]); i++)
+		if (json_object_get(r, none[i]))
+			json_object_set_new(r, none[i], json_null());
+	if (table)
+		json_object_set_new(r, "costs",
+				    json_string("Linux's own: restores = x86_fpu_regs_activated, "
+						"saves = switch saves"));
+	return r;
+}
+
+int linux_bound_policies(const struct trace_replay *tr, const char **pols)
+{
+	int n = 0;
+	bool lazy = false;
+
+	for (int p = 0; p < tr->np; p++)
+		if (policy_traps(tr->pols[p]) || !strcmp(tr->pols[p], policy_linux())) {
+			lazy |= policy_traps(tr->pols[p]);
+			if (pols)
+				pols[n] = tr->pols[p];
+			n++;
+		}
+	return lazy ? n : 0;
+}
+
+int linux_lower_trace(const struct trace *t, struct trace *out)
+{
+	uint16_t carry[FPULAB_TRACE_MAX_CPUS] = { 0 }; /* a dropped use's returned flag, per CPU */
+	struct fpulab_trace_event *buf = t->file ? malloc(TRACE_CHUNK * sizeof(*buf)) : NULL;
+	const struct fpulab_trace_event *ev;
+	struct trace_iter it;
+	uint64_t n = 0;
+
+	*out = (struct trace){ .hdr = t->hdr };
+	out->ev = malloc((t->hdr.nevents ? t->hdr.nevents : 1) * sizeof(*out->ev));
+	out->lx = malloc(sizeof(*out->lx));
+	if (!out->ev || !out->lx || (t->file && !buf) || trace_iter_begin(&it, t, buf)) {
+		free(buf);
+		trace_free(out);
+		return -1;
+	}
+	*out->lx = *t->lx;
+	out->lx->fp_use = FPULAB_FP_USE_EVIDENCE;
+	for (size_t got; (got = trace_iter_next(&it, &ev)) > 0;)
+		for (size_t j = 0; j < got; j++) {
+			struct fpulab_trace_event e = ev[j];
+			if (e.type == FPULAB_EV_USE && !(e.flags & FPULAB_EVF_EVIDENCE)) {
+				carry[e.cpu] |= e.flags & FPULAB_EVF_RETURNED;
+				continue;
+			}
+			if (e.type != FPULAB_EV_FLUSH_IPI) {
+				e.flags |= carry[e.cpu];
+				carry[e.cpu] = 0;
+			}
+			e.seq = (uint32_t)(n + 1);
+			out->ev[n++] = e;
+		}
+	free(buf);
+	out->hdr.nevents = n;
+	if (it.err) {
+		trace_free(out);
+		return -1;
+	}
+	return 0;
+}
+
+static const struct prow *row_of(const struct prow *rows, int n, const char *policy)
+{
+	for (int p = 0; p < n; p++)
+		if (!strcmp(rows[p].policy, policy))
+			return &rows[p];
+	return NULL;
+}
+
+/* deferred's loads against Linux's activations, the difference by cause. */
+static void print_loads(const struct trace_replay *tr)
+{
+	const struct fpulab_trace_linux *x = tr->t.lx;
+	struct output *out = tr->o->out;
+	const struct prow *d = row_of(tr->rows, tr->np, policy_linux());
+
+	if (!d) {
+		output_comment(out,
+			       "linux: %s (Linux since 5.2) not replayed: no check of its loads "
+			       "against Linux's (--policy %s)",
+			       policy_linux(), policy_linux());
+		return;
+	}
+	int64_t diff = (int64_t)d->n.restores - (int64_t)x->activations;
+	double share = x->activations ? (double)diff / (double)x->activations : 0;
+	int64_t other = diff - (int64_t)x->window_loads + (int64_t)x->act_sigframe;
+	output_comment(out,
+		       "linux: %s loads the registers %" PRIu64 " times, Linux %" PRIu64
+		       " (x86_fpu_regs_activated): %+" PRId64
+		       " (%+.2f%%), %s 3%%; by cause: window "
+		       "start +%" PRIu64 " (registers Linux loaded before the recording began), "
+		       "signals -%" PRIu64 " (Linux loads the registers to write the signal frame "
+		       "from them), inferred kernel FPU 0 (%" PRIu64 " sections in the trace, "
+		       "after each %s reloads as Linux did), other %+" PRId64,
+		       d->policy, d->n.restores, x->activations, diff, 100 * share,
+		       fabs(share) <= LINUX_LOADS_TOLERANCE ? "within" : "NOT within",
+		       x->window_loads, x->act_sigframe, x->kfpu_inferred, d->policy, other);
+	output_comment(
+		out,
+		"linux: saves: Linux %" PRIu64 " at switches (%" PRIu64
+		" of them a dead task's final switch, which no policy saves), %s %" PRIu64
+		" (at switches, and before each export, import, reset and kernel-FPU section, "
+		"where Linux's saves have no tracepoint)",
+		x->switch_saves, x->exit_saves, d->policy, d->n.saves);
+	if (tr->t.hdr.flags & FPULAB_TRACE_F_LOSSY)
+		output_comment(
+			out,
+			"linux: LOSSY recording: perf lost %" PRIu64 " events, %" PRIu64
+			" impossible sequences resynchronised; counts near those are guesses",
+			x->perf_lost, x->resyncs);
+}
+
+/* Each policy's FPU cost (total ns per switch x switches) as a share of the CPU time. */
+static void print_shares(const struct trace_replay *tr)
+{
+	struct output *out = tr->o->out;
+	char line[1024];
+	size_t n = 0;
+	double sw = (double)tr->oc.switches, busy = tr->ti.busy_ns;
+
+	if (busy <= 0)
+		return;
+	n += (size_t)snprintf(line, sizeof(line), "oracle %.3f%%", 100 * tr->oracle_ns * sw / busy);
+	for (int p = 0; p < tr->np && n < sizeof(line); p++)
+		n += (size_t)snprintf(line + n, sizeof(line) - n, ", %s %.3f%%", tr->rows[p].policy,
+				      100 * tr->rows[p].total * sw / busy);
+	output_comment(
+		out,
+		"linux: FPU cost as a share of the workload's CPU time (%.3f s busy, not idle, "
+		"over %u CPUs in %.3f s recorded; total ns per switch x %" PRIu64 " switches): %s",
+		busy / 1e9, tr->t.hdr.ncpus, (double)tr->t.lx->duration_ns / 1e9, tr->oc.switches,
+		line);
+}
+
+/* "cheaper" or "costlier" than Linux's policy; NULL where the two are equal. */
+static const char *verdict(double p, double d)
+{
+	return p < d ? "cheaper" : p > d ? "costlier" : NULL;
+}
+
+/* The lazy-style policies at both --fp-use bounds, against deferred, decided only at both. */
+static void print_bounds(const struct trace_replay *tr)
+{
+	struct output *out = tr->o->out;
+	const struct prow *du = row_of(tr->rows, tr->np, policy_linux()),
+			  *dl = row_of(tr->lower.rows, tr->lower.np, policy_linux());
+
+	if (tr->t.lx->fp_use == FPULAB_FP_USE_EVIDENCE) {
+		output_comment(out,
+			       "linux: the trace holds the evidence bound only (imported with "
+			       "--fp-use evidence): import it with every-return for both bounds");
+		return;
+	}
+	if (!tr->lower.np)
+		return;
+	output_comment(out,
+		       "linux: --fp-use bounds: every-return (each return to ring 3 uses the FPU, "
+		       "%" PRIu64 " uses) and evidence (only slices whose XINUSE grew, %" PRIu64
+		       " uses); a verdict against %s (Linux) is decided only if it holds at "
+		       "both",
+		       tr->oc.uses, tr->lower.uses, policy_linux());
+	for (int p = 0; p < tr->lower.np; p++) {
+		const struct prow *lo = &tr->lower.rows[p],
+				  *up = row_of(tr->rows, tr->np, lo->policy);
+		if (!policy_traps(lo->policy) || !up)
+			continue;
+		const char *vu = du ? verdict(up->total, du->total) : NULL,
+			   *vl = dl ? verdict(lo->total, dl->total) : NULL;
+		char v[128];
+		if (vu && vl && !strcmp(vu, vl))
+			snprintf(v, sizeof(v), "decided: %s than %s at both bounds", vu,
+				 policy_linux());
+		else
+			snprintf(v, sizeof(v),
+				 "undecided: %s than %s at every-return, %s at evidence",
+				 vu ? vu : "as costly", policy_linux(), vl ? vl : "as costly");
+		output_comment(
+			out,
+			"linux: %-12s #NM traps %" PRIu64 " (every-return) .. %" PRIu64
+			" (evidence), total %.1f .. %.1f ns per switch (%s %.1f .. %.1f): %s",
+			lo->policy, up->n.nm_traps, lo->n.nm_traps, up->total, lo->total,
+			policy_linux(), du ? du->total : NAN, dl ? dl->total : NAN, v);
+	}
+}
+
+void linux_print_footer(const struct trace_replay *tr)
+{
+	if (!tr->t.lx)
+		return;
+	print_loads(tr);
+	print_shares(tr);
+	print_bounds(tr);
+}

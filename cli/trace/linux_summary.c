@@ -1,0 +1,66 @@
+/* SPDX-License-Identifier: MIT */
+/* What a version-3 trace's Linux block says, in words (trace info, trace import). */
+#include "trace_io.h"
+
+#include <inttypes.h>
+
+const char *trace_fp_use_name(unsigned int fp_use)
+{
+	return fp_use == FPULAB_FP_USE_EVERY_RETURN ? "every-return"
+	       : fp_use == FPULAB_FP_USE_EVIDENCE   ? "evidence"
+						    : "?";
+}
+
+static void print_times(FILE *f, const struct fpulab_trace_header *h,
+			const struct fpulab_trace_linux *x)
+{
+	double d = (double)x->duration_ns;
+
+	fprintf(f, "  recording  %.6f s (perf's clock; %s timestamps); busy (not idle):", d / 1e9,
+		x->flags & FPULAB_LINUX_F_NS ? "ns" : "us");
+	for (unsigned int c = 0; c < h->ncpus; c++)
+		fprintf(f, "%s cpu%u %.6f s (%.1f%%)", c ? "," : "", c, (double)x->busy_ns[c] / 1e9,
+			d > 0 ? 100.0 * (double)x->busy_ns[c] / d : 0.0);
+	fprintf(f, "\n");
+}
+
+void trace_linux_summary(FILE *f, const struct fpulab_trace_header *h,
+			 const struct fpulab_trace_linux *x)
+{
+	fprintf(f, "  linux      imported from a Linux recording (perf)%s", "");
+	if (h->flags & FPULAB_TRACE_F_LOSSY)
+		fprintf(f,
+			"; LOSSY: perf lost %" PRIu64 " events, %" PRIu64
+			" impossible sequences resynchronised",
+			x->perf_lost, x->resyncs);
+	fprintf(f, "\n");
+	print_times(f, h, x);
+	fprintf(f,
+		"  activated  %" PRIu64 " (Linux's register loads): restore %" PRIu64
+		", fork %" PRIu64 ", signal init %" PRIu64 ", signal frame %" PRIu64
+		", sigreturn %" PRIu64 ", other %" PRIu64 "\n",
+		x->activations, x->act_restore, x->act_fork, x->act_signal, x->act_sigframe,
+		x->act_sigreturn, x->act_other);
+	fprintf(f,
+		"  deactivated %" PRIu64 ": switch saves %" PRIu64 " (of which %" PRIu64
+		" at a dead task's final switch), drops at exit %" PRIu64 ", other %" PRIu64 "\n",
+		x->deactivations, x->switch_saves, x->exit_saves, x->drops, x->deact_other);
+	fprintf(f,
+		"  inferred   kernel-FPU sections %" PRIu64 ", sigreturns %" PRIu64
+		" (sys_enter_rt_sigreturn %s), switches at the window start %" PRIu64 "\n",
+		x->kfpu_inferred, x->sigreturns_inferred,
+		x->flags & FPULAB_LINUX_F_SIGRETURN ? "recorded" : "not recorded",
+		x->window_switches);
+	fprintf(f,
+		"  deferred   %" PRIu64 " loads predicted = Linux's %" PRIu64
+		" + window start %" PRIu64 " + other %" PRIu64 " - signal frames %" PRIu64
+		" (replay counts them)\n",
+		x->deferred_loads, x->activations, x->window_loads, x->other_loads,
+		x->act_sigframe);
+	fprintf(f, "  fp use     %s%s\n", trace_fp_use_name(x->fp_use),
+		x->fp_use == FPULAB_FP_USE_EVERY_RETURN
+			? " (the upper bound; uses flagged evidence give the lower one)"
+			: " (the lower bound)");
+	fprintf(f, "  perf text  %" PRIu64 " lines, %" PRIu64 " events of other kinds skipped\n",
+		x->lines, x->skipped);
+}

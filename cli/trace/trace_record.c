@@ -1,0 +1,331 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * fpulab trace record -o FILE [--seconds N] [-- CMD ARGS...]: record this
+ * Linux with perf (system-wide tracepoints, as root) while CMD runs or for
+ * N seconds, then import the recording (docs/linux-traces.md). What it
+ * needs is checked first, each missing piece said with its fix.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "common/util.h"
+#include "perf_tool.h"
+#include "trace_cmd.h"
+
+#define SECONDS_DEFAULT 5
+#define SECONDS_MAX 3600
+/* perf's buffer per CPU, in 4 KiB pages: 8 MiB, 16 times its default, so that a busy
+ * host loses fewer events (root may lock that much; others have perf_event_mlock_kb) */
+#define MMAP_PAGES "2048"
+
+/* The events, as the issue and docs/linux-traces.md list them. */
+static const char *const events[] = {
+	"sched:sched_switch",
+	"sched:sched_migrate_task",
+	"sched:sched_process_fork",
+	"sched:sched_process_exec",
+	"sched:sched_process_exit",
+	"signal:signal_deliver",
+	"syscalls:sys_enter_rt_sigreturn",
+	"x86_fpu:*",
+};
+#define NEVENTS (sizeof(events) / sizeof(events[0]))
+#define SIGRETURN_EVENT 6
+
+struct record_opts {
+	struct perf_import_opts imp;
+	const char *out, *perf_data;
+	uint64_t seconds; /* 0: while CMD runs */
+	char **cmd;
+};
+
+/* @name runnable: a path, or found in PATH. */
+static bool runnable(const char *name)
+{
+	const char *path = getenv("PATH");
+
+	if (strchr(name, '/'))
+		return access(name, X_OK) == 0;
+	for (const char *p = path ? path : "/usr/bin:/bin"; *p;) {
+		const char *e = strchr(p, ':');
+		size_t n = e ? (size_t)(e - p) : strlen(p);
+		char *f = xasprintf("%.*s/%s", (int)n, p, name);
+		bool ok = access(f, X_OK) == 0;
+		free(f);
+		if (ok)
+			return true;
+		p += n + (e != NULL);
+	}
+	return false;
+}
+
+/* tracefs's directory: $FPULAB_TRACEFS, /sys/kernel/tracing or the debugfs one; NULL. */
+static const char *tracefs(void)
+{
+	static const char *const dirs[] = { "/sys/kernel/tracing", "/sys/kernel/debug/tracing" };
+	const char *env = getenv("FPULAB_TRACEFS");
+	struct stat st;
+
+	for (size_t i = 0; i < 2; i++) {
+		const char *d = env && *env ? env : dirs[i];
+		char *ev = xasprintf("%s/events", d);
+		bool ok = !stat(ev, &st) && S_ISDIR(st.st_mode);
+		free(ev);
+		if (ok)
+			return d;
+	}
+	return NULL;
+}
+
+static bool exists(const char *dir, const char *rel)
+{
+	char *p = xasprintf("%s/%s", dir, rel);
+	bool ok = access(p, F_OK) == 0;
+
+	free(p);
+	return ok;
+}
+
+/* What recording needs, before perf runs. *@sigreturn: whether that event exists. */
+static int preflight(bool *sigreturn)
+{
+	const char *perf = perf_binary(), *tfs;
+	FILE *f;
+	int paranoid = 2;
+
+	if (!runnable(perf)) {
+		fprintf(stderr,
+			"fpulab trace record: perf is not installed (no '%s' in PATH): install it "
+			"(Debian: apt-get install linux-perf; Ubuntu: apt-get install "
+			"linux-tools-$(uname -r)), or name it with FPULAB_PERF=PATH\n",
+			perf);
+		return -1;
+	}
+	f = fopen("/proc/sys/kernel/perf_event_paranoid", "r");
+	if (f && fscanf(f, "%d", &paranoid) != 1)
+		paranoid = 2;
+	if (f)
+		fclose(f);
+	if (geteuid() != 0 && paranoid > -1) {
+		fprintf(stderr,
+			"fpulab trace record: recording tracepoints system-wide needs root, or "
+			"kernel.perf_event_paranoid at -1 (it is %d): run it as root (sudo fpulab "
+			"trace record ...), or sysctl -w kernel.perf_event_paranoid=-1 (and make "
+			"tracefs readable)\n",
+			paranoid);
+		return -1;
+	}
+	tfs = tracefs();
+	if (!tfs) {
+		fprintf(stderr, "fpulab trace record: tracefs is not mounted (no "
+				"/sys/kernel/tracing/events): mount it with mount -t tracefs nodev "
+				"/sys/kernel/tracing\n");
+		return -1;
+	}
+	if (!exists(tfs, "events/x86_fpu/x86_fpu_regs_activated") ||
+	    !exists(tfs, "events/x86_fpu/x86_fpu_regs_deactivated")) {
+		fprintf(stderr,
+			"fpulab trace record: this kernel has no x86_fpu tracepoints (no "
+			"%s/events/x86_fpu/x86_fpu_regs_activated): they are x86 Linux's, from 4.7 "
+			"on, with CONFIG_TRACEPOINTS; on another architecture or a kernel built "
+			"without tracepoints there is nothing to record\n",
+			tfs);
+		return -1;
+	}
+	*sigreturn = exists(tfs, "events/syscalls/sys_enter_rt_sigreturn");
+	if (!*sigreturn)
+		fprintf(stderr, "fpulab trace record: no syscalls:sys_enter_rt_sigreturn in this "
+				"kernel (CONFIG_FTRACE_SYSCALLS): recorded without it, sigreturns "
+				"inferred\n");
+	return 0;
+}
+
+/* perf record's argument vector (malloc'ed; the strings are not). */
+static char **record_argv(const struct record_opts *o, const char *data, bool sigreturn, char *secs)
+{
+	size_t n = 0, ncmd = 0;
+	char **v;
+
+	while (o->cmd && o->cmd[ncmd])
+		ncmd++;
+	v = calloc(8 + 2 * NEVENTS + ncmd + 4, sizeof(*v));
+	if (!v)
+		return NULL;
+	v[n++] = (char *)perf_binary();
+	v[n++] = "record";
+	v[n++] = "-a";
+	v[n++] = "-m";
+	v[n++] = MMAP_PAGES;
+	for (size_t i = 0; i < NEVENTS; i++) {
+		if (i == SIGRETURN_EVENT && !sigreturn)
+			continue;
+		v[n++] = "-e";
+		v[n++] = (char *)events[i];
+	}
+	v[n++] = "-o";
+	v[n++] = (char *)data;
+	v[n++] = "--";
+	if (ncmd) {
+		memcpy(v + n, o->cmd, ncmd * sizeof(*v));
+	} else {
+		v[n++] = "sleep";
+		v[n++] = secs;
+	}
+	return v;
+}
+
+/* Wait for perf record; with CMD and --seconds, stop it (SIGINT, as ^C) after them
+ * (*@stopped then). */
+static int wait_record(struct tool *t, const struct record_opts *o, bool *stopped)
+{
+	struct timespec start, now, tick = { 0, 50 * 1000 * 1000 };
+	int status;
+
+	clock_gettime(CLOCK_MONOTONIC, &start);
+	for (;;) {
+		pid_t p = waitpid(t->pid, &status, o->cmd && o->seconds ? WNOHANG : 0);
+		if (p == t->pid)
+			break;
+		if (p < 0 && errno != EINTR)
+			return -1;
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		if (p == 0 && !*stopped && (uint64_t)(now.tv_sec - start.tv_sec) >= o->seconds) {
+			kill(t->pid, SIGINT);
+			*stopped = true;
+		}
+		nanosleep(&tick, NULL);
+	}
+	t->pid = -1;
+	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+/* perf record failed: say why, with the fix where its message says which. */
+static void record_failed(int st, const char *msg)
+{
+	const char *why = "";
+
+	if (strstr(msg, "ermission") || strstr(msg, "perf_event_paranoid") ||
+	    strstr(msg, "No permissions"))
+		why = " (no privilege: run it as root, or sysctl -w kernel.perf_event_paranoid=-1)";
+	else if (strstr(msg, "unknown tracepoint") || strstr(msg, "event syntax error"))
+		why = " (this kernel lacks one of the events: perf list 'sched:*' 'x86_fpu:*' "
+		      "shows which it has)";
+	fprintf(stderr, "fpulab trace record: perf record failed (exit status %d)%s%s%s\n", st, why,
+		msg[0] ? ":\n" : "", msg);
+}
+
+/* Record into @data. Return: 0, or 1 after saying why not. */
+static int record(const struct record_opts *o, const char *data, bool sigreturn)
+{
+	char secs[32], msg[2048];
+	struct tool t;
+	char err[512];
+	bool stopped = false;
+	int st;
+
+	snprintf(secs, sizeof(secs), "%llu",
+		 (unsigned long long)(o->seconds ? o->seconds : SECONDS_DEFAULT));
+	char **argv = record_argv(o, data, sigreturn, secs);
+	if (!argv || tool_start(&t, argv, 0, err, sizeof(err))) {
+		fprintf(stderr, "fpulab trace record: %s\n", argv ? err : "out of memory");
+		free(argv);
+		return 1;
+	}
+	free(argv);
+	st = wait_record(&t, o, &stopped);
+	tool_stderr(&t, msg, sizeof(msg));
+	tool_free(&t);
+	if (st != 0 && (!strstr(msg, "Captured and wrote") || access(data, R_OK))) {
+		record_failed(st, msg);
+		return 1;
+	}
+	if (stopped)
+		fprintf(stderr,
+			"fpulab trace record: %s stopped after %llu s (--seconds); the recording "
+			"is imported\n",
+			o->cmd[0], (unsigned long long)o->seconds);
+	else if (st != 0)
+		fprintf(stderr,
+			"fpulab trace record: note: %s exited with status %d; the recording "
+			"is imported\n",
+			o->cmd ? o->cmd[0] : "sleep", st);
+	if (strstr(msg, "lost"))
+		fprintf(stderr, "fpulab trace record: perf says it lost events; the trace is "
+				"marked lossy\n");
+	return 0;
+}
+
+static int parse_args(int argc, char **argv, struct record_opts *o)
+{
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		int n = trace_import_option(argc, argv, i, &o->imp);
+		if (n < 0)
+			return 2;
+		if (n) {
+			i += n - 1;
+			continue;
+		}
+		if (!strcmp(a, "--")) {
+			o->cmd = i + 1 < argc ? &argv[i + 1] : NULL;
+			if (!o->cmd)
+				return usage_error("trace", "record: nothing after --");
+			break;
+		}
+		if (strcmp(a, "-o") && strcmp(a, "--seconds") && strcmp(a, "--perf-data"))
+			return usage_error("trace", "record: unknown option '%s'", a);
+		if (i + 1 >= argc)
+			return usage_error("trace", "%s needs a value", a);
+		if (!strcmp(a, "-o"))
+			o->out = argv[++i];
+		else if (!strcmp(a, "--perf-data"))
+			o->perf_data = argv[++i];
+		else if (parse_u64_arg("trace", "seconds", argv[++i], 1, SECONDS_MAX, &o->seconds))
+			return 2;
+	}
+	if (!o->out)
+		return usage_error("trace", "record needs -o FILE");
+	return 0;
+}
+
+int cmd_trace_record(int argc, char **argv)
+{
+	struct record_opts o = { .imp = { .fp_use = FPULAB_FP_USE_EVERY_RETURN } };
+	struct perf_import_result r;
+	char dir[] = "/tmp/fpulab-record-XXXXXX", err[1024], *data;
+	bool sigreturn;
+	int rc;
+
+	rc = parse_args(argc, argv, &o);
+	if (rc)
+		return rc;
+	if (preflight(&sigreturn))
+		return 1;
+	if (!o.perf_data && !mkdtemp(dir)) {
+		fprintf(stderr, "fpulab trace record: %s: %s\n", dir, strerror(errno));
+		return 1;
+	}
+	data = o.perf_data ? xstrdup(o.perf_data) : xasprintf("%s/perf.data", dir);
+	if (!o.imp.workload)
+		o.imp.workload = o.cmd ? o.cmd[0] : "linux-idle";
+	rc = record(&o, data, sigreturn);
+	if (!rc && perf_import_file(data, o.out, &o.imp, &r, err, sizeof(err))) {
+		fprintf(stderr, "fpulab trace record: importing %s: %s\n", data, err);
+		rc = 1;
+	}
+	if (!rc)
+		trace_print_import(o.out, &r);
+	if (!o.perf_data) {
+		unlink(data);
+		rmdir(dir);
+	}
+	free(data);
+	return rc;
+}

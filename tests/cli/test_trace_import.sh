@@ -1,0 +1,233 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+# fpulab trace import and trace record: each import rule of
+# docs/linux-traces.md on excerpts of real recordings
+# (tests/cli/fixtures/linux/README says where each comes from), bad input,
+# the inputs (file, -, .xz, perf.data), record's checks with a fake perf,
+# and a live recording of a second when this machine can make one. TAP.
+set -u
+. "$(dirname "$0")/lib.sh"
+fx=$here/fixtures/linux
+fpulab=$(cd "$(dirname "$fpulab")" && pwd)/$(basename "$fpulab") # absolute: some tests change folder
+
+# imp NAME FIXTURE [OPTIONS...]: import FIXTURE to $work/NAME.trace (its summary in
+# $work/NAME.out, its dump in $work/NAME.dump); ok if it succeeds
+imp() {
+	local name=$1 f=$2
+	shift 2
+	if "$fpulab" trace import "$fx/$f" -o "$work/$name.trace" "$@" > "$work/$name.out" 2> "$work/err" &&
+		"$fpulab" trace dump "$work/$name.trace" > "$work/$name.dump" 2>> "$work/err"; then
+		ok "import $f $*"
+	else
+		not_ok "import $f $*" "$(head -n 3 "$work/err")"
+	fi
+}
+
+# has NAME FILE TEXT: ok if FILE ($work/FILE) holds the line fragment TEXT
+has() {
+	if grep -qF -- "$3" "$work/$2"; then ok "$1"; else not_ok "$1" "$2 lacks: $3" "$(head -n 12 "$work/$2")"; fi
+}
+
+# ---- activations and deactivations: what each one is ----
+imp sig signal.txt
+has "restores, signal init loads and sigreturn loads told apart (fpregs_restore_userregs, fpu__clear_user_states, restore_fpregs_from_user)" sig.out "activated  9 (Linux's register loads): restore 3, fork 0, signal init 3, signal frame 0, sigreturn 3, other 0"
+has "a deactivation right after sched_switch(prev) is a switch save (switch_fpu)" sig.out "deactivated 3: switch saves 3 (of which 0 at a dead task's final switch), drops at exit 0, other 0"
+has "a signal to a handler: export then reset" sig.dump "12 1 export task 5"
+has "... the handler's init load is its return to ring 3" sig.dump "14 1 use task 5 mask 0x0 returned"
+has "sigreturn (sys_enter_rt_sigreturn): an import of the frame with the mask exported" sig.dump "15 1 import task 5 mask 0x2 sigframe"
+has "sys_enter_rt_sigreturn recorded: no sigreturn inferred" sig.out "sigreturns 0 (sys_enter_rt_sigreturn recorded)"
+has "a switch to a kernel thread (rcu_preempt: no x86_fpu activity) is a switch to task 0" sig.dump "5 1 switch 2 -> 0"
+has "a task running when recording began gets a switch from 0, flag window" sig.dump "1 1 switch 0 -> 1 window"
+has "its return without a load (switch save, no activation): deferred loads there, a window-start difference" sig.out "deferred   11 loads predicted = Linux's 9 + window start 2 + other 0 - signal frames 0"
+imp nosig signal-no-sigreturn.txt
+has "without sys_enter_rt_sigreturn, sigreturns are inferred from load: 0 activations" nosig.out "sigreturns 3 (sys_enter_rt_sigreturn not recorded)"
+if cmp -s "$work/sig.trace" "$work/nosig.trace"; then not_ok "inferred sigreturns: the same trace" "the header should differ in its flags only"; else
+	if cmp -s <(tail -c +833 "$work/sig.trace") <(tail -c +833 "$work/nosig.trace"); then ok "inferred sigreturns give the same events as recorded ones"; else not_ok "inferred sigreturns give the same events as recorded ones"; fi
+fi
+imp exs exit-sigframe.txt
+has "the restore before writing the signal frame (copy_fpstate_to_sigframe, load: 1) is counted apart" exs.out "signal init 1, signal frame 1, sigreturn 1"
+has "... and deferred has no such load" exs.out "deferred   7 loads predicted = Linux's 8 + window start 0 + other 0 - signal frames 1"
+has "exit: fpu__drop()'s deactivation is a drop, the dead task's final switch still saves" exs.out "switch saves 5 (of which 1 at a dead task's final switch), drops at exit 1"
+has "exit at the final switch (prev_state Z), then the switch from 0" exs.dump "5 1 exit task 3"
+has "... the next task runs after it" exs.dump "6 1 switch 0 -> 4"
+has "a CPU's first event a deactivation (its switch before the recording): not a task" exs.out "drops at exit 1, other 1"
+imp fee fork-exec-exit.txt
+has "exec (fpu_flush_thread): a reset" fee.dump "20 1 reset task 6"
+has "a fork's child (x86_fpu_copy_dst) is a user task with its own id" fee.out "7 tasks"
+has "the child's exit at its final switch" fee.dump "103 1 exit task 6"
+has "every-return: the use after exec grew XINUSE (0 -> SSE): flagged evidence" fee.dump "32 1 use task 6 mask 0x2 evidence returned"
+imp kfpu kfpu.txt
+has "a restore deferred would skip (no switch, signal or exec since the last return): an inferred kernel-FPU section" kfpu.dump "10 0 kfpu-begin task 2 inferred"
+has "... counted and printed" kfpu.out "inferred   kernel-FPU sections 1"
+has "an id is reused after its task's exit (fpulab 22432 -> the forked child 22452)" kfpu.dump "13 0 switch 2 -> 1"
+has "... so 3 user tasks fit in 2 ids" kfpu.out "1 CPUs, 2 tasks"
+
+# ---- --fp-use ----
+imp ev fork-exec-exit.txt --fp-use evidence
+"$fpulab" trace info "$work/ev.trace" > "$work/ev.info"
+has "--fp-use evidence: only the slice whose XINUSE grew uses the FPU" ev.info "  use        1"
+has "--fp-use evidence: the model is in the trace" ev.info "fp use     evidence (the lower bound)"
+"$fpulab" trace info "$work/fee.trace" > "$work/fee.info"
+has "--fp-use every-return: every return uses (49 activations, 3 returns without one)" fee.info "  use        52"
+check "--fp-use: an unknown model is a usage error" 2 - "--fp-use: 'some' is not every-return or evidence" -- "$fpulab" trace import "$fx/signal.txt" -o "$work/x.trace" --fp-use some
+
+# ---- impossible sequences, lost events ----
+imp hid hidden-task-us.txt
+has "us timestamps are read" hid.out "us timestamps"
+has "events of a task perf never shows (pid 73): the switches it lacks are resynchronised and counted" hid.out "LOSSY: perf lost 0 events, 4 impossible sequences resynchronised"
+has "... flagged resync" hid.dump "5 0 switch 0 -> 2 resync"
+has "a migration (sched_migrate_task) is a migrate event on the origin CPU" hid.dump "4 0 migrate task 1 to cpu 1"
+has "xcr0 from xcomp_bv (AVX-512 machine: 0xe7)" hid.out "xcr0 0xe7"
+check "--strict refuses the first impossible sequence, naming its line" 1 - "line 5: CPU 0 runs pid 15714, but the recording said pid 73" -- "$fpulab" trace import "$fx/hidden-task-us.txt" -o "$work/strict.trace" --strict
+holds "--strict leaves no output" test ! -e "$work/strict.trace"
+imp idle idle-exit.txt
+has "a switch out of the idle task the recording lacks: resynchronised" idle.out "2 impossible sequences resynchronised"
+imp lost lost.txt
+has "PERF_RECORD_LOST (--show-lost-events) is counted and marks the trace lossy" lost.out "LOSSY: perf lost 196 events"
+
+# ---- the fields of a line ----
+imp pidtid signal-pid-tid.txt
+holds "-F +pid (PID/TID) reads as the default fields" cmp -s <(tail -n +2 "$work/sig.dump") <(tail -n +2 "$work/pidtid.dump")
+imp nocomm signal-no-comm.txt
+holds "without comm the fields read the same" cmp -s <(tail -n +2 "$work/sig.dump") <(tail -n +2 "$work/nocomm.dump")
+# COMM, prev_comm, next_comm with spaces, brackets, '=' and bytes that are not ASCII
+sed -e 's/^         python3/ W [1] x=y \xff\xfe/' -e 's/next_comm=python3/next_comm=Web [002] Content prev_pid=9 =/' "$fx/signal.txt" > "$work/odd.txt"
+if "$fpulab" trace import "$work/odd.txt" -o "$work/odd.trace" > /dev/null 2> "$work/err" &&
+	"$fpulab" trace dump "$work/odd.trace" > "$work/odd.dump" &&
+	cmp -s <(tail -n +2 "$work/sig.dump") <(tail -n +2 "$work/odd.dump"); then
+	ok "comm names with spaces, brackets, '=' and odd bytes read the same"
+else
+	not_ok "comm names with spaces, brackets, '=' and odd bytes read the same" "$(head -n 3 "$work/err")"
+fi
+check "other -F fields (period): refused clearly at line 1" 1 - "line 1: no SYSTEM:EVENT: after the timestamp (perf script with other -F fields?" -- "$fpulab" trace import "$fx/period-field.txt" -o "$work/x.trace"
+check "other -F fields (ip, sym): refused clearly" 1 - "line 2: x86_fpu:x86_fpu_regs_deactivated: x86_fpu event without load, xfeatures or xcomp_bv (perf script with other -F fields?" -- "$fpulab" trace import "$fx/ip-sym-fields.txt" -o "$work/x.trace"
+check "no [CPU] field: refused clearly" 1 - "line 1: not a line of perf script's default fields (COMM TID [CPU] TIME: EVENT: FIELDS): no [CPU] after a TID" -- "$fpulab" trace import "$fx/no-cpu-field.txt" -o "$work/x.trace"
+
+# ---- bad input: the line, exit 1, nothing left behind, an existing file untouched ----
+echo precious > "$work/keep.trace"
+bad() { # bad NAME FILE MESSAGE
+	check "$1" 1 - "$3" -- "$fpulab" trace import "$2" -o "$work/keep.trace"
+	holds "$1: the existing output is untouched" grep -q precious "$work/keep.trace"
+	holds "$1: no temporary file left" test -z "$(ls "$work" | grep 'keep.trace.tmp')"
+}
+{ head -n 4 "$fx/signal.txt"; echo "this is not perf output"; tail -n +5 "$fx/signal.txt"; } > "$work/malformed.txt"
+bad "a malformed line: refused with its number" "$work/malformed.txt" "line 5: not a line of perf script's default fields"
+head -c -40 "$fx/signal.txt" > "$work/truncated.txt"
+bad "a truncated file (no newline at its end): refused" "$work/truncated.txt" "line 22: truncated: the recording ends inside a line (no newline)"
+sed -e '11s/3723.196858520/3723.196000000/' "$fx/signal.txt" > "$work/backwards.txt"
+bad "a timestamp going back on one CPU: refused with both lines" "$work/backwards.txt" "line 11: timestamp 3723.196000000 on CPU 1 goes back from 3723.196472098 (line 10) on the same CPU"
+sed -e '11s/3723.196858520/3723.196472098/' "$fx/signal.txt" > "$work/equal.txt"
+check "equal timestamps on one CPU are normal (perf's order is kept)" 0 "activated  9" - -- "$fpulab" trace import "$work/equal.txt" -o "$work/equal.trace"
+grep -v x86_fpu "$fx/signal.txt" > "$work/nofpu.txt"
+bad "no x86_fpu events: refused, naming them and the record command" "$work/nofpu.txt" "no x86_fpu events (x86_fpu_regs_activated, x86_fpu_regs_deactivated) in the recording: they are what Linux's own FPU loads and saves are read from; record with the x86_fpu events: \`fpulab trace record -o FILE -- CMD\`"
+sed -e '1s/\[001\]/[065]/' "$fx/signal.txt" > "$work/cpus.txt"
+for c in $(seq 100 163); do sed -n 2p "$fx/signal.txt" | sed -e "s/\[001\]/[$c]/"; done >> "$work/cpus.txt"
+bad "more than 64 CPUs: refused, naming the 65th" "$work/cpus.txt" "is the recording's 65th: an fpulab trace has at most 64 CPUs"
+sed -e '2s/ load: 1 / initialized: 1 /' "$fx/signal.txt" > "$work/old.txt"
+bad "x86_fpu events of a kernel before 5.2 (no load: field): refused" "$work/old.txt" "line 2: x86_fpu:x86_fpu_regs_deactivated: x86_fpu event without a load: field (Linux before 5.2"
+: > "$work/empty.txt"
+bad "an empty recording: refused" "$work/empty.txt" "no events in the recording (0 lines)"
+check "import from standard input needs -o" 2 - "import from standard input needs -o FILE" -- "$fpulab" trace import -
+check "a missing input" 1 - "nothing.txt: No such file or directory" -- "$fpulab" trace import "$work/nothing.txt" -o "$work/x.trace"
+
+# ---- the inputs ----
+if "$fpulab" trace import - -o "$work/stdin.trace" < "$fx/signal.txt" > /dev/null 2> "$work/err" &&
+	cmp -s "$work/stdin.trace" "$work/sig.trace"; then ok "- reads standard input"; else not_ok "- reads standard input" "$(head -n 3 "$work/err")"; fi
+(cd "$work" && cp "$fx/signal.txt" dflt.perf-script && "$fpulab" trace import dflt.perf-script > /dev/null 2> err)
+holds "without -o: INPUT's name less .perf-script, with .trace, in the current directory" cmp -s "$work/dflt.trace" "$work/sig.trace"
+if command -v xz > /dev/null; then
+	xz -c "$fx/signal.txt" > "$work/s.txt.xz"
+	if "$fpulab" trace import "$work/s.txt.xz" -o "$work/xz.trace" > /dev/null 2> "$work/err" && cmp -s "$work/xz.trace" "$work/sig.trace"; then
+		ok "an .xz recording is read through xz -dc"
+	else
+		not_ok "an .xz recording is read through xz -dc" "$(head -n 3 "$work/err")"
+	fi
+else
+	skip "an .xz recording is read through xz -dc" "no xz on this machine"
+fi
+# a perf.data is read by running perf script: a fake perf prints the text
+printf 'PERFILE2 and the rest of a perf.data' > "$work/perf.data"
+cat > "$work/fakeperf" << EOF
+#!/bin/sh
+[ "\$1" = script ] && [ "\$2" = -i ] && [ "\$4" = --ns ] && [ "\$5" = --show-lost-events ] || { echo "fake perf: \$*" >&2; exit 3; }
+cat "$fx/signal.txt"
+EOF
+chmod +x "$work/fakeperf"
+if FPULAB_PERF=$work/fakeperf "$fpulab" trace import "$work/perf.data" -o "$work/pd.trace" > /dev/null 2> "$work/err" && cmp -s "$work/pd.trace" "$work/sig.trace"; then
+	ok "a perf.data is read through perf script -i FILE --ns --show-lost-events"
+else
+	not_ok "a perf.data is read through perf script -i FILE --ns --show-lost-events" "$(head -n 3 "$work/err")"
+fi
+printf '#!/bin/sh\necho "incompatible file format" >&2\nexit 255\n' > "$work/badperf"
+chmod +x "$work/badperf"
+FPULAB_PERF=$work/badperf check "perf script failing: its status and message, no output" 1 - "perf script failed (exit status 255): incompatible file format" -- "$fpulab" trace import "$work/perf.data" -o "$work/pd2.trace"
+holds "... and no output file" test ! -e "$work/pd2.trace"
+FPULAB_PERF=$work/none check "perf missing for a perf.data: said so" 1 - "perf script failed (not found or not runnable: exit status 127)" -- "$fpulab" trace import "$work/perf.data" -o "$work/pd3.trace"
+
+# ---- replay: Linux's row, deferred against it, the bounds ----
+check "replay: the linux (recorded) row: Linux's switch saves and activations" 0 "linux (recorded)        6        -        3        9" - -- "$fpulab" replay "$work/sig.trace" --repeat 1 --policy deferred,lazy
+has "replay: deferred against Linux by cause" out "linux: deferred loads the registers 11 times, Linux 9 (x86_fpu_regs_activated): +2 (+22.22%), NOT within 3%; by cause: window start +2 (registers Linux loaded before the recording began), signals -0"
+has "replay: ... other +0: the importer's window start explains all" out "other +0"
+has "replay: FPU cost as a share of the workload's CPU time" out "linux: FPU cost as a share of the workload's CPU time (0.005 s busy, not idle, over 2 CPUs in 0.004 s recorded; total ns per switch x 6 switches): oracle"
+has "replay: lazy's traps at both --fp-use bounds" out "linux: lazy         #NM traps 11 (every-return) .. 0 (evidence)"
+"$fpulab" replay "$work/sig.trace" --repeat 1 --policy deferred --format json > "$work/sig.json" 2> "$work/err"
+has "replay --format json: the linux row and each row's cpu_time_share" sig.json '"policy": "linux (recorded)"'
+has "replay --format json: cpu_time_share" sig.json '"cpu_time_share": 0.'
+# On every excerpt, replay's deferred loads exactly what the importer's shadow of it predicted.
+for f in signal signal-no-sigreturn exit-sigframe fork-exec-exit kfpu hidden-task-us idle-exit lost; do
+	"$fpulab" trace import "$fx/$f.txt" -o "$work/d.trace" > "$work/d.out" 2> "$work/err"
+	want=$(sed -n 's/.*deferred   \([0-9]*\) loads predicted.*/\1/p' "$work/d.out")
+	got=$("$fpulab" replay "$work/d.trace" --repeat 1 --policy deferred --format csv 2>> "$work/err" |
+		awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "restores") c = i; next } $2 == "deferred" { print $c }')
+	if [ -n "$want" ] && [ "$want" = "$got" ]; then ok "$f: replay's deferred loads $got, as the importer predicted"; else not_ok "$f: replay's deferred loads as the importer predicted" "predicted '$want', replayed '$got'" "$(head -n 3 "$work/err")"; fi
+done
+
+# ---- trace record: what it needs, said with the fix ----
+FPULAB_PERF=$work/none check "record: perf missing" 1 - "perf is not installed (no '$work/none' in PATH): install it (Debian: apt-get install linux-perf" -- "$fpulab" trace record -o "$work/r.trace" --seconds 1
+FPULAB_PERF=$work/fakeperf FPULAB_TRACEFS=$work/notracefs check "record: tracefs not mounted" 1 - "tracefs is not mounted (no /sys/kernel/tracing/events): mount it with mount -t tracefs nodev /sys/kernel/tracing" -- "$fpulab" trace record -o "$work/r.trace" --seconds 1
+mkdir -p "$work/tfs/events/sched"
+FPULAB_PERF=$work/fakeperf FPULAB_TRACEFS=$work/tfs check "record: no x86_fpu tracepoints" 1 - "this kernel has no x86_fpu tracepoints" -- "$fpulab" trace record -o "$work/r.trace" --seconds 1
+mkdir -p "$work/tfs/events/x86_fpu/x86_fpu_regs_activated" "$work/tfs/events/x86_fpu/x86_fpu_regs_deactivated"
+cat > "$work/recperf" << EOF
+#!/bin/sh
+echo "\$*" > "$work/recperf.args"
+echo "Error: No permissions to read /sys/kernel/tracing/events/sched/sched_switch" >&2
+echo "Hint: perf_event_paranoid" >&2
+exit 255
+EOF
+chmod +x "$work/recperf"
+FPULAB_PERF=$work/recperf FPULAB_TRACEFS=$work/tfs check "record: no sys_enter_rt_sigreturn: recorded without it, said so" 1 - "no syscalls:sys_enter_rt_sigreturn in this kernel (CONFIG_FTRACE_SYSCALLS): recorded without it, sigreturns inferred" -- "$fpulab" trace record -o "$work/r.trace" --seconds 1
+has "record: perf record -a with the issue's events (sys_enter_rt_sigreturn left out here)" recperf.args "record -a -m 2048 -e sched:sched_switch -e sched:sched_migrate_task -e sched:sched_process_fork -e sched:sched_process_exec -e sched:sched_process_exit -e signal:signal_deliver -e x86_fpu:* -o"
+has "record: --seconds N records sleep N" recperf.args "-- sleep 1"
+FPULAB_PERF=$work/recperf FPULAB_TRACEFS=$work/tfs check "record: perf refusing for want of privilege: said so, with the fix" 1 - "perf record failed (exit status 255) (no privilege: run it as root, or sysctl -w kernel.perf_event_paranoid=-1)" -- "$fpulab" trace record -o "$work/r.trace" -- true
+has "record: -- CMD ARGS runs them under perf" recperf.args "-- true"
+holds "record: nothing written when perf fails" test ! -e "$work/r.trace"
+if [ "$(id -u)" = 0 ] && command -v setpriv > /dev/null && [ "$(cat /proc/sys/kernel/perf_event_paranoid)" -gt -1 ]; then
+	cp "$fpulab" "$work/fpulab-copy" && chmod 755 "$work" "$work/fpulab-copy"
+	check "record: not root, perf_event_paranoid above -1: said so, with the fix" 1 - "recording tracepoints system-wide needs root, or kernel.perf_event_paranoid at -1" -- setpriv --reuid=65534 --regid=65534 --clear-groups "$work/fpulab-copy" trace record -o /tmp/never.trace --seconds 1
+else
+	skip "record: not root, perf_event_paranoid above -1" "needs root, setpriv and perf_event_paranoid above -1 to run as nobody"
+fi
+check "record: -o is required" 2 - "record needs -o FILE" -- "$fpulab" trace record --seconds 1
+check "record: --seconds out of range" 2 - "--seconds: 0 is out of range" -- "$fpulab" trace record -o "$work/r.trace" --seconds 0
+
+# ---- live: a second of this machine, when it can record ----
+why=
+if [ "$(id -u)" != 0 ]; then why="not root"
+elif ! command -v perf > /dev/null; then why="no perf"
+elif [ ! -e /sys/kernel/tracing/events/x86_fpu/x86_fpu_regs_activated ]; then why="no x86_fpu tracepoints in /sys/kernel/tracing"
+fi
+if [ -n "$why" ]; then
+	skip "live: trace record --seconds 1" "$why"
+else
+	check "live: trace record --seconds 1 records and imports" 0 "activated" - -- "$fpulab" trace record -o "$work/live.trace" --seconds 1
+	loads=$(sed -n 's/.*deferred   \([0-9]*\) loads predicted = Linux.s \([0-9]*\) .*/\1 \2/p' "$work/out")
+	set -- $loads
+	if [ $# = 2 ] && [ "$2" -gt 0 ] && awk -v d="$1" -v l="$2" 'BEGIN { r = d / l; exit !(r > 0.97 && r < 1.03) }'; then
+		ok "live: deferred's predicted loads within 3% of Linux's ($1 against $2)"
+	else
+		not_ok "live: deferred's predicted loads within 3% of Linux's" "$loads" "$(head -n 8 "$work/out")"
+	fi
+	check "live: the trace reads back" 0 "imported from a Linux recording (perf)" - -- "$fpulab" trace info "$work/live.trace"
+fi
+finish
