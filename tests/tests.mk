@@ -44,10 +44,15 @@ TEST_BINS += tests/cli/test_run_integrity.sh
 TEST_BINS += tests/cli/test_trace_cmds.sh tests/cli/test_host.sh tests/cli/test_host_costs.sh
 TEST_BINS += tests/cli/test_trace_import.sh
 TEST_BINS += tests/cli/test_limits.sh tests/cli/test_replay_bench.sh tests/cli/test_scale_bench.sh
-TEST_BINS += tests/cli/test_replay_output.sh tests/cli/test_plot_cmds.sh
+TEST_BINS += tests/cli/test_replay_output.sh tests/cli/test_plot_cmds.sh tests/cli/test_replay_costs.sh
 
 -include tests/fuzz/fuzz.mk
 -include tests/lab/lab.mk
+
+# This host's costs, measured once per `make test`: the replays of the tests
+# read them ($FPULAB_HOST_COSTS, docs/model.md) instead of measuring them
+# each time (0.6 s a replay); tests/cli/test_replay_costs.sh measures too.
+HOST_COSTS_CACHE := $(abspath $(BUILD))/tests/host-costs.json
 
 .PHONY: test-bins
 test-bins: all $(TEST_BINS)
@@ -55,7 +60,9 @@ test-bins: all $(TEST_BINS)
 test:
 	./tools/ensure-deps test
 	$(MAKE) --no-print-directory test-bins
-	FPULAB=$(BUILD)/fpulab tests/run-tests.sh $(if $(SUITE),$(SUITE_BINS),$(TEST_BINS))
+	$(BUILD)/fpulab host costs --repeat 3 --format json --output $(HOST_COSTS_CACHE) 2> /dev/null
+	FPULAB=$(BUILD)/fpulab FPULAB_HOST_COSTS=$(HOST_COSTS_CACHE) \
+		tests/run-tests.sh $(if $(SUITE),$(SUITE_BINS),$(TEST_BINS))
 
 # make test SUITE=NAME: only the test executables whose name is NAME
 # (test_cli_compare, test_run.sh, stress, ...); none matching is an error.

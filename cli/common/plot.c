@@ -791,3 +791,77 @@ int plot_summary(json_t *rows, const char *dir)
 {
 	return plot_all(rows, dir, "summary", true);
 }
+
+/* The data of @p: a line per x value, a column per series. */
+static int lines_data(const struct plot_lines *p, const char *path, const char *cmd)
+{
+	FILE *f = open_plot_file(path, cmd);
+
+	if (!f)
+		return -1;
+	fprintf(f, "# %s\n# x", p->title);
+	for (size_t s = 0; s < p->nseries; s++)
+		fprintf(f, "\t%s", p->series[s]);
+	for (size_t i = 0; i < p->nx; i++) {
+		fprintf(f, "\n%.6g", p->x[i]);
+		for (size_t s = 0; s < p->nseries; s++)
+			fprintf(f, "\t%.6g", p->y[s * p->nx + i]);
+	}
+	fputc('\n', f);
+	return fclose(f) ? -1 : 0;
+}
+
+/* The script of @p: the shaded range behind a line per series. */
+static int lines_script(const struct plot_lines *p, const char *gp, const char *svg,
+			const char *dat, const char *cmd)
+{
+	FILE *f = open_plot_file(gp, cmd);
+
+	if (!f)
+		return -1;
+	gp_begin(f, p->title, gp, svg, 900, strlen(p->source));
+	gp_string(f, p->title);
+	fprintf(f, " . \"\\n\" . ");
+	gp_string(f, p->source);
+	fprintf(f, " noenhanced\nset xlabel ");
+	gp_string(f, p->xlabel);
+	fprintf(f, " noenhanced\nset ylabel ");
+	gp_string(f, p->ylabel);
+	gp_axes(f);
+	fprintf(f, "set xrange [%.6g:%.6g]\n", p->x[0], p->x[p->nx - 1]);
+	if (p->shade_lo <= p->shade_hi)
+		fprintf(f,
+			"set object 1 rect from %.6g, graph 0 to %.6g, graph 1 behind "
+			"fc rgb '#d8d8d8' fs solid 0.6 noborder\n",
+			p->shade_lo, p->shade_hi);
+	fprintf(f, "plot ");
+	for (size_t s = 0; s < p->nseries; s++) {
+		fprintf(f, "%s", s ? ", \\\n     " : "");
+		gp_string(f, base_name(dat));
+		fprintf(f, " using 1:%zu with lines lw 2 title ", s + 2);
+		gp_string(f, p->series[s]);
+	}
+	if (p->shade_lo <= p->shade_hi && p->shade_label) {
+		fprintf(f, ", \\\n     NaN with boxes fs solid 0.6 fc rgb '#d8d8d8' title ");
+		gp_string(f, p->shade_label);
+	}
+	fputc('\n', f);
+	return fclose(f) ? -1 : 0;
+}
+
+int plot_lines(const struct plot_lines *p, const char *dir, const char *cmd)
+{
+	char *gp = xasprintf("%s/%s.gp", dir, p->name), *svg = xasprintf("%s/%s.svg", dir, p->name),
+	     *dat = xasprintf("%s/%s.dat", dir, p->name);
+	int rc = -1;
+
+	if (p->nx >= 2 && !lines_data(p, dat, cmd) && !lines_script(p, gp, svg, dat, cmd) &&
+	    !run_gnuplot(dir, gp, cmd)) {
+		fprintf(stderr, "fpulab %s: wrote %s\n", cmd, svg);
+		rc = 0;
+	}
+	free(gp);
+	free(svg);
+	free(dat);
+	return rc;
+}

@@ -33,4 +33,25 @@ int plot_rows(json_t *rows, const char *dir, const char *cmd);
  */
 int plot_summary(json_t *rows, const char *dir);
 
+/* A line plot: a line per series over the same x values, an x range shaded. */
+struct plot_lines {
+	const char *name;           /* the files: DIR/NAME.svg, NAME.dat, NAME.gp */
+	const char *title, *source; /* the title's two lines: what, and where it comes from */
+	const char *xlabel, *ylabel;
+	size_t nx, nseries;
+	const double *x;           /* [nx], ascending */
+	const char *const *series; /* [nseries] names, in the key */
+	const double *y;           /* [nseries * nx], series by series */
+	double shade_lo, shade_hi; /* the x range shaded; shade_lo > shade_hi: none */
+	const char *shade_label;   /* what the shade is, in the key */
+};
+
+/*
+ * plot_lines - draw @p into @dir (which must exist) with gnuplot. Prints
+ * the file written on stderr. Returns 0, or -1 with the reason on stderr
+ * (gnuplot missing or failing, @dir not writable); @cmd names the
+ * subcommand in messages.
+ */
+int plot_lines(const struct plot_lines *p, const char *dir, const char *cmd);
+
 #endif

@@ -7,6 +7,7 @@
 #include "host_costs.h"
 
 #include <cpuid.h>
+#include <math.h>
 #include <sched.h>
 #include <stdio.h>
 #include <string.h>
@@ -70,15 +71,7 @@ static void costs_init(struct host_costs *hc, unsigned int repeat)
 	costs_cited_fill(hc);
 }
 
-void host_costs_cited(struct host_costs *hc)
-{
-	costs_init(hc, 0);
-	for (int i = 0; i < HOST_COST_NR; i++)
-		if (hc->c[i].kind != HOST_COST_CITED)
-			snprintf(hc->c[i].note, sizeof(hc->c[i].note), "not measured");
-}
-
-void host_costs_measure(struct host_costs *hc, unsigned int repeat)
+void host_costs_measure(struct host_costs *hc, unsigned int repeat, bool ipi)
 {
 	int cpus[1024], n = host_allowed_cpus(cpus, 1024);
 	cpu_set_t old;
@@ -88,8 +81,11 @@ void host_costs_measure(struct host_costs *hc, unsigned int repeat)
 	if (n >= 1)
 		host_pin(0, cpus[0]);
 	costs_trap_measure(hc);
-	if (n >= 2)
+	if (n >= 2 && ipi)
 		costs_ipi_measure(hc, cpus[0], cpus[1]);
+	else if (!ipi)
+		for (int k = HOST_COST_MB_NONE; k <= HOST_COST_IPI_1WAY; k++)
+			snprintf(hc->c[k].note, sizeof(hc->c[k].note), "not measured: not needed");
 	else
 		for (int k = HOST_COST_MB_NONE; k <= HOST_COST_IPI_1WAY; k++)
 			snprintf(hc->c[k].note, sizeof(hc->c[k].note),
@@ -117,11 +113,6 @@ bool host_costs_trap_range(const struct host_costs *hc, double *lo, double *hi,
 	return true;
 }
 
-static const char *hv_label(const struct host_costs *hc)
-{
-	return hc->hypervisor ? " (under a hypervisor)" : "";
-}
-
 bool host_costs_param(const struct host_costs *hc, const char *param, double *ns, char *src,
 		      unsigned int len)
 {
@@ -131,15 +122,78 @@ bool host_costs_param(const struct host_costs *hc, const char *param, double *ns
 	const struct host_cost *c = &hc->c[id];
 
 	if (!c->have) {
-		snprintf(src, len, "%s not measured: %s", c->key, c->note);
+		snprintf(src, len, "%s not measured: %s", c->key, *c->note ? c->note : "no figure");
 		return false;
 	}
-	*ns = c->ns.median;
+	*ns = round(c->ns.median * 10) / 10; /* as printed: 0.1 ns */
 	if (c->kind == HOST_COST_CITED)
-		snprintf(src, len, "cited: %s, whose x86 figures it calls not very reliable",
-			 c->name);
+		snprintf(src, len, "cited: %s (x86 figures it calls not very reliable)", c->name);
 	else
-		snprintf(src, len, "measured on this host%s: %s, %s", hv_label(hc), c->name,
-			 host_cost_kind_names[c->kind]);
+		snprintf(src, len, "measured on this host: %s, %s%s%s", c->name,
+			 host_cost_kind_names[c->kind], *hc->from ? ", from " : "", hc->from);
 	return true;
+}
+
+/* One row's figure into @c; 0, or -1 with @err. */
+static int figure_from_row(struct host_cost *c, const json_t *row, const char *path, char *err,
+			   size_t len)
+{
+	const json_t *med = json_object_get(row, "ns_median");
+	const char *note = json_string_value(json_object_get(row, "note"));
+	double v[3];
+
+	if (note)
+		snprintf(c->note, sizeof(c->note), "%s", note);
+	if (json_is_null(med) || !med) {
+		c->have = false;
+		return 0;
+	}
+	v[0] = json_number_value(med);
+	v[1] = json_number_value(json_object_get(row, "ns_min"));
+	v[2] = json_number_value(json_object_get(row, "ns_max"));
+	if (!json_is_number(med) || !(v[1] <= v[0] && v[0] <= v[2]) || v[1] < 0 || v[2] > 1e9) {
+		snprintf(err, len,
+			 "%s: figure %s: ns_min <= ns_median <= ns_max within 0..1e9 "
+			 "does not hold",
+			 path, c->key);
+		return -1;
+	}
+	c->have = true;
+	c->ns = (struct stats_summary){
+		v[0], v[1], v[2], (unsigned int)json_integer_value(json_object_get(row, "runs"))
+	};
+	c->ops = (unsigned int)json_integer_value(json_object_get(row, "ops_per_run"));
+	return 0;
+}
+
+int host_costs_from_rows(struct host_costs *hc, const json_t *rows, const char *path, char *err,
+			 size_t len)
+{
+	const json_t *row;
+	size_t i;
+	int found = 0;
+
+	json_array_foreach(rows, i, row)
+	{
+		const char *exp = json_string_value(json_object_get(row, "experiment"));
+		const char *key = json_string_value(json_object_get(row, "figure"));
+		if (!exp || strcmp(exp, "host costs"))
+			continue;
+		if (!found++) {
+			costs_init(hc, 0);
+			snprintf(hc->from, sizeof(hc->from), "%s of %s", path,
+				 json_string_value(json_object_get(row, "date"))
+					 ?: "an unknown date");
+			hc->hypervisor = json_is_true(json_object_get(row, "hypervisor"));
+		}
+		for (int k = 0; key && k < HOST_COST_NR; k++)
+			if (!strcmp(key, hc->c[k].key) && hc->c[k].kind != HOST_COST_CITED &&
+			    figure_from_row(&hc->c[k], row, path, err, len))
+				return -1;
+	}
+	if (found && !hc->c[HOST_COST_SYSCALL].have) {
+		snprintf(err, len, "%s: no syscall figure among its host costs rows", path);
+		return -1;
+	}
+	return found ? 0 : 1;
 }

@@ -9,7 +9,10 @@
 #define FPULAB_CLI_HOST_HOST_COSTS_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
+
+#include <jansson.h>
 
 #include "common/stats.h"
 #include "host_cpu.h"
@@ -52,8 +55,9 @@ struct host_cost {
 };
 
 struct host_costs {
-	bool hypervisor;     /* CPUID.1:ECX[31] */
-	char hv_vendor[13];  /* CPUID 0x40000000 signature ("KVMKVMKVM"), or "" */
+	bool hypervisor;    /* CPUID.1:ECX[31] */
+	char from[160];     /* "": measured by this process; else "FILE of DATE" it was read from */
+	char hv_vendor[13]; /* CPUID 0x40000000 signature ("KVMKVMKVM"), or "" */
 	unsigned int repeat; /* runs asked for */
 	struct host_cost c[HOST_COST_NR];
 };
@@ -66,13 +70,22 @@ struct host_costs {
  * @repeat runs each (1..FPULAB_MAX_REPEAT), and fill in the cited ones.
  * Pins the calling thread to a CPU while it measures and restores its
  * affinity after. A figure that cannot be measured has @have false and its
- * reason in @note (one CPU, no UMIP, no IPI seen). Takes about 0.5 s with
- * two CPUs at @repeat 11. Never fails.
+ * reason in @note (one CPU, no UMIP, no IPI seen). The IPI only if @ipi
+ * (it takes about 0.5 s with two CPUs at @repeat 11; the rest 0.05 s).
+ * Never fails.
  */
-void host_costs_measure(struct host_costs *hc, unsigned int repeat);
+void host_costs_measure(struct host_costs *hc, unsigned int repeat, bool ipi);
 
-/* host_costs_cited - only the cited figures (what a --costs file may lack). */
-void host_costs_cited(struct host_costs *hc);
+/*
+ * host_costs_from_rows - the figures in @rows (a JSON array of result rows;
+ * those of `fpulab host costs --format json`), read from @path, into @hc,
+ * the cited figures as this build defines them. Returns 1 when @rows has
+ * no host costs row (then @hc is untouched), 0 when it read them, or -1
+ * with a one-line reason in @err (a row without its figure, ns outside
+ * 0..1e9, runs that do not add up).
+ */
+int host_costs_from_rows(struct host_costs *hc, const json_t *rows, const char *path, char *err,
+			 size_t len);
 
 /*
  * The range a trap cost lies in on this host: from the lower bound (the
@@ -86,8 +99,10 @@ bool host_costs_trap_range(const struct host_costs *hc, double *lo, double *hi,
  * host_costs_param - what replay charges for @param ("trap", "ipi", "cr0")
  * by default: the syscall's median for trap (a lower bound), the measured
  * IPI round trip, the cited CR0 write; into @ns with a source such as
- * "measured on this host: syscall round trip (getppid), lower bound" in
- * @src (@len bytes). Returns false when there is no such figure (the IPI
+ * "measured on this host: syscall round trip, lower bound" in @src (@len
+ * bytes; where the figures were read from a file, its name and date too;
+ * whether the host is a guest is hc->hypervisor's, said where the figures
+ * are listed). Returns false when there is no such figure (the IPI
  * not measured: one CPU, or no IPI confirmed); @src then says why.
  */
 bool host_costs_param(const struct host_costs *hc, const char *param, double *ns, char *src,

@@ -85,7 +85,7 @@ static int run_costs(struct host_common *h, int argc, char **argv)
 	if (host_output_open(&out, h, CMD, argc + 2, argv - 2))
 		return 1;
 	output_columns(&out, cols, sizeof(cols) / sizeof(cols[0]));
-	host_costs_measure(&hc, h->repeat);
+	host_costs_measure(&hc, h->repeat, true);
 	host_comment_machine(&out);
 	output_comment(&out,
 		       "%s; ns per operation, median, min and max of %u runs (cited: converted, "

@@ -26,7 +26,7 @@ static void usage(FILE *f)
 	fprintf(f,
 		"usage: fpulab replay TRACE... [--policy LIST|all] [--repeat K] [--trap-ns NS]\n"
 		"                     [--cr0-ns NS] [--ipi-ns NS] [--costs FILE] [--insn auto|xsave|...]\n"
-		"                     [--adaptive-costs measured|default]\n"
+		"                     [--adaptive-costs measured|default] [--sweep trap|ipi=LO..HI]\n"
 		"                     [--format table|json|csv] [--output FILE] [--plot DIR]\n"
 		"Replays each trace natively on this CPU under each policy, through libfpu with\n"
 		"real saves and restores (one thread plays every traced CPU; docs/model.md).\n"
@@ -34,11 +34,20 @@ static void usage(FILE *f)
 		"K runs, policies interleaved; default K %d), the assumed cost of what user mode\n"
 		"cannot run (#NM traps, CR0 writes, IPIs) at the stated per-event costs, the\n"
 		"total, and its ratio to the oracle and to the best static policy; then the\n"
-		"break-even trap cost of eager against lazy and lazy-counter.\n"
-		"Defaults: --trap-ns %.0f, --cr0-ns %.0f, --ipi-ns %.0f (assumed; docs/model.md).\n"
-		"--costs FILE: the JSON of `fpulab run --experiment costs --format json` (its\n"
-		"medians, labelled lab costs, emulated (TCG) or hardware (KVM)), or a JSON\n"
-		"object with trap_ns, cr0_ns and ipi_ns (any of them).\n"
+		"break-even trap cost of eager against lazy and lazy-counter, and whether it\n"
+		"decides eager against them over this host's trap range (lower bound to estimate).\n"
+		"Defaults: this host's figures (fpulab host costs), measured once by this replay:\n"
+		"#NM trap = a syscall round trip (a lower bound), IPI = a membarrier IPI round\n"
+		"trip (%.0f ns, assumed, where none is confirmed), CR0 write = cited (seL4 RFC\n"
+		"0180). Each row names each cost's source. $FPULAB_HOST_COSTS=FILE reads them\n"
+		"from `fpulab host costs --format json --output FILE` instead of measuring.\n"
+		"--trap-ns, --cr0-ns, --ipi-ns NS override them, and so does --costs FILE: the\n"
+		"JSON of `fpulab host costs` (this host's figures, as above), of `fpulab run\n"
+		"--experiment costs --format json` (its medians, labelled lab costs, emulated\n"
+		"(TCG) or hardware (KVM)), or a JSON object with trap_ns, cr0_ns and ipi_ns.\n"
+		"--sweep trap=LO..HI or ipi=LO..HI: each policy's total per switch at 11 costs\n"
+		"from LO to HI ns, and where eager crosses lazy and lazy-counter (table or json;\n"
+		"with --plot DIR also DIR/sweep-PARAM-TRACE.svg, this host's range shaded).\n"
 		"--adaptive-costs: what adaptive decides by (fpu_set_costs): measured (default):\n"
 		"the per-event costs above and this CPU's batch save and restore; default:\n"
 		"libfpu's built-in costs, as the lab kernel uses them (to replay a lab row of\n"
@@ -47,7 +56,7 @@ static void usage(FILE *f)
 		"as a table (default), JSON lines or CSV, with provenance; `fpulab compare`\n"
 		"reads two such files (docs/model.md). --plot DIR: an SVG of each policy's\n"
 		"projected ns per switch per trace, min-max bars (gnuplot).\n",
-		REPEAT_DEFAULT, TRAP_NS_DEFAULT, CR0_NS_DEFAULT, IPI_NS_DEFAULT);
+		REPEAT_DEFAULT, IPI_NS_DEFAULT);
 }
 
 static int parse_args(int argc, char **argv, struct opts *o, int *first_trace)
@@ -95,6 +104,9 @@ static int parse_args(int argc, char **argv, struct opts *o, int *first_trace)
 					"replay",
 					"--adaptive-costs: '%s' is not measured or default", v);
 			o->adaptive_builtin = !strcmp(v, "default");
+		} else if (!strcmp(a, "--sweep")) {
+			if (sweep_parse(v, &o->sweep))
+				return 2;
 		} else if (!strcmp(a, "--format") || !strcmp(a, "--output")) {
 			if (output_opt(&o->output, "replay", a + 2, v))
 				return 2;
@@ -118,6 +130,9 @@ static int parse_args(int argc, char **argv, struct opts *o, int *first_trace)
 	}
 	if (!*first_trace)
 		return usage_error("replay", "needs a TRACE");
+	if (o->sweep.param && o->output.format == OUTPUT_CSV)
+		return usage_error(
+			"replay", "--sweep: its rows do not fit the CSV's columns (table or json)");
 	return -1;
 }
 
@@ -153,12 +168,7 @@ static int policy_list(const char *spec, const char **out)
 
 int cmd_replay(int argc, char **argv)
 {
-	struct opts o = { .policies = "all",
-			  .repeat = REPEAT_DEFAULT,
-			  .trap = { .ns = TRAP_NS_DEFAULT, .source = "assumed" },
-			  .cr0 = { .ns = CR0_NS_DEFAULT, .source = "assumed" },
-			  .ipi = { .ns = IPI_NS_DEFAULT, .source = "assumed" },
-			  .insn = FPU_INSN_AUTO };
+	struct opts o = { .policies = "all", .repeat = REPEAT_DEFAULT, .insn = FPU_INSN_AUTO };
 	const char *pols[MAX_POLICIES];
 	int first, rc = parse_args(argc, argv, &o, &first);
 
@@ -189,7 +199,13 @@ int cmd_replay(int argc, char **argv)
 	    (o.plot_dir && output_plot(&out, o.plot_dir) < 0)) {
 		fprintf(stderr, "fpulab replay: %s\n", out.error);
 		output_close(&out);
+		free(o.host);
 		return 2;
+	}
+	if (costs_from_host(&o)) {
+		output_close(&out);
+		free(o.host);
+		return 1;
 	}
 	o.out = &out;
 	output_provenance_host(&out, argc, argv);
@@ -215,6 +231,7 @@ int cmd_replay(int argc, char **argv)
 	}
 	targets_print(&out, &tg, o.repeat);
 	free(tg.control_dev);
+	free(o.host);
 	size_t rows = out.rows;
 	if (output_close(&out) < 0)
 		return 1;

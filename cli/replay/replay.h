@@ -4,6 +4,8 @@
  * one trace's replay, and the functions the replay files share.
  *   replay.c          the command: options, traces checked, the run over them
  *   replay_costs.c    per-event costs: defaults, options, --costs FILE; params
+ *   replay_host.c     this host's figures (host/host_costs.h) as the default costs, the trap range
+ *   replay_verdict.c  break-even verdicts over the trap range, the sweep (--sweep) and its plot
  *   replay_trace.c    one trace: setup, runs, logs, interleaved runs, summaries, rank
  *   replay_rank.c     median, run-by-run pairs, break-even trap costs
  *   replay_rows.c     the result rows (JSON, CSV, table)
@@ -31,19 +33,29 @@
 #define MAX_POLICIES 16
 
 /*
- * The costs assumed where none is given, ns per event: libfpu's defaults
- * (include/fpu/fpu.h; docs/model.md cites where they come from), the same
- * adaptive decides by unless told otherwise.
+ * replay charges this host's figures (replay_host.c): the syscall for the
+ * trap, the cited CR0 write, the measured IPI; and libfpu's assumed IPI
+ * (include/fpu/fpu.h) only where this host cannot measure one (one CPU, no
+ * IPI confirmed): an order of magnitude, no published figure checked
+ * (docs/model.md).
  */
-#define TRAP_NS_DEFAULT ((double)FPU_DEFAULT_TRAP_NS)
-#define CR0_NS_DEFAULT ((double)FPU_DEFAULT_CR0_NS)
 #define IPI_NS_DEFAULT ((double)FPU_DEFAULT_IPI_NS)
+
+struct host_costs; /* host/host_costs.h */
 
 struct param {
 	double ns;
-	const char *source; /* "assumed", "--trap-ns", a file name, "lab costs, emulated (TCG)" */
+	const char *source; /* NULL: not given yet; "--trap-ns", a file, "lab costs, ...", buf */
 	unsigned runs;      /* lab costs: runs its median summarises; 0 otherwise */
 	const struct clock_kind *clock; /* lab costs: the clock they were measured in; else NULL */
+	char buf[400];                  /* a source made here ("measured on this host: ...") */
+};
+
+/* --sweep PARAM=LO..HI: each policy's total per switch against one per-event cost. */
+#define SWEEP_POINTS 11
+struct sweep {
+	const char *param; /* "trap" or "ipi"; NULL: no sweep */
+	double lo, hi;     /* ns per event */
 };
 
 struct opts {
@@ -58,6 +70,11 @@ struct opts {
 	const char *plot_dir;      /* --plot DIR; NULL: none */
 	struct output *out;
 	struct targets *targets;
+	struct host_costs *host; /* this host's figures (replay_host.c); NULL: none read */
+	bool have_range;         /* the trap range below was measured */
+	double trap_lo, trap_hi; /* ns: this host's lower bound and (least) estimate of a trap */
+	const char *trap_est;    /* the estimate's figure ("fault", "umip") */
+	struct sweep sweep;
 };
 
 /*
@@ -135,6 +152,14 @@ struct break_even {
 	double ns;                    /* the break-even trap cost, ns per trap (may be negative) */
 	double traps;                 /* more traps per switch under @other */
 	bool eager_wins;              /* none: the baseline wins at any trap cost */
+};
+
+/* A break-even against this host's trap range (replay_verdict.c). */
+enum verdict {
+	VERDICT_NONE,      /* no break-even, or no range */
+	VERDICT_BASELINE,  /* the baseline (eager) beats the other over the whole range */
+	VERDICT_OTHER,     /* the other beats the baseline over the whole range */
+	VERDICT_UNDECIDED, /* the break-even lies inside the range */
 };
 
 /* What every row of one trace's replay shares. */
@@ -215,7 +240,8 @@ struct trace_replay {
 int costs_parse_ns(const char *opt, const char *v, struct param *p);
 
 /*
- * costs_load - --costs @path: the JSON rows of the lab's costs experiment
+ * costs_load - --costs @path: the JSON rows of `fpulab host costs` (this
+ * host's figures, costs_load_host) or of the lab's costs experiment
  * (their medians, labelled by clock) or one object of trap_ns, cr0_ns and
  * ipi_ns, into @o's per-event costs. Return: 0, or 1 after a message.
  */
@@ -233,6 +259,50 @@ double costs_priced(const struct opts *o, const struct replay_counts *n, double 
 
 /* costs_source - a row's source (result_file.h's): native, or native plus lab costs measured where. */
 const char *costs_source(const struct opts *o);
+
+/* replay_host.c */
+
+/*
+ * costs_from_host - the per-event costs not given by an option or a --costs
+ * file, from this host's figures (read from --costs or $FPULAB_HOST_COSTS,
+ * else measured now, the IPI only when it is needed), and the trap range.
+ * Return: 0, or 1 after a message ($FPULAB_HOST_COSTS unreadable).
+ */
+int costs_from_host(struct opts *o);
+
+/*
+ * costs_load_host - the rows of `fpulab host costs` among @rows (read from
+ * @path) as this host's figures in @o->host. Return: 0, 1 when there is no
+ * such row, or -1 after a message (a figure out of range).
+ */
+int costs_load_host(const char *path, json_t *rows, struct opts *o);
+
+/* costs_host_comment - the header line that says where this host's figures come from. */
+void costs_host_comment(const struct opts *o, struct output *out);
+
+/* replay_verdict.c */
+
+/* verdict_of - @b against @o's trap range; @text (@len bytes) says it in words. */
+enum verdict verdict_of(const struct opts *o, const struct break_even *b, char *text, size_t len);
+
+/*
+ * sweep_parse - --sweep's value @v ("trap=LO..HI", "ipi=LO..HI") into @s.
+ * Return: 0, or 2 after a usage error.
+ */
+int sweep_parse(const char *v, struct sweep *s);
+
+/* sweep_total - @w's total per switch with @param at @x ns, the other costs as @o's. */
+double sweep_total(const struct opts *o, const struct prow *w, const char *param, double x);
+
+/*
+ * sweep_crossover - where the baseline's (eager's) and @rows[@other]'s
+ * totals cross as @o's sweep runs, found from the sweep's points (linear
+ * between them); false when they do not cross in it or the baseline did not run.
+ */
+bool sweep_crossover(const struct opts *o, const struct prow *rows, int n, int other, double *x);
+
+/* sweep_print - one trace's sweep: comments (table), rows (JSON), the plot (--plot). */
+void sweep_print(const struct trace_replay *tr);
 
 /* replay_rank.c */
 

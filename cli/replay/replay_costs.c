@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * fpulab replay's per-event costs: --trap-ns, --cr0-ns, --ipi-ns, --costs FILE
- * (the lab's costs experiment, or an object of them), and what they add per switch.
+ * (the lab's costs experiment, `fpulab host costs`, or an object of them), and what
+ * they add per switch.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -102,7 +103,7 @@ static int load_lab_costs(const char *path, json_t *rows, struct opts *o)
 	if (!found) {
 		fprintf(stderr,
 			"fpulab replay: --costs %s: no row of the costs experiment with a cost "
-			"(nm-trap, cr0-write, ipi)\n",
+			"(nm-trap, cr0-write, ipi), nor of `fpulab host costs`\n",
 			path);
 		return 1;
 	}
@@ -128,9 +129,11 @@ int costs_load(const char *path, struct opts *o)
 			fprintf(stderr, "fpulab replay: --costs: %s\n", err);
 			return 1;
 		}
-		rc = load_lab_costs(path, rows, o);
+		rc = costs_load_host(path, rows, o);
+		if (rc > 0)
+			rc = load_lab_costs(path, rows, o);
 		json_decref(rows);
-		return rc;
+		return rc != 0;
 	}
 	if (!json_is_object(j)) {
 		fprintf(stderr, "fpulab replay: --costs %s: not a JSON object\n", path);

@@ -48,6 +48,11 @@ json_t *linux_row(const struct trace_info *ti, const struct opts *o, const struc
 	json_object_set_new(r, "source", json_string("recorded Linux workload"));
 	json_object_set_new(r, "saves", json_integer((json_int_t)lx->switch_saves));
 	json_object_set_new(r, "restores", json_integer((json_int_t)lx->activations));
+	/* its counts at this CPU's batch costs, as every row's priced figure (no traps, TS, IPIs) */
+	json_object_set_new(r, "priced_ns_per_switch",
+			    json_real((ti->save_ns * (double)lx->switch_saves +
+				       ti->rest_ns * (double)lx->activations) /
+				      (double)(oc->switches ? oc->switches : 1)));
 	for (size_t i = 0; i < sizeof(none) / sizeof(none[0]); i++)
 		if (json_object_get(r, none[i]))
 			json_object_set_new(r, none[i], json_null());

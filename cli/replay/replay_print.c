@@ -83,6 +83,7 @@ static void print_header_costs(const struct trace_replay *tr)
 		out,
 		"costs per event: #NM trap %.1f ns (%s), CR0 write %.1f ns (%s), IPI %.1f ns (%s)",
 		o->trap.ns, o->trap.source, o->cr0.ns, o->cr0.source, o->ipi.ns, o->ipi.source);
+	costs_host_comment(o, out);
 	for (int p = 0; p < tr->np; p++)
 		if (policy_is_adaptive(tr->rows[p].policy))
 			output_comment(
@@ -103,7 +104,7 @@ static void print_header_costs(const struct trace_replay *tr)
 			o->costs_file, o->trap.runs, o->cr0.runs, o->ipi.runs);
 	output_comment(
 		out,
-		"ns per switch; native: median, min, max of %lu runs (policies interleaved); params: the per-event costs above (#NM x trap + TS writes x CR0 + IPIs x IPI) per switch; residue: what the timing itself adds to native (its timed regions x the pooled empty-region cost below); total = native median - residue + params; costs: each cost's source",
+		"ns per switch; native: median, min, max of %lu runs (policies interleaved); priced: the counts alone at this CPU's batch save and restore and the per-event costs (deterministic for a trace and cost set); params: the per-event costs above (#NM x trap + TS writes x CR0 + IPIs x IPI) per switch; residue: what the timing itself adds to native (its timed regions x the pooled empty-region cost below); total = native median - residue + params; costs: each cost's source",
 		o->repeat);
 }
 
@@ -228,13 +229,14 @@ static void print_footer_break_even(const struct trace_replay *tr)
 		const struct break_even *b = &tr->be[p];
 		if (!b->have)
 			continue;
-		char *text = break_even_text(b);
+		char *text = break_even_text(b), verdict[256];
+		verdict_of(o, b, verdict, sizeof(verdict));
 		output_comment(o->out, "break-even trap cost, %s vs %s: %s", b->baseline, b->other,
 			       text);
+		output_comment(o->out, "  verdict: %s", verdict);
 		free(text);
 	}
-	output_comment(o->out, "(trap cost used %.1f ns, %s; the default %.0f ns is assumed)",
-		       o->trap.ns, o->trap.source, TRAP_NS_DEFAULT);
+	output_comment(o->out, "(trap cost charged %.1f ns: %s)", o->trap.ns, o->trap.source);
 }
 
 /* One line per policy: libfpu's own cost against its floor, by entry point. */
@@ -276,4 +278,5 @@ void trace_print_footer(const struct trace_replay *tr)
 	for (int p = 0; p < tr->np; p++)
 		print_footer_libfpu(tr, &tr->rows[p]);
 	linux_print_footer(tr);
+	sweep_print(tr);
 }

@@ -9,6 +9,7 @@
 
 #include <fpu/xstate.h>
 
+#include "host/host_costs.h"
 #include "replay.h"
 
 /* The table: the keys of each row it shows (JSON and CSV carry every key). */
@@ -25,6 +26,7 @@ const struct output_column replay_table_columns[] = {
 	{ "native_ns_per_switch", "native", 9, 1 },
 	{ "native_ns_min", "min", 8, 1 },
 	{ "native_ns_max", "max", 8, 1 },
+	{ "priced_ns_per_switch", "priced", 8, 1 },
 	{ "timing_residue_ns_per_switch", "residue", 8, 1 },
 	{ "params_ns_per_switch", "params", 9, 1 },
 	{ "ns_per_switch", "total", 9, 1 },
@@ -104,6 +106,10 @@ static void row_costs(json_t *r, const struct opts *o, bool table)
 	set(r, "ipi_ns", json_real(o->ipi.ns));
 	set(r, "ipi_source", json_string(o->ipi.source));
 	set(r, "adaptive_costs", json_string(o->adaptive_builtin ? "default" : "measured"));
+	set(r, "trap_range_lo_ns", o->have_range ? ns1(o->trap_lo) : NULL);
+	set(r, "trap_range_hi_ns", o->have_range ? ns1(o->trap_hi) : NULL);
+	set(r, "trap_range_estimate", o->have_range ? json_string(o->trap_est) : NULL);
+	set(r, "costs_hypervisor", o->host ? json_boolean(o->host->hypervisor) : NULL);
 	if (table)
 		set(r, "costs",
 		    json_sprintf("trap %s; cr0 %s; ipi %s", o->trap.source, o->cr0.source,
@@ -145,6 +151,7 @@ json_t *oracle_row(const struct trace_info *ti, const struct opts *o,
 	set(r, "native_ns_per_switch", ns1(oracle_ns));
 	set(r, "native_ns_min", NULL);
 	set(r, "native_ns_max", NULL);
+	set(r, "priced_ns_per_switch", json_real(oracle_ns));
 	set(r, "params_ns_per_switch", ns1(0));
 	set(r, "ns_per_switch", ns1(oracle_ns));
 	set(r, "ns_per_switch_min", NULL);
@@ -162,6 +169,7 @@ json_t *oracle_row(const struct trace_info *ti, const struct opts *o,
 	row_costs(r, o, table);
 	set(r, "counts_identical", NULL); /* the policy rows' keys, for CSV's header */
 	set(r, "break_even_trap_ns", NULL);
+	set(r, "verdict", NULL);
 	set(r, "floor_ns_per_switch", ns1(oracle_ns));
 	set(r, "timing_residue_ns_per_switch", NULL);
 	set(r, "timed_regions", NULL);
@@ -193,6 +201,7 @@ json_t *policy_row(const struct trace_info *ti, const struct opts *o, const stru
 	set(r, "native_ns_per_switch", ns1(w->native_med));
 	set(r, "native_ns_min", ns1(w->native_min));
 	set(r, "native_ns_max", ns1(w->native_max));
+	set(r, "priced_ns_per_switch", json_real(costs_priced(o, &w->n, ti->save_ns, ti->rest_ns)));
 	set(r, "params_ns_per_switch", ns1(w->assumed));
 	set(r, "ns_per_switch", ns1(w->total));
 	set(r, "ns_per_switch_min", ns1(w->native_min - w->residue + w->assumed));
@@ -225,6 +234,10 @@ json_t *policy_row(const struct trace_info *ti, const struct opts *o, const stru
 				 w->n.integrity_errors ? "  INTEGRITY ERRORS" : ""));
 	set(r, "counts_identical", json_boolean(!w->counts_differ));
 	set(r, "break_even_trap_ns", be && be->have && !be->none ? ns1(be->ns) : NULL);
+	char verdict[256] = "";
+	if (be)
+		verdict_of(o, be, verdict, sizeof(verdict));
+	set(r, "verdict", *verdict ? json_string(verdict) : NULL);
 	set(r, "floor_ns_per_switch", ns1(fl));
 	set(r, "timing_residue_ns_per_switch", ns1(w->residue));
 	set(r, "timed_regions", json_integer((json_int_t)w->regions));

@@ -402,6 +402,35 @@ static const char *why_not(enum fpulab_experiment_id experiment, char *const *wh
 	return NULL;
 }
 
+/*
+ * Which per-event costs the figures used: the first replay row's, with their
+ * sources; none for lab rows alone (their ticks are emulated, their counts
+ * exact, no cost charged on top). malloc'd.
+ */
+static char *costs_used(json_t *rows)
+{
+	size_t i;
+	json_t *row;
+
+	json_array_foreach(rows, i, row)
+	{
+		if (strcmp(result_str(row, "experiment", ""), "replay") ||
+		    !json_is_number(json_object_get(row, "trap_ns")))
+			continue;
+		return xasprintf("the replay rows charge #NM trap %.1f ns (%s), CR0 write %.1f ns "
+				 "(%s), IPI %.1f ns (%s)",
+				 json_number_value(json_object_get(row, "trap_ns")),
+				 result_str(row, "trap_source", "?"),
+				 json_number_value(json_object_get(row, "cr0_ns")),
+				 result_str(row, "cr0_source", "?"),
+				 json_number_value(json_object_get(row, "ipi_ns")),
+				 result_str(row, "ipi_source", "?"));
+	}
+	return xstrdup("none charged: the claims rest on exact lab counts and emulated ticks, "
+		       "no per-event cost is added to them (this host's, from fpulab host costs, "
+		       "enter replay only)");
+}
+
 static json_t *finding_row(const struct claim *c, const struct finding *f, const char *from)
 {
 	json_t *row = json_object();
@@ -613,6 +642,10 @@ static json_t *claims_table(json_t *rows, json_t *from, char *const *why_run)
 				      finding_row(&claims[i], &f, *files ? files : "this run"));
 	}
 	free(files);
+	char *costs = costs_used(rows);
+	for (size_t i = 0; i < json_array_size(table); i++)
+		json_object_set_new(json_array_get(table, i), "costs", json_string(costs));
+	free(costs);
 	return table;
 }
 
@@ -641,6 +674,8 @@ static int write_text(json_t *table, int format, const char *path, int argc, cha
 		return 2;
 	}
 	print_provenance(out, format == REPORT_MD ? "    " : "# ", argc, argv);
+	fprintf(out, "%scosts: %s\n", format == REPORT_MD ? "    " : "# ",
+		result_str(json_array_get(table, 0), "costs", "-"));
 	if (format == REPORT_MD)
 		print_md(out, table);
 	else

@@ -238,7 +238,7 @@ static double row_number(const json_t *row, const char *key)
 static void summarise_replay_workload(FILE *out, json_t *rows, const char *workload)
 {
 	struct policy_score sc[16] = { 0 };
-	size_t ns = 0, i, traces = 0, nbe = 0;
+	size_t ns = 0, i, traces = 0, nbe = 0, base_won = 0, other_won = 0, undecided = 0;
 	double be[512];
 	json_t *row;
 
@@ -259,6 +259,14 @@ static void summarise_replay_workload(FILE *out, json_t *rows, const char *workl
 		    isfinite(row_number(row, "break_even_trap_ns")) &&
 		    nbe < sizeof(be) / sizeof(be[0]))
 			be[nbe++] = row_number(row, "break_even_trap_ns");
+		if (!strcmp(policy, policy_break_even_first())) { /* replay_verdict.c's words */
+			const char *v = result_str(row, "verdict", "");
+			char base[64];
+			snprintf(base, sizeof(base), "decided: %s beats", policy_baseline());
+			base_won += !strncmp(v, base, strlen(base));
+			other_won += !strncmp(v, "decided: ", 9) && strncmp(v, base, strlen(base));
+			undecided += !strncmp(v, "undecided", 9);
+		}
 		struct policy_score *k = score_of(sc, &ns, sizeof(sc) / sizeof(sc[0]), policy);
 		if (!k)
 			continue;
@@ -305,8 +313,13 @@ static void summarise_replay_workload(FILE *out, json_t *rows, const char *workl
 	if (nbe) {
 		snprintf(breakeven, sizeof(breakeven), "%.0f ns", median(be, nbe));
 	}
-	fprintf(out, "  %-16s %6zu  %-12s %5.2fx   %-19s %-9s %-15s %s\n", workload, traces,
-		sc[best].policy, exp(mb), runner, vs_adaptive, breakeven,
+	char verdicts[64] = "-";
+	if (base_won + other_won + undecided)
+		snprintf(verdicts, sizeof(verdicts), "%s %zu, %s %zu, undecided %zu",
+			 policy_baseline(), base_won, policy_break_even_first(), other_won,
+			 undecided);
+	fprintf(out, "  %-16s %6zu  %-12s %5.2fx   %-19s %-9s %-15s %-30s %s\n", workload, traces,
+		sc[best].policy, exp(mb), runner, vs_adaptive, breakeven, verdicts,
 		beyond_answer(one_run, beyond));
 }
 
@@ -375,9 +388,19 @@ static void summarise_replay(FILE *out, json_t *rows)
 			"ns per switch / %s's (lower is better); adaptive against it; %s beats "
 			"%s above the break-even trap cost (median over the traces):\n",
 			policy_baseline(), policy_baseline(), policy_break_even_first());
-		fprintf(out, "  %-16s %6s  %-12s %-8s %-19s %-9s %-15s %s\n", "workload", "traces",
-			"wins", "vs eager", "vs the runner-up", "adaptive", "break-even",
-			"beyond the min-max ranges of the runs?");
+		if (isfinite(row_number(first, "trap_range_lo_ns")))
+			fprintf(out,
+				"  this host's trap range: %.0f ns (syscall round trip, lower bound) "
+				"to %.0f ns (%s, estimate); %s vs %s is decided on a trace only "
+				"where its break-even lies outside it (traces decided each way, and "
+				"undecided)\n",
+				row_number(first, "trap_range_lo_ns"),
+				row_number(first, "trap_range_hi_ns"),
+				result_str(first, "trap_range_estimate", "-"), policy_baseline(),
+				policy_break_even_first());
+		fprintf(out, "  %-16s %6s  %-12s %-8s %-19s %-9s %-15s %-30s %s\n", "workload",
+			"traces", "wins", "vs eager", "vs the runner-up", "adaptive", "break-even",
+			"verdict", "beyond the min-max ranges of the runs?");
 		json_array_foreach(workloads, j, w)
 		{
 			summarise_replay_workload(out, mine, json_string_value(w));

@@ -72,7 +72,7 @@ rc=$?
 expect "replay: the costs, their sources and the runs are named" "$work/s4" \
 	'^replay: ns per switch on this CPU \(CPU, xsavec, XCR0 0x7\): .*#NM 150 ns \(assumed\), CR0 write 30 ns \(assumed\), IPI 1000 ns \(assumed\); medians of 5 runs; traces of at least 200 switches$'
 expect "replay: owner wins over 2 traces, 0.45x eager, adaptive 1.05x, break-even 80 ns (the lower middle), beyond the ranges" "$work/s4" \
-	'^  w +2  owner +0\.45x +0\.45x eager +1\.05x +80 ns +yes$'
+	'^  w +2  owner +0\.45x +0\.45x eager +1\.05x +80 ns +- +yes$'
 expect "replay: a workload of short traces only is named, not judged" "$work/s4" \
 	'^  short +0  \(no trace of at least 200 switches\)$'
 
@@ -103,7 +103,7 @@ rc=$?
 # The same rows from one run each: no range to be beyond, and "1 run".
 sed 's/"repeats": 5/"repeats": 1/' "$work/replay.json" > "$work/replay1.json"
 "$fpulab" summary "$work/replay1.json" > "$work/s5" 2> /dev/null
-expect "--repeat 1: one run, no range (not yes)" "$work/s5" '^  w +2  owner +0\.45x +0\.45x eager +1\.05x +80 ns +one run: no range$'
+expect "--repeat 1: one run, no range (not yes)" "$work/s5" '^  w +2  owner +0\.45x +0\.45x eager +1\.05x +80 ns +- +one run: no range$'
 expect "--repeat 1: medians of 1 run" "$work/s5" 'medians of 1 run;'
 # lab rows of one run: the same
 sed 's/"repeats": 5/"repeats": 1/g' "$fx/compare-a.json" > "$work/lab1.json"

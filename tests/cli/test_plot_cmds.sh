@@ -59,7 +59,8 @@ rc=$?
 if grep -qw xsave /proc/cpuinfo; then
 	"$fpulab" trace synth pingpong-both -o "$work/pp.trace" --switches 100 --xcr0 0x7 > /dev/null 2>&1
 	"$fpulab" trace synth cross-cpu -o "$work/cc.trace" --switches 100 --xcr0 0x7 > /dev/null 2>&1
-	"$fpulab" replay "$work/pp.trace" "$work/cc.trace" --repeat 2 --policy eager,lazy --plot "$work/rp" > /dev/null 2> "$work/err"
+	echo '{"trap_ns": 150, "cr0_ns": 30, "ipi_ns": 1000}' > "$work/c.json"
+	"$fpulab" replay "$work/pp.trace" "$work/cc.trace" --repeat 2 --policy eager,lazy --plot "$work/rp" --costs "$work/c.json" > /dev/null 2> "$work/err"
 	rc=$?
 	[ "$rc" = 0 ] && ok "replay --plot DIR: exit 0" || not_ok "replay --plot DIR: exit 0" "exit $rc" "$(tail -n 3 "$work/err")"
 	svg_ok "replay --plot: replay.svg is well-formed" "$work/rp/replay.svg"
@@ -68,7 +69,7 @@ if grep -qw xsave /proc/cpuinfo; then
 	expect "replay --plot: a bar group per trace (the oracle's without a range)" "$work/rp/replay.dat" '^"pingpong-both cpus=1" ([0-9.]+) \1 \1( [0-9.]+){6}$'
 	expect "replay --plot: ... the other trace" "$work/rp/replay.dat" '^"cross-cpu cpus=2"( [0-9.]+){9}$'
 	expect "replay --plot: the title says the time is projected" "$work/rp/replay.svg" '>replay: projected ns per switch by policy<'
-	expect "replay --plot: ... and from what" "$work/rp/replay.svg" 'native replay on this CPU \+ #NM trap 150.0 ns, CR0 write 30.0 ns, IPI 1000.0 ns \(assumed\)'
+	expect "replay --plot: ... and from what" "$work/rp/replay.svg" 'native replay on this CPU \+ #NM trap 150.0 ns, CR0 write 30.0 ns, IPI 1000.0 ns \(.*c.json\)'
 	expect "replay --plot: the axis says ns per switch and the runs" "$work/rp/replay.svg" 'ns per switch, median of 2 runs; bars: min-max \(lower is better\)'
 else
 	for i in 1 2 3 4 5 6 7; do skip "replay --plot" "no XSAVE"; done

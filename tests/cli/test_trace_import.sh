@@ -173,6 +173,8 @@ has "replay: lazy's traps at both --fp-use bounds" out "linux: lazy         #NM 
 "$fpulab" replay "$work/sig.trace" --repeat 1 --policy deferred --format json > "$work/sig.json" 2> "$work/err"
 has "replay --format json: the linux row and each row's cpu_time_share" sig.json '"policy": "linux (recorded)"'
 has "replay --format json: cpu_time_share" sig.json '"cpu_time_share": 0.'
+holds "replay --format json: the linux row's priced cost is its saves and restores at the batch costs" \
+	jq -e -s '.[] | select(.policy == "linux (recorded)") | (.priced_ns_per_switch - (.saves * .save_ns + .restores * .restore_ns) / .switches | fabs) < 1e-9' "$work/sig.json"
 # On every excerpt, replay's deferred loads exactly what the importer's shadow of it predicted.
 for f in signal signal-no-sigreturn exit-sigframe fork-exec-exit kfpu hidden-task-us idle-exit lost; do
 	"$fpulab" trace import "$fx/$f.txt" -o "$work/d.trace" > "$work/d.out" 2> "$work/err"

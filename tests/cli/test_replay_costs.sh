@@ -1,0 +1,99 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+# fpulab replay's per-event costs from this host (fpulab host costs): where
+# each comes from, priced_ns_per_switch = counts x unit costs exactly, the
+# verdicts against the trap range, and the sweep, whose crossover is the
+# printed break-even. TAP output; run by tests/run-tests.sh.
+set -u
+. "$(dirname "$0")/lib.sh"
+
+# t NAME CONDITION-COMMAND...: ok when the command succeeds
+t() {
+	local name=$1
+	shift
+	if "$@" > /dev/null 2>&1; then ok "$name"; else not_ok "$name" "failed: $*" "$(head -n 3 "$work/err" 2> /dev/null)"; fi
+}
+
+"$fpulab" trace synth pingpong-one -o "$work/p1.trace" --switches 400 --xcr0 0x7 > /dev/null 2>&1
+check "replay --sweep bogus: exit 2" 2 - "is not trap=LO..HI or ipi=LO..HI" -- "$fpulab" replay "$work/p1.trace" --sweep bogus
+check "replay --sweep trap=5..1: exit 2" 2 - "needs 0 <= LO < HI" -- "$fpulab" replay "$work/p1.trace" --sweep trap=5..1
+check "replay --sweep trap=1: exit 2" 2 - "LO..HI, two costs in ns" -- "$fpulab" replay "$work/p1.trace" --sweep trap=1
+check "replay --sweep with --format csv: exit 2" 2 - "do not fit the CSV" -- "$fpulab" replay "$work/p1.trace" --sweep trap=0..10 --format csv
+echo '{"experiment": "host costs", "figure": "syscall", "ns_median": 5, "ns_min": 9, "ns_max": 10}' > "$work/bad-hc.json"
+check "replay --costs: host costs with min above the median are refused" 1 - "ns_min <= ns_median <= ns_max" -- "$fpulab" replay "$work/p1.trace" --costs "$work/bad-hc.json"
+echo '{"experiment": "run", "policy": "eager"}' > "$work/none.json"
+FPULAB_HOST_COSTS=$work/none.json "$fpulab" replay "$work/p1.trace" > /dev/null 2> "$work/err"
+rc=$?
+t "\$FPULAB_HOST_COSTS without host costs rows: exit 1, says so" [ "$rc" = 1 -a -n "$(grep 'FPULAB_HOST_COSTS .*no row of `fpulab host costs`' "$work/err")" ]
+
+if ! grep -qw xsave /proc/cpuinfo; then
+	for i in $(seq 1 13); do skip "replay costs" "no XSAVE"; done
+	finish
+	exit
+fi
+
+# A host's figures with a known trap range: syscall 100 ns, fault 300 ns, no UMIP, an IPI of 5000 ns.
+hc() { # hc FIGURE MEDIAN [MIN MAX]
+	printf '{"experiment": "host costs", "date": "2026-01-01T00:00:00Z", "hypervisor": true, "figure": "%s", "ns_median": %s, "ns_min": %s, "ns_max": %s, "runs": 3, "ops_per_run": 10, "note": "test"}\n' \
+		"$1" "$2" "${3:-$2}" "${4:-$2}"
+}
+{ hc syscall 100 90 120; hc fault 300 280 320; hc ipi 5000 4000 6000; } > "$work/hc.json"
+"$fpulab" replay "$work/p1.trace" --repeat 2 --policy eager,lazy,lazy-counter,owner --costs "$work/hc.json" \
+	--format json --output "$work/r.json" 2> "$work/err"
+t "replay --costs HOSTCOSTS: exit 0" [ $? = 0 ]
+t "json: trap = the syscall (lower bound), IPI = the round trip, each naming the file; CR0 cited" \
+	jq -e -s "all(.[]; .trap_ns == 100 and (.trap_source | test(\"^measured on this host: syscall round trip, lower bound, from .*hc.json of 2026-01-01\")) and .ipi_ns == 5000 and (.ipi_source | test(\"IPI round trip \\\\(membarrier\\\\), estimate\")) and (.cr0_source | startswith(\"cited: seL4 RFC 0180\")) and ((.cr0_ns * 10 | round) == 441))" "$work/r.json"
+t "json: the trap range is the syscall to the fault (the least estimate), and the host a guest" \
+	jq -e -s 'all(.[]; .trap_range_lo_ns == 100 and .trap_range_hi_ns == 300 and .trap_range_estimate == "fault" and .costs_hypervisor == true)' "$work/r.json"
+t "json: priced_ns_per_switch = (saves x save_ns + restores x restore_ns + #NM x trap + TS writes x CR0 + IPIs x IPI) / switches, exactly" \
+	jq -e -s 'all(.[] | select(.policy != "oracle"); (.priced_ns_per_switch - (.saves * .save_ns + .restores * .restore_ns + .nm_traps * .trap_ns + .ts_writes * .cr0_ns + .flush_ipis * .ipi_ns) / .switches | fabs) < 1e-9)' "$work/r.json"
+t "json: the oracle's priced cost is its saves and restores at the batch costs" \
+	jq -e -s '.[] | select(.policy == "oracle") | (.priced_ns_per_switch - (.saves * .save_ns + .restores * .restore_ns) / .switches | fabs) < 1e-9' "$work/r.json"
+# verdict: decided only where the break-even lies outside 100..300 ns
+t "json: each lazy row's verdict agrees with its break-even and the range 100-300 ns" \
+	jq -e -s '(all(.[] | select(.policy == "lazy" or .policy == "lazy-counter"); .break_even_trap_ns as $b | .verdict as $v | .policy as $p |
+		if $b == null then ($v | startswith("decided: "))
+		elif $b < 100 then ($v | startswith("decided: eager beats"))
+		elif $b > 300 then ($v | startswith("decided: \($p) beats eager"))
+		else ($v | startswith("undecided between 100.0 and 300.0 ns: the break-even ")) and ($v | endswith("lies inside this host'"'"'s trap range (eager wins above it, \($p) below)")) end))
+		and all(.[] | select(.policy != "lazy" and .policy != "lazy-counter"); .verdict == null)' "$work/r.json"
+"$fpulab" replay "$work/p1.trace" --repeat 2 --policy eager,lazy --trap-ns 250 --ipi-ns 700 --costs "$work/hc.json" > "$work/o.out" 2> "$work/err"
+t "table: --trap-ns and --ipi-ns override this host's figures; the range stays the host's" \
+	grep -q '^# costs per event: #NM trap 250.0 ns (trap-ns), CR0 write 44.1 ns (cited: .*), IPI 700.0 ns (ipi-ns)$' "$work/o.out"
+t "table: the trap range line names the file and says the host is a guest" \
+	grep -q "^# this host's trap range (under a hypervisor): 100.0 ns (syscall round trip, lower bound) to 300.0 ns (fault, estimate), medians of 3 runs, .*hc.json of 2026-01-01T00:00:00Z" "$work/o.out"
+t "table: a verdict beside each break-even" grep -q '^#   verdict: \(decided: \|undecided between 100.0 and 300.0 ns\)' "$work/o.out"
+
+# The sweep: its crossover of eager and lazy is the break-even the same replay prints.
+"$fpulab" replay "$work/p1.trace" --repeat 2 --policy eager,lazy,lazy-counter --costs "$work/hc.json" --sweep trap=0..100000 > "$work/s.out" 2> "$work/err"
+be=$(sed -n 's/^# break-even trap cost, eager vs lazy: \(-\?[0-9.]*\) ns per trap.*/\1/p' "$work/s.out")
+cross=$(sed -n 's/^# sweep crossover, eager vs lazy: \([0-9.]*\) ns (the break-even trap cost: \([-0-9.]*\) ns)$/\1 \2/p' "$work/s.out")
+if [ -n "$be" ] && awk -v b="$be" 'BEGIN { exit !(b >= 0 && b <= 100000) }'; then
+	t "sweep: the crossover of eager and lazy ($cross) is the printed break-even ($be ns)" [ "$cross" = "$be $be" ]
+else
+	t "sweep: no crossover where the break-even ($be) is outside the sweep" grep -q '^# sweep: eager and lazy do not cross in 0.0..100000.0 ns$' "$work/s.out"
+fi
+t "sweep: 11 points, one column per policy, the measured ones marked" \
+	[ "$(grep -c '^#  *[0-9.]*  *[-0-9.]*  *[-0-9.]*  *[-0-9.]*\( *(measured)\)\?$' "$work/s.out")" = 11 -a "$(grep -c '(measured)$' "$work/s.out")" = 0 ]
+"$fpulab" replay "$work/p1.trace" --repeat 2 --policy eager,lazy --costs "$work/hc.json" --sweep trap=0..1000 --format json --output "$work/s.json" 2> "$work/err"
+t "sweep json: 11 rows per policy; a total linear in the trap cost; the crossover = break_even_trap_ns" \
+	jq -e -s '(map(select(.experiment == "replay-sweep")) | length == 22) and
+		([.[] | select(.experiment == "replay-sweep" and .policy == "lazy")] as $s | [.[] | select(.experiment == "replay" and .policy == "lazy")][0] as $l |
+		 (($s[1].ns_per_switch - $s[0].ns_per_switch) - ($s[10].ns_per_switch - $s[9].ns_per_switch) | fabs) < 1e-6 and
+		 (if ($l.break_even_trap_ns != null and $l.break_even_trap_ns >= 0 and $l.break_even_trap_ns <= 1000) then (($s[0].crossover_baseline_ns - $l.break_even_trap_ns) | fabs) <= 0.05 else $s[0].crossover_baseline_ns == null end) and
+		 ([$s[] | select(.in_measured_range)] | map(.sweep_ns) == [100, 200, 300]))' "$work/s.json"
+if command -v gnuplot > /dev/null; then
+	"$fpulab" replay "$work/p1.trace" --repeat 1 --policy eager,lazy --costs "$work/hc.json" --sweep ipi=0..10000 --plot "$work/plot" > /dev/null 2> "$work/err"
+	t "sweep --plot: sweep-ipi-p1.svg, a line per policy, the measured range shaded" \
+		grep -q 'rect from 4000, graph 0 to 6000, graph 1' "$work/plot/sweep-ipi-p1.gp"
+	t "... and the SVG is drawn" [ -s "$work/plot/sweep-ipi-p1.svg" ]
+else
+	skip "sweep --plot" "no gnuplot"
+	skip "sweep --plot: the SVG" "no gnuplot"
+fi
+
+# Measured by the replay itself (no cache): every source this host's, said so.
+env -u FPULAB_HOST_COSTS "$fpulab" replay "$work/p1.trace" --repeat 1 --policy eager --ipi-ns 1000 --format json --output "$work/m.json" 2> "$work/err"
+t "measured now: trap the syscall round trip, no file named; the range from it up" \
+	jq -e -s 'all(.[]; (.trap_source == "measured on this host: syscall round trip, lower bound") and .trap_range_lo_ns == (.trap_ns * 10 | round / 10) and .trap_range_hi_ns >= .trap_range_lo_ns and .ipi_source == "ipi-ns")' "$work/m.json"
+finish
