@@ -100,7 +100,11 @@ $(HOSTLIB_OBJS): HCFLAGS += -mgeneral-regs-only
 
 # The replay engine runs between the simulated tasks' uses of the vector
 # registers: the compiler must leave them alone (cli/replay/replay_engine.c).
-$(BUILD)/host/cli/replay/replay_engine.c.o: HCFLAGS += -mgeneral-regs-only
+# The floor's log is written inside libfpu's calls and read between those uses too.
+$(BUILD)/host/cli/replay/replay_engine.c.o $(BUILD)/host/cli/replay/replay_log.c.o: \
+	HCFLAGS += -mgeneral-regs-only
+# ... and reads a trace's events from its file between them (trace_iter_next).
+$(BUILD)/host/cli/trace/trace_iter.c.o: HCFLAGS += -mgeneral-regs-only
 
 # replay's floor logs libfpu's saves and restores through these (cli/replay/replay_engine.c).
 REPLAY_LDFLAGS := -Wl,--wrap=xstate_save -Wl,--wrap=xstate_restore

@@ -33,6 +33,17 @@ uint64_t median_u64(uint64_t *x, size_t n)
 	return x[median_index(n)];
 }
 
+uint64_t median_hist(const uint32_t *h, size_t nbins, uint64_t n)
+{
+	uint64_t below = 0, v = 0;
+
+	if (!n)
+		return 0;
+	while (v + 1 < nbins && below + h[v] <= median_index(n))
+		below += h[v++];
+	return v;
+}
+
 struct stats_summary stats_summarise(double *x, size_t n)
 {
 	struct stats_summary s = { 0, 0, 0, n };

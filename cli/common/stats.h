@@ -30,6 +30,13 @@ double median(double *x, size_t n);
 /* median_u64 - the same for @n uint64_t values at @x (sorted in place); 0 for none. */
 uint64_t median_u64(uint64_t *x, size_t n);
 
+/*
+ * median_hist - the same for @n values counted by value: @h[v] of them
+ * equal v, for v below @nbins (what a histogram of small integers holds,
+ * in place of the values themselves). 0 for none.
+ */
+uint64_t median_hist(const uint32_t *h, size_t nbins, uint64_t n);
+
 /* The median, min and max of n values: what every measured figure prints. */
 struct stats_summary {
 	double median, min, max;

@@ -19,8 +19,10 @@ struct oracle_counts {
 };
 
 /*
- * oracle_run - count the oracle's restores and saves on @t (a checked trace).
- * Return: 0, or -1 when memory ran out.
+ * oracle_run - count the oracle's restores and saves on @t (a checked trace,
+ * in memory or read from its file in two passes: O(tasks) memory and a bit
+ * per event). Return: 0, -1 when memory ran out, -2 when the file could not
+ * be read again (changed since it was checked).
  */
 int oracle_run(const struct trace *t, struct oracle_counts *out);
 

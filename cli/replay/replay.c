@@ -186,7 +186,7 @@ int cmd_replay(int argc, char **argv)
 			i++;
 			continue;
 		}
-		if (trace_read(argv[i], &t, err, sizeof(err))) {
+		if (trace_open(argv[i], &t, err, sizeof(err))) {
 			fprintf(stderr, "fpulab replay: %s\n", err);
 			rc = 1;
 		}

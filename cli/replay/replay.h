@@ -184,7 +184,7 @@ struct runs {
 	unsigned long repeat;
 	struct replay_result *native, *bare, *empty, *control;
 	struct replay_log *logs[MAX_POLICIES]; /* each policy's saves and restores */
-	uint64_t *skips; /* run 1's skipped-restore switches, TSC ticks; room for every switch */
+	uint32_t *skips; /* run 1's skipped-restore switches by TSC ticks (REPLAY_SKIP_HIST) */
 	double *samples; /* scratch: room for @repeat values */
 };
 
@@ -390,7 +390,8 @@ int linux_bound_policies(const struct trace_replay *tr, const char **pols);
 /*
  * linux_lower_trace - @t at the evidence bound: its uses without the
  * evidence flag left out, their returned flag kept on the next event of
- * their CPU. Return: 0, or -1 out of memory.
+ * their CPU, in memory (the events it keeps: 16 bytes each). Return: 0, or
+ * -1 out of memory or where @t's file could not be read again.
  */
 int linux_lower_trace(const struct trace *t, struct trace *out);
 

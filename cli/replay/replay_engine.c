@@ -29,6 +29,7 @@
 #include "replay_engine.h"
 #include "common/stats.h"
 #include "common/tsc.h"
+#include "replay_log.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -45,47 +46,13 @@ struct task_sig {
 	uint64_t gen;
 };
 
-/* One logged effect of a libfpu call (replay_log). */
-enum log_kind {
-	OP_XSAVE,
-	OP_XSAVEOPT,
-	OP_XSAVEC,
-	OP_FXSAVE,
-	OP_XRSTOR,
-	OP_FXRSTOR,
-	OP_GOTO_CPU, /* IPI delivery: the engine moves to @cpu (untimed, as host_send_flush_ipi) */
-	OP_TS_SET,
-	OP_TS_CLEAR,
-};
-
-struct log_op {
-	const struct xregs_state *area;
-	uint64_t mask; /* as the instruction gets it */
-	uint32_t kind; /* enum log_kind */
-	uint32_t cpu;  /* OP_GOTO_CPU */
-};
-
-/* The effects of one libfpu call end at op[end]; @timed: a TIMED() call. */
-struct log_call {
-	uint32_t end;
-	uint8_t timed;
-	uint8_t skip; /* an fpu_switch() that only skipped a restore */
-};
-
-struct replay_log {
-	struct log_op *op;
-	struct log_call *call;
-	size_t nop, ncall, cap_op, cap_call;
-	bool overflow;
-	uint64_t saves, restores;
-};
-
 struct replay {
 	const struct trace *t;
 	uint32_t ntasks, ncpus;
 	uint64_t xcr0;
 	struct fpu *fpus;
 	struct xregs_state **areas;
+	struct log_areas log_areas; /* @areas by index, for the floor's logs */
 	struct task_sig *sig;
 	uint8_t *exited;
 	struct xregs_state *img[FPULAB_TRACE_MAX_CPUS]; /* each CPU's registers while another runs */
@@ -105,14 +72,18 @@ struct replay {
 	struct replay_integrity first; /* the run's first integrity error */
 	uint64_t ev_index;             /* the event being replayed */
 	uint64_t clipped;
-	/* bare run (replay_bare): the log, the next call and op to play */
+	/* bare run (replay_bare): the log, where its next call starts, the call being played */
 	const struct replay_log *bare;
-	size_t bare_call, bare_op;
+	size_t bare_pos;
+	struct log_op bare_ops[LOG_CALL_MAX_OPS];
 	bool bare_skip;       /* the call just played was a skipped-restore switch */
 	bool bare_empty;      /* time empty regions, play each call just after its region */
 	uint64_t bare_desync; /* the events asked for a call the log does not have */
 	uint64_t bare_saves, bare_restores;
-	struct replay_result *res; /* the run's result, for TIMED()'s figures by hook */
+	struct replay_result *res;        /* the run's result, for TIMED()'s figures by hook */
+	struct trace_iter it;             /* the run's pass over the events */
+	struct fpulab_trace_event *chunk; /* TRACE_CHUNK events read from the file */
+	uint64_t switch_events;           /* the pass's SWITCH events */
 };
 
 static struct replay *rp_cur; /* libfpu's callbacks have no context argument */
@@ -154,27 +125,23 @@ static void host_panic(const char *msg)
 	abort();
 }
 
-static void log_op(uint32_t kind, const struct xregs_state *area, uint64_t mask, uint32_t cpu)
+static void rec_op(uint32_t kind, const struct xregs_state *area, uint64_t mask, uint32_t cpu)
 {
-	if (rec->nop == rec->cap_op) {
-		rec->overflow = true;
-		return;
-	}
-	rec->op[rec->nop++] = (struct log_op){ area, mask, kind, cpu };
+	log_op(rec, &rp_cur->log_areas, kind, area, mask, cpu);
 }
 
 static void host_set_ts(void)
 {
 	rp_cur->ts[sim_cpu] = 1;
 	if (rec)
-		log_op(OP_TS_SET, NULL, 0, 0);
+		rec_op(OP_TS_SET, NULL, 0, 0);
 }
 
 static void host_clear_ts(void)
 {
 	rp_cur->ts[sim_cpu] = 0;
 	if (rec)
-		log_op(OP_TS_CLEAR, NULL, 0, 0);
+		rec_op(OP_TS_CLEAR, NULL, 0, 0);
 }
 
 static struct fpu *host_current_fpu(void)
@@ -193,10 +160,10 @@ static void host_send_flush_ipi(unsigned int cpu)
 	on_cpu(rp, cpu);
 	rp->excluded += tsc_end() - t0;
 	if (rec)
-		log_op(OP_GOTO_CPU, NULL, 0, cpu);
+		rec_op(OP_GOTO_CPU, NULL, 0, cpu);
 	fpu_flush_ipi();
 	if (rec)
-		log_op(OP_GOTO_CPU, NULL, 0, from);
+		rec_op(OP_GOTO_CPU, NULL, 0, from);
 	t0 = tsc_begin();
 	on_cpu(rp, from);
 	rp->excluded += tsc_end() - t0;
@@ -224,7 +191,7 @@ void __wrap_xstate_save(struct xregs_state *buf, uint64_t mask)
 		/* as xstate_save_insn: a compacted save always takes the full kernel mask */
 		if (xstate_cfg.compacted)
 			mask = xstate_cfg.kernel_mask;
-		log_op(kind[xstate_cfg.save_insn], buf, mask, 0);
+		rec_op(kind[xstate_cfg.save_insn], buf, mask, 0);
 	}
 	__real_xstate_save(buf, mask);
 }
@@ -232,7 +199,7 @@ void __wrap_xstate_save(struct xregs_state *buf, uint64_t mask)
 void __wrap_xstate_restore(const struct xregs_state *buf, uint64_t mask)
 {
 	if (__builtin_expect(rec != NULL, 0))
-		log_op(xstate_cfg.save_insn == FPU_INSN_FXSAVE ? OP_FXRSTOR : OP_XRSTOR, buf, mask,
+		rec_op(xstate_cfg.save_insn == FPU_INSN_FXSAVE ? OP_FXRSTOR : OP_XRSTOR, buf, mask,
 		       0);
 	__real_xstate_restore(buf, mask);
 }
@@ -424,6 +391,7 @@ void replay_free(struct replay *rp)
 		free(rp->areas[t]);
 	for (unsigned int c = 0; c < FPULAB_TRACE_MAX_CPUS; c++)
 		free(rp->img[c]);
+	log_areas_free(&rp->log_areas);
 	free(rp->areas);
 	free(rp->fpus);
 	free(rp->sig);
@@ -432,6 +400,7 @@ void replay_free(struct replay *rp)
 	free(rp->init_img);
 	free(rp->export_buf);
 	free(rp->import_img);
+	free(rp->chunk);
 	free(rp);
 }
 
@@ -480,6 +449,11 @@ struct replay *replay_new(const struct trace *t, int insn)
 	for (unsigned int c = 0; c < rp->ncpus; c++)
 		if (!(rp->img[c] = aligned_alloc(64, XSTATE_MAX_SIZE)))
 			goto oom;
+	if (log_areas_init(&rp->log_areas, rp->areas, rp->ntasks + 1))
+		goto oom;
+	rp->chunk = malloc(TRACE_CHUNK * sizeof(*rp->chunk)); /* after the areas: as they were */
+	if (!rp->chunk)
+		goto oom;
 	memset(rp->scratch, 0, XSTATE_MAX_SIZE);
 	memset(rp->init_img, 0, XSTATE_MAX_SIZE);
 	xstate_load_init();
@@ -493,12 +467,6 @@ oom:
 }
 
 /* ---- the run ---- */
-
-/*
- * A hook call longer than this was interrupted or preempted (the host is
- * shared): it is left out and counted (replay_result.clipped).
- */
-#define CLIP_TICKS 20000
 
 #ifndef REPLAY_DITHER_SPINS
 #define REPLAY_DITHER_SPINS 64 /* a power of two; 0: no dither */
@@ -535,7 +503,7 @@ static inline void dither(void)
 		int64_t d_ = (int64_t)(t1_ - t0_) - (int64_t)(rp)->overhead - \
 			     (int64_t)((rp)->excluded - x0_);                 \
 		(rp)->res->regions[hook]++;                                   \
-		if (d_ > CLIP_TICKS) {                                        \
+		if (d_ > REPLAY_CLIP_TICKS) {                                 \
 			(rp)->clipped++;                                      \
 		} else {                                                      \
 			(acc) += d_;                                          \
@@ -589,15 +557,6 @@ static int hook_of(const char *call)
 		if (has_word(call, map[i].word))
 			return map[i].hook;
 	return REPLAY_HOOK_OTHER;
-}
-
-static void log_call(bool timed)
-{
-	if (rec->ncall == rec->cap_call) {
-		rec->overflow = true;
-		return;
-	}
-	rec->call[rec->ncall++] = (struct log_call){ (uint32_t)rec->nop, timed, 0 };
 }
 
 /* The logged effects of one libfpu call, executed without libfpu (replay_bare). */
@@ -661,24 +620,22 @@ static inline void bare_play(struct replay *rp, const struct log_op *op, const s
 static void bare_next(struct replay *rp, bool timed, const struct log_op **b,
 		      const struct log_op **e)
 {
-	const struct replay_log *l = rp->bare;
-	const struct log_call *c = rp->bare_call < l->ncall ? &l->call[rp->bare_call] : NULL;
+	struct log_call c;
 
-	*b = *e = l->op;
+	*b = *e = rp->bare_ops;
 	rp->bare_skip = false;
-	if (!c || c->timed != timed) {
+	if (!log_next(rp->bare, rp->bare_pos, &rp->log_areas, rp->bare_ops, &c) ||
+	    c.timed != timed) {
 		rp->bare_desync++;
 		return;
 	}
-	*b = l->op + rp->bare_op;
-	*e = l->op + c->end;
+	*e = rp->bare_ops + c.nops;
 	for (const struct log_op *op = *b; op < *e; op++) {
-		rp->bare_saves += op->kind <= OP_FXSAVE;
-		rp->bare_restores += op->kind == OP_XRSTOR || op->kind == OP_FXRSTOR;
+		rp->bare_saves += log_op_saves(op->kind);
+		rp->bare_restores += log_op_restores(op->kind);
 	}
-	rp->bare_skip = c->skip;
-	rp->bare_op = c->end;
-	rp->bare_call++;
+	rp->bare_skip = c.skip;
+	rp->bare_pos = c.next;
 }
 
 /*
@@ -703,7 +660,7 @@ static void bare_next(struct replay *rp, bool timed, const struct log_op **b,
 		} else {                                                                      \
 			TIMED_REGION(rp, acc, call, hook_);                                   \
 			if (rec)                                                              \
-				log_call(true);                                               \
+				log_end(rec, true);                                           \
 		}                                                                             \
 	} while (0)
 
@@ -717,7 +674,7 @@ static void bare_next(struct replay *rp, bool timed, const struct log_op **b,
 		} else {                                \
 			call;                           \
 			if (rec)                        \
-				log_call(false);        \
+				log_end(rec, false);    \
 		}                                       \
 	} while (0)
 
@@ -777,12 +734,12 @@ static void do_switch(struct replay *rp, const struct fpulab_trace_event *e,
 		const struct fpu_stats *after = fpu_stats_cpu(c);
 		skip = after->restores_skipped == before.restores_skipped + 1 &&
 		       after->restores == before.restores && saves_of(after) == saves_of(&before);
-		if (skip && rec && rec->ncall)
-			rec->call[rec->ncall - 1].skip = 1;
+		if (skip && rec)
+			log_mark_skip(rec);
 	}
 	if (skip) {
-		if (r->skip_ticks)
-			r->skip_ticks[r->nskip] = ticks > 0 ? (uint64_t)ticks : 0;
+		if (r->skip_hist)
+			r->skip_hist[ticks > 0 ? ticks : 0]++;
 		r->nskip++;
 		r->skip_sum += ticks;
 	}
@@ -948,57 +905,86 @@ static void do_import(struct replay *rp, const struct fpulab_trace_event *e,
 	}
 }
 
-static void play_events(struct replay *rp, struct replay_result *r)
+static inline void play_event(struct replay *rp, const struct fpulab_trace_event *e,
+			      struct replay_result *r)
 {
-	const struct trace *t = rp->t;
+	on_cpu(rp, e->cpu);
+	if ((e->flags & FPULAB_EVF_RETURNED) && rp->returns && rp->cur[e->cpu])
+		TIMED(rp, r->ticks, fpu_return_to_user(&rp->fpus[rp->cur[e->cpu]]));
+	switch (e->type) {
+	case FPULAB_EV_SWITCH:
+		do_switch(rp, e, r);
+		break;
+	case FPULAB_EV_USE:
+		do_use(rp, e, r);
+		break;
+	case FPULAB_EV_KFPU_BEGIN:
+	case FPULAB_EV_KFPU_END:
+		do_kfpu(rp, e, r);
+		break;
+	case FPULAB_EV_MIGRATE:
+		fpu_task_migrated(&rp->fpus[e->task]);
+		break;
+	case FPULAB_EV_EXIT:
+		TIMED(rp, r->ticks, fpu_task_exit(&rp->fpus[e->task]));
+		rp->cur[e->cpu] = 0;
+		rp->in_syscall[e->cpu] = 0;
+		rp->exited[e->task] = 1;
+		break;
+	case FPULAB_EV_EXPORT:
+		do_export(rp, e);
+		break;
+	case FPULAB_EV_IMPORT:
+	case FPULAB_EV_RESET:
+		do_import(rp, e, r);
+		break;
+	default:
+		break;
+	}
+}
+
+/*
+ * The trace's events in order, a chunk at a time (read from its file with
+ * pread() between events, untimed). Return: 0, or -1 where the file could
+ * not be read again (rp->it says why).
+ */
+static int play_events(struct replay *rp, struct replay_result *r)
+{
+	const struct fpulab_trace_event *ev;
+	size_t n;
 
 	memset(r->hook_ticks, 0, sizeof(r->hook_ticks)); /* before start() loads the registers */
 	memset(r->hook_calls, 0, sizeof(r->hook_calls));
 	memset(r->regions, 0, sizeof(r->regions));
+	if (r->skip_hist)
+		memset(r->skip_hist, 0, REPLAY_SKIP_HIST * sizeof(*r->skip_hist));
+	if (trace_iter_begin(&rp->it, rp->t, rp->chunk))
+		return -1;
 	start(rp);
 	r->ticks = 0;
 	r->nskip = 0;
 	r->skip_sum = 0;
 	rp->res = r;
+	rp->switch_events = 0;
 	rec = r->log;
-	for (uint64_t i = 0; i < t->hdr.nevents; i++) {
-		const struct fpulab_trace_event *e = &t->ev[i];
-		rp->ev_index = i;
-		on_cpu(rp, e->cpu);
-		if ((e->flags & FPULAB_EVF_RETURNED) && rp->returns && rp->cur[e->cpu])
-			TIMED(rp, r->ticks, fpu_return_to_user(&rp->fpus[rp->cur[e->cpu]]));
-		switch (e->type) {
-		case FPULAB_EV_SWITCH:
-			do_switch(rp, e, r);
-			break;
-		case FPULAB_EV_USE:
-			do_use(rp, e, r);
-			break;
-		case FPULAB_EV_KFPU_BEGIN:
-		case FPULAB_EV_KFPU_END:
-			do_kfpu(rp, e, r);
-			break;
-		case FPULAB_EV_MIGRATE:
-			fpu_task_migrated(&rp->fpus[e->task]);
-			break;
-		case FPULAB_EV_EXIT:
-			TIMED(rp, r->ticks, fpu_task_exit(&rp->fpus[e->task]));
-			rp->cur[e->cpu] = 0;
-			rp->in_syscall[e->cpu] = 0;
-			rp->exited[e->task] = 1;
-			break;
-		case FPULAB_EV_EXPORT:
-			do_export(rp, e);
-			break;
-		case FPULAB_EV_IMPORT:
-		case FPULAB_EV_RESET:
-			do_import(rp, e, r);
-			break;
-		default:
-			break;
+	rp->ev_index = 0;
+	while ((n = trace_iter_next(&rp->it, &ev)) > 0)
+		for (size_t j = 0; j < n; j++, rp->ev_index++) {
+			rp->switch_events += ev[j].type == FPULAB_EV_SWITCH;
+			play_event(rp, &ev[j], r);
 		}
-	}
 	rec = NULL;
+	return rp->it.err ? -1 : 0;
+}
+
+/* Why the trace could not be read again, on stderr (after finish(): libc may use the registers). */
+static int read_failed(const struct replay *rp)
+{
+	char msg[200];
+
+	trace_iter_strerror(&rp->it, msg, sizeof(msg));
+	fprintf(stderr, "fpulab replay: %s: %s\n", rp->t->file ? rp->t->file->path : "trace", msg);
+	return -3;
 }
 
 /* The harness's clean-up after a run: nothing of it is counted or timed. */
@@ -1024,11 +1010,9 @@ int replay_run(struct replay *rp, const char *policy, struct replay_result *r)
 	if (fpu_set_policy(policy))
 		return -1;
 	rp->bare = NULL;
-	if (r->log) {
-		r->log->nop = r->log->ncall = 0;
-		r->log->overflow = false;
-	}
-	play_events(rp, r);
+	if (r->log)
+		log_reset(r->log);
+	int rc = play_events(rp, r);
 	memset(&r->n, 0, sizeof(r->n));
 	for (unsigned int c = 0; c < rp->ncpus; c++) {
 		const struct fpu_stats *st = fpu_stats_cpu(c);
@@ -1045,16 +1029,12 @@ int replay_run(struct replay *rp, const char *policy, struct replay_result *r)
 	}
 	/* the counts are the trace's; the clean-up below is the harness's */
 	finish(rp, r);
-	if (r->log) {
-		r->log->saves = r->log->restores = 0;
-		for (size_t i = 0; i < r->log->nop; i++) {
-			r->log->saves += r->log->op[i].kind <= OP_FXSAVE;
-			r->log->restores += r->log->op[i].kind == OP_XRSTOR ||
-					    r->log->op[i].kind == OP_FXRSTOR;
-		}
-	}
-	return 0;
+	return rc ? read_failed(rp) : 0;
 }
+
+/* Bytes of log per trace event to start with (virtual: untouched pages cost nothing);
+ * the synthetic workloads take 2.7 to 4.5 under every policy. */
+#define LOG_BYTES_PER_EVENT 6
 
 struct replay_log *replay_log_new(const struct trace *t)
 {
@@ -1062,15 +1042,13 @@ struct replay_log *replay_log_new(const struct trace *t)
 
 	if (!l)
 		return NULL;
-	/* at most two timed calls per event (a switch and the return to ring 3) */
-	l->cap_call = 2 * t->hdr.nevents + 16;
-	l->cap_op = 2 * t->hdr.nevents + 64;
-	l->call = malloc(l->cap_call * sizeof(*l->call));
-	l->op = malloc(l->cap_op * sizeof(*l->op));
-	if (!l->call || !l->op || l->cap_op > UINT32_MAX) {
+	l->cap = LOG_BYTES_PER_EVENT * t->hdr.nevents + 64;
+	l->buf = malloc(l->cap);
+	if (!l->buf) {
 		replay_log_free(l);
 		return NULL;
 	}
+	log_reset(l);
 	return l;
 }
 
@@ -1078,8 +1056,7 @@ void replay_log_free(struct replay_log *l)
 {
 	if (!l)
 		return;
-	free(l->call);
-	free(l->op);
+	free(l->buf);
 	free(l);
 }
 
@@ -1093,6 +1070,11 @@ uint64_t replay_log_restores(const struct replay_log *l)
 	return l->restores;
 }
 
+size_t replay_log_bytes(const struct replay_log *l)
+{
+	return l->len;
+}
+
 int replay_record(struct replay *rp, const char *policy, struct replay_log *log,
 		  struct replay_result *r)
 {
@@ -1100,19 +1082,25 @@ int replay_record(struct replay *rp, const char *policy, struct replay_log *log,
 		r->log = log;
 		int rc = replay_run(rp, policy, r);
 		r->log = NULL;
+		if (!rc && log->too_long) {
+			fprintf(stderr,
+				"fpulab replay: %s: a libfpu call made more than %d saves, restores, "
+				"TS writes and IPIs: the floor's log cannot play it back\n",
+				policy, LOG_CALL_MAX_OPS);
+			return -2;
+		}
 		if (rc || !log->overflow)
 			return rc;
 		/* more saves, restores and TS writes than room: grow, record again */
-		size_t cap_op = 2 * log->cap_op, cap_call = 2 * log->cap_call;
-		struct log_op *op = cap_op <= UINT32_MAX ? realloc(log->op, cap_op * sizeof(*op))
-							 : NULL;
-		if (op)
-			log->op = op, log->cap_op = cap_op;
-		struct log_call *call = realloc(log->call, cap_call * sizeof(*call));
-		if (call)
-			log->call = call, log->cap_call = cap_call;
-		if (!op || !call)
+		uint8_t *buf = realloc(log->buf, 2 * log->cap);
+		if (!buf) {
+			fprintf(stderr,
+				"fpulab replay: out of memory for a floor log of %zu bytes\n",
+				2 * log->cap);
 			return -2;
+		}
+		log->buf = buf;
+		log->cap *= 2;
 	}
 }
 
@@ -1124,22 +1112,21 @@ int replay_bare(struct replay *rp, const struct replay_log *log, bool empty,
 		return -1;
 	rp->bare = log;
 	rp->bare_empty = empty;
-	rp->bare_call = rp->bare_op = 0;
+	rp->bare_pos = 0;
 	rp->bare_desync = rp->bare_saves = rp->bare_restores = 0;
 	r->log = NULL;
-	play_events(rp, r);
+	int rc = play_events(rp, r);
 	memset(&r->n, 0, sizeof(r->n));
-	for (uint64_t i = 0; i < rp->t->hdr.nevents; i++)
-		r->n.switches += rp->t->ev[i].type == FPULAB_EV_SWITCH;
+	r->n.switches = rp->switch_events;
 	r->n.saves = rp->bare_saves;
 	r->n.restores = rp->bare_restores;
-	if (rp->bare_call != log->ncall)
+	if (rp->bare_pos != log->len) /* calls the events did not ask for */
 		rp->bare_desync++;
 	r->desync = rp->bare_desync;
 	rp->bare = NULL;
 	rp->bare_empty = false;
 	finish(rp, r);
-	return 0;
+	return rc ? read_failed(rp) : 0;
 }
 
 void replay_floor(struct replay *rp, uint32_t mask, unsigned int samples, uint64_t *save_ticks,

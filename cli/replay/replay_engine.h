@@ -9,6 +9,7 @@
 #define FPULAB_CLI_REPLAY_REPLAY_ENGINE_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "trace/trace_io.h"
@@ -54,11 +55,19 @@ enum replay_hook {
 };
 extern const char *const replay_hook_names[REPLAY_HOOK_NR];
 
+/*
+ * A hook call longer than this many TSC ticks was interrupted or preempted
+ * (the host is shared): it is left out and counted (replay_result.clipped).
+ */
+#define REPLAY_CLIP_TICKS 20000
+/* Counters of replay_result.skip_hist: a switch's ticks, 0 to REPLAY_CLIP_TICKS. */
+#define REPLAY_SKIP_HIST (REPLAY_CLIP_TICKS + 1)
+
 struct replay_result {
 	struct replay_counts n;
 	struct replay_integrity first; /* valid when n.integrity_errors > 0 */
 	int64_t ticks;          /* TSC ticks inside libfpu's hooks, timer overhead subtracted */
-	uint64_t *skip_ticks;   /* NULL, or ticks of each switch that only skipped a restore */
+	uint32_t *skip_hist;    /* NULL, or REPLAY_SKIP_HIST counters: such switches by ticks */
 	uint64_t nskip;         /* switches that only skipped a restore */
 	int64_t skip_sum;       /* their ticks, summed (timer overhead subtracted) */
 	uint64_t clipped;       /* hook calls over 20000 ticks (interrupted), left out of ticks */
@@ -81,9 +90,12 @@ struct replay *replay_new(const struct trace *t, int insn);
 
 /*
  * replay_run - replay the whole trace under @policy from a fresh start
- * (every task in the init state, no owner, TS clear). @r->skip_ticks is
- * NULL or has room for one entry per switch; @r->log is NULL. Return: 0, or -1 if the policy is
- * unknown.
+ * (every task in the init state, no owner, TS clear). @r->skip_hist is
+ * NULL or REPLAY_SKIP_HIST counters, zeroed first, that count the switches
+ * that only skipped a restore by their ticks (a clipped or negative one at
+ * 0); @r->log is NULL. Return: 0, -1 if the policy is unknown, -3 if the
+ * trace's file could not be read again (said on stderr: it changed since it
+ * was checked).
  */
 int replay_run(struct replay *rp, const char *policy, struct replay_result *r);
 
@@ -100,8 +112,9 @@ int replay_run(struct replay *rp, const char *policy, struct replay_result *r);
  * context, beyond the subtracted overhead). Its counts:
  * the switches, the saves and restores executed, and the integrity errors
  * (0 when the log is faithful); r->desync counts calls it could not match.
- * Return: 0; replay_record -1 for an unknown policy, -2 out of memory;
- * replay_bare -1 for a log that is not complete.
+ * Return: 0; replay_record -1 for an unknown policy, -2 out of memory or a
+ * libfpu call with more effects than a log call holds (said on stderr);
+ * replay_bare -1 for a log that is not complete; either -3 as replay_run.
  */
 struct replay_log *replay_log_new(const struct trace *t);
 void replay_log_free(struct replay_log *log);
@@ -112,6 +125,8 @@ int replay_bare(struct replay *rp, const struct replay_log *log, bool empty,
 /* The saves and restores a log holds. */
 uint64_t replay_log_saves(const struct replay_log *log);
 uint64_t replay_log_restores(const struct replay_log *log);
+/* The bytes a log holds (replay_log.h's encoding). */
+size_t replay_log_bytes(const struct replay_log *log);
 
 /* TSC ticks of one empty timed region (the least of 501), subtracted from each hook's figure. */
 uint64_t replay_timer_overhead(const struct replay *rp);

@@ -79,31 +79,41 @@ int linux_bound_policies(const struct trace_replay *tr, const char **pols)
 int linux_lower_trace(const struct trace *t, struct trace *out)
 {
 	uint16_t carry[FPULAB_TRACE_MAX_CPUS] = { 0 }; /* a dropped use's returned flag, per CPU */
+	struct fpulab_trace_event *buf = t->file ? malloc(TRACE_CHUNK * sizeof(*buf)) : NULL;
+	const struct fpulab_trace_event *ev;
+	struct trace_iter it;
 	uint64_t n = 0;
 
 	*out = (struct trace){ .hdr = t->hdr };
 	out->ev = malloc((t->hdr.nevents ? t->hdr.nevents : 1) * sizeof(*out->ev));
 	out->lx = malloc(sizeof(*out->lx));
-	if (!out->ev || !out->lx) {
+	if (!out->ev || !out->lx || (t->file && !buf) || trace_iter_begin(&it, t, buf)) {
+		free(buf);
 		trace_free(out);
 		return -1;
 	}
 	*out->lx = *t->lx;
 	out->lx->fp_use = FPULAB_FP_USE_EVIDENCE;
-	for (uint64_t i = 0; i < t->hdr.nevents; i++) {
-		struct fpulab_trace_event e = t->ev[i];
-		if (e.type == FPULAB_EV_USE && !(e.flags & FPULAB_EVF_EVIDENCE)) {
-			carry[e.cpu] |= e.flags & FPULAB_EVF_RETURNED;
-			continue;
+	for (size_t got; (got = trace_iter_next(&it, &ev)) > 0;)
+		for (size_t j = 0; j < got; j++) {
+			struct fpulab_trace_event e = ev[j];
+			if (e.type == FPULAB_EV_USE && !(e.flags & FPULAB_EVF_EVIDENCE)) {
+				carry[e.cpu] |= e.flags & FPULAB_EVF_RETURNED;
+				continue;
+			}
+			if (e.type != FPULAB_EV_FLUSH_IPI) {
+				e.flags |= carry[e.cpu];
+				carry[e.cpu] = 0;
+			}
+			e.seq = (uint32_t)(n + 1);
+			out->ev[n++] = e;
 		}
-		if (e.type != FPULAB_EV_FLUSH_IPI) {
-			e.flags |= carry[e.cpu];
-			carry[e.cpu] = 0;
-		}
-		e.seq = (uint32_t)(n + 1);
-		out->ev[n++] = e;
-	}
+	free(buf);
 	out->hdr.nevents = n;
+	if (it.err) {
+		trace_free(out);
+		return -1;
+	}
 	return 0;
 }
 

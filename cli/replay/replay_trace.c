@@ -47,8 +47,8 @@ static void empty_region_ticks(const struct replay_result *eres, int np, unsigne
 	}
 }
 
-/* Room for @np policies' @repeat runs over a trace of @switches switches; -1: out of memory. */
-static int runs_alloc(struct runs *r, int np, unsigned long repeat, uint64_t switches)
+/* Room for @np policies' @repeat runs; -1: out of memory. */
+static int runs_alloc(struct runs *r, int np, unsigned long repeat)
 {
 	size_t n = (size_t)np * repeat;
 
@@ -57,7 +57,7 @@ static int runs_alloc(struct runs *r, int np, unsigned long repeat, uint64_t swi
 	r->bare = calloc(n, sizeof(*r->bare));
 	r->empty = calloc(n, sizeof(*r->empty));
 	r->control = calloc(repeat, sizeof(*r->control));
-	r->skips = malloc((switches + 1) * sizeof(*r->skips));
+	r->skips = malloc(REPLAY_SKIP_HIST * sizeof(*r->skips));
 	r->samples = malloc(repeat * sizeof(*r->samples));
 	if (!r->native || !r->bare || !r->empty || !r->control || !r->skips || !r->samples)
 		return -1;
@@ -76,24 +76,53 @@ static void runs_free(struct runs *r)
 	free(r->samples);
 }
 
+/* Every use's mask in @t: 0, or -1 when its file could not be read again (said on stderr). */
+static int use_mask(const struct trace *t, uint32_t *umask)
+{
+	struct fpulab_trace_event *buf = malloc(TRACE_CHUNK * sizeof(*buf));
+	const struct fpulab_trace_event *ev;
+	struct trace_iter it;
+	char err[200];
+
+	if (!buf) {
+		fprintf(stderr, "fpulab replay: out of memory\n");
+		return -1;
+	}
+	if (!trace_iter_begin(&it, t, buf))
+		for (size_t n; (n = trace_iter_next(&it, &ev)) > 0;)
+			for (size_t j = 0; j < n; j++)
+				if (ev[j].type == FPULAB_EV_USE)
+					*umask |= ev[j].mask;
+	free(buf);
+	if (!it.err)
+		return 0;
+	trace_iter_strerror(&it, err, sizeof(err));
+	fprintf(stderr, "fpulab replay: %s: %s\n", t->file ? t->file->path : "trace", err);
+	return -1;
+}
+
 /* Runs the oracle over @tr->t, times the batch save and restore and sets adaptive's costs. */
 static int trace_prepare(struct trace_replay *tr)
 {
 	const struct opts *o = tr->o;
+	int rc;
 
-	if (oracle_run(&tr->t, &tr->oc)) {
-		fprintf(stderr, "fpulab replay: out of memory\n");
+	if ((rc = oracle_run(&tr->t, &tr->oc))) {
+		if (rc == -1)
+			fprintf(stderr, "fpulab replay: out of memory\n");
+		else
+			fprintf(stderr, "fpulab replay: %s: changed since it was checked\n",
+				tr->path);
 		trace_free(&tr->t);
 		return 1;
 	}
 	tr->rp = replay_new(&tr->t, o->insn);
-	if (!tr->rp) {
+	if (!tr->rp || use_mask(&tr->t, &tr->umask)) {
+		replay_free(tr->rp);
+		tr->rp = NULL;
 		trace_free(&tr->t);
 		return 1;
 	}
-	for (uint64_t i = 0; i < tr->t.hdr.nevents; i++)
-		if (tr->t.ev[i].type == FPULAB_EV_USE)
-			tr->umask |= tr->t.ev[i].mask;
 	uint64_t save_t, rest_t;
 	replay_floor(tr->rp, tr->umask ? tr->umask : 3, 201, &save_t, &rest_t);
 	/* to 0.1 ns, as the rows print them: priced = counts x the printed unit costs, exactly */
@@ -110,12 +139,12 @@ static int trace_prepare(struct trace_replay *tr)
 	return 0;
 }
 
-/* Reads @tr->path, then trace_prepare(). */
+/* Opens and checks @tr->path (its events stay in the file, read on each pass), then trace_prepare(). */
 static int trace_setup(struct trace_replay *tr)
 {
 	char err[512];
 
-	if (trace_read(tr->path, &tr->t, err, sizeof(err))) {
+	if (trace_open(tr->path, &tr->t, err, sizeof(err))) {
 		fprintf(stderr, "fpulab replay: %s\n", err);
 		return 1;
 	}
@@ -132,7 +161,8 @@ static void trace_teardown(struct trace_replay *tr)
 /*
  * Each policy replayed once to log its saves and restores (its floor,
  * replay_bare), and the control chosen: the static policy best by counts.
- * -1: out of memory (nothing printed); 1: a log does not match its counts.
+ * -1: out of memory (nothing printed); -2: a recording failed (said on
+ * stderr); 1: a log does not match its counts.
  */
 static int record_logs(struct trace_replay *tr)
 {
@@ -145,8 +175,10 @@ static int record_logs(struct trace_replay *tr)
 		struct replay_result r = { 0 };
 		struct replay_log *log = replay_log_new(&tr->t);
 		tr->runs.logs[p] = log;
-		if (!log || replay_record(tr->rp, tr->pols[p], log, &r))
+		if (!log)
 			return -1;
+		if (replay_record(tr->rp, tr->pols[p], log, &r))
+			return -2;
 		rc |= replay_say_integrity(tr, tr->pols[p], "recording run", 0, &r);
 		if (replay_log_saves(log) != r.n.saves ||
 		    replay_log_restores(log) != r.n.restores) {
@@ -175,7 +207,7 @@ static void skip_ticks(struct trace_replay *tr, int p, const struct replay_resul
 	w->skip_med = -1;
 	if (!r->nskip)
 		return;
-	w->skip_med = (double)median_u64(tr->runs.skips, r->nskip);
+	w->skip_med = (double)median_hist(tr->runs.skips, REPLAY_SKIP_HIST, r->nskip);
 	w->nskip = r->nskip;
 }
 
@@ -184,24 +216,26 @@ static void skip_ticks(struct trace_replay *tr, int p, const struct replay_resul
  * then the control again; then run k + 1. Run k of each shares the host's
  * conditions, which is what pairing run k against run k relies on.
  */
-static void interleaved_runs(struct trace_replay *tr)
+static int interleaved_runs(struct trace_replay *tr)
 {
 	struct runs *rs = &tr->runs;
+	int rc = 0;
 
-	for (unsigned long k = 0; k < rs->repeat; k++)
-		for (int p = 0; p < tr->np; p++) {
+	for (unsigned long k = 0; k < rs->repeat && !rc; k++)
+		for (int p = 0; p < tr->np && !rc; p++) {
 			struct replay_result *r = &runs_of(rs, rs->native, p)[k];
-			r->skip_ticks = k == 0 ? rs->skips : NULL;
-			replay_run(tr->rp, tr->pols[p], r);
+			r->skip_hist = k == 0 ? rs->skips : NULL;
+			rc |= replay_run(tr->rp, tr->pols[p], r);
 			if (k == 0)
 				skip_ticks(tr, p, r);
-			r->skip_ticks = NULL;
-			replay_bare(tr->rp, rs->logs[p], false, &runs_of(rs, rs->bare, p)[k]);
-			replay_bare(tr->rp, rs->logs[p], true, &runs_of(rs, rs->empty, p)[k]);
+			r->skip_hist = NULL;
+			rc |= replay_bare(tr->rp, rs->logs[p], false, &runs_of(rs, rs->bare, p)[k]);
+			rc |= replay_bare(tr->rp, rs->logs[p], true, &runs_of(rs, rs->empty, p)[k]);
 			if (p == tr->np - 1 &&
 			    tr->ctl >= 0) /* the round's last: the control again */
-				replay_run(tr->rp, tr->pols[tr->ctl], &rs->control[k]);
+				rc |= replay_run(tr->rp, tr->pols[tr->ctl], &rs->control[k]);
 		}
+	return rc; /* nonzero: a run failed, said on stderr */
 }
 
 /* ns per switch of @r's ticks. */
@@ -392,19 +426,23 @@ static void trace_info_fill(struct trace_replay *tr)
 /*
  * Every step after the trace is read: the runs, their summaries, the rank.
  * 0, 1 after an error of the runs (their rows still print), -1 out of
- * memory (said; nothing to print).
+ * memory or a run that failed (said; nothing to print).
  */
 static int replay_steps(struct trace_replay *tr)
 {
 	const struct opts *o = tr->o;
 	int rc;
 
-	if (runs_alloc(&tr->runs, tr->np, o->repeat, tr->oc.switches) < 0 ||
-	    (rc = record_logs(tr)) < 0) {
+	if (runs_alloc(&tr->runs, tr->np, o->repeat) < 0 || (rc = record_logs(tr)) == -1) {
 		fprintf(stderr, "fpulab replay: out of memory\n");
 		return -1;
 	}
-	interleaved_runs(tr);
+	if (rc < 0 || interleaved_runs(tr))
+		return -1;                 /* a run failed: said */
+	for (int p = 0; p < tr->np; p++) { /* their bare runs are done */
+		replay_log_free(tr->runs.logs[p]);
+		tr->runs.logs[p] = NULL;
+	}
 	empty_region_ticks(tr->runs.empty, tr->np, o->repeat, tr->runs.samples, tr->empty_region);
 	for (int p = 0; p < tr->np; p++)
 		rc |= summarise_policy(tr, p);

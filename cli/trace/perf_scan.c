@@ -171,7 +171,7 @@ static int cpu_slot(struct scanner *k, uint32_t cpu, uint32_t line, char *err, s
 /* The record's pids as incarnations, and what the line says about them. */
 static void resolve(struct scanner *k, const struct perf_line *l, unsigned int slot, struct prec *r)
 {
-	uint8_t *fl = k->s->inc_flags;
+	uint8_t *fl;
 
 	if (l->type == PE_EXEC && l->pid_b != l->pid_a)
 		rename_pid(k, l->pid_b, l->pid_a);
@@ -191,6 +191,7 @@ static void resolve(struct scanner *k, const struct perf_line *l, unsigned int s
 	case PE_FORK:
 		r->a = inc_of(k, l->pid_a);
 		r->b = l->pid_b > 0 ? new_inc(k, l->pid_b) : INC_NONE;
+		fl = k->s->inc_flags; /* after new_inc(): it may have moved */
 		if (r->a != INC_NONE && r->a != INC_IDLE && r->b != INC_NONE &&
 		    (fl[r->a] & INCF_COPY)) {
 			fl[r->a] &= (uint8_t)~INCF_COPY;
@@ -206,6 +207,7 @@ static void resolve(struct scanner *k, const struct perf_line *l, unsigned int s
 	}
 	if (r->subj == INC_NONE || r->subj == INC_IDLE || k->oom)
 		return;
+	fl = k->s->inc_flags; /* inc_of() and new_inc() above may have moved it */
 	if (l->type == PE_ACT || l->type == PE_DEACT || l->type == PE_DROP ||
 	    l->type == PE_AFTER_SAVE)
 		fl[r->subj] |= INCF_USER;

@@ -142,15 +142,95 @@ static int cmd_synth(int argc, char **argv)
 	return 0;
 }
 
+/* Open and check @path, its events left in the file (read with trace_iter). */
 static int load(const char *path, struct trace *t)
 {
 	char err[512];
 
-	if (trace_read(path, t, err, sizeof(err))) {
+	if (trace_open(path, t, err, sizeof(err))) {
 		fprintf(stderr, "fpulab trace: %s\n", err);
 		return 1;
 	}
 	return 0;
+}
+
+/* Start a pass over @t into @it with room for a chunk at *@buf (freed by pass_end). */
+static int pass_begin(struct trace_iter *it, const struct trace *t, struct fpulab_trace_event **buf)
+{
+	*buf = malloc(TRACE_CHUNK * sizeof(**buf));
+	if (!*buf) {
+		fprintf(stderr, "fpulab trace: out of memory\n");
+		return 1;
+	}
+	if (trace_iter_begin(it, t, *buf)) {
+		char err[200];
+		trace_iter_strerror(it, err, sizeof(err));
+		fprintf(stderr, "fpulab trace: %s: %s\n", t->file->path, err);
+		free(*buf);
+		return 1;
+	}
+	return 0;
+}
+
+/* The end of @it's pass: 0, or 1 after saying why the file could not be read. */
+static int pass_end(struct trace_iter *it, struct fpulab_trace_event *buf)
+{
+	free(buf);
+	if (!it->err)
+		return 0;
+	char err[200];
+	trace_iter_strerror(it, err, sizeof(err));
+	fprintf(stderr, "fpulab trace: %s: %s\n", it->t->file->path, err);
+	return 1;
+}
+
+/* One event as dump prints it. */
+static void dump_event(const struct fpulab_trace_event *e, bool from_linux)
+{
+	printf("%u %u %s", e->seq, e->cpu, trace_type_name(e->type));
+	switch (e->type) {
+	case FPULAB_EV_SWITCH:
+		printf(" %u -> %u%s%s%s", e->task, e->arg,
+		       e->flags & FPULAB_EVF_NO_USER ? " no-user" : "",
+		       from_linux && (e->flags & FPULAB_EVF_WINDOW) ? " window" : "",
+		       from_linux && (e->flags & FPULAB_EVF_RESYNC) ? " resync" : "");
+		break;
+	case FPULAB_EV_USE:
+		printf(" task %u mask 0x%x%s", e->task, e->mask,
+		       from_linux && (e->flags & FPULAB_EVF_EVIDENCE) ? " evidence" : "");
+		break;
+	case FPULAB_EV_KFPU_BEGIN:
+	case FPULAB_EV_KFPU_END:
+		printf(" task %u%s", e->task,
+		       from_linux && (e->flags & FPULAB_EVF_INFERRED) ? " inferred" : "");
+		break;
+	case FPULAB_EV_MIGRATE:
+		printf(" task %u to cpu %u", e->task, e->arg);
+		break;
+	case FPULAB_EV_IMPORT:
+		printf(" task %u mask 0x%x%s", e->task, e->mask,
+		       e->flags & FPULAB_EVF_SIGFRAME ? " sigframe" : "");
+		break;
+	default:
+		printf(" task %u", e->task);
+	}
+	printf("%s\n", e->flags & FPULAB_EVF_RETURNED ? " returned" : "");
+}
+
+/* The first @limit events of @t, one a line. */
+static int dump_events(const struct trace *t, uint64_t limit)
+{
+	struct fpulab_trace_event *buf;
+	const struct fpulab_trace_event *ev;
+	struct trace_iter it;
+	uint64_t i = 0;
+
+	if (pass_begin(&it, t, &buf))
+		return 1;
+	for (size_t n; i < limit && (n = trace_iter_next(&it, &ev)) > 0;)
+		for (size_t j = 0; j < n && i < limit; j++, i++)
+			dump_event(&ev[j], t->lx != NULL);
+	return pass_end(&it, buf);
 }
 
 static int cmd_dump(int argc, char **argv)
@@ -190,39 +270,31 @@ static int cmd_dump(int argc, char **argv)
 		       t.hdr.flags & FPULAB_TRACE_F_LOSSY ? "; LOSSY" : "",
 		       trace_fp_use_name(t.lx->fp_use));
 	printf("# seq cpu event args\n");
-	for (uint64_t i = 0; i < t.hdr.nevents && i < limit; i++) {
-		const struct fpulab_trace_event *e = &t.ev[i];
-		printf("%u %u %s", e->seq, e->cpu, trace_type_name(e->type));
-		switch (e->type) {
-		case FPULAB_EV_SWITCH:
-			printf(" %u -> %u%s%s%s", e->task, e->arg,
-			       e->flags & FPULAB_EVF_NO_USER ? " no-user" : "",
-			       t.lx && (e->flags & FPULAB_EVF_WINDOW) ? " window" : "",
-			       t.lx && (e->flags & FPULAB_EVF_RESYNC) ? " resync" : "");
-			break;
-		case FPULAB_EV_USE:
-			printf(" task %u mask 0x%x%s", e->task, e->mask,
-			       t.lx && (e->flags & FPULAB_EVF_EVIDENCE) ? " evidence" : "");
-			break;
-		case FPULAB_EV_KFPU_BEGIN:
-		case FPULAB_EV_KFPU_END:
-			printf(" task %u%s", e->task,
-			       t.lx && (e->flags & FPULAB_EVF_INFERRED) ? " inferred" : "");
-			break;
-		case FPULAB_EV_MIGRATE:
-			printf(" task %u to cpu %u", e->task, e->arg);
-			break;
-		case FPULAB_EV_IMPORT:
-			printf(" task %u mask 0x%x%s", e->task, e->mask,
-			       e->flags & FPULAB_EVF_SIGFRAME ? " sigframe" : "");
-			break;
-		default:
-			printf(" task %u", e->task);
-		}
-		printf("%s\n", e->flags & FPULAB_EVF_RETURNED ? " returned" : "");
-	}
+	int rc = dump_events(&t, limit);
 	trace_free(&t);
-	return 0;
+	return rc;
+}
+
+/* @t's events by type, and its switches to idle and to a task that stays in the kernel. */
+static int count_events(const struct trace *t, uint64_t *n, uint64_t *nouser, uint64_t *idle)
+{
+	struct fpulab_trace_event *buf;
+	const struct fpulab_trace_event *ev;
+	struct trace_iter it;
+	size_t got;
+
+	if (pass_begin(&it, t, &buf))
+		return 1;
+	while ((got = trace_iter_next(&it, &ev)) > 0)
+		for (size_t j = 0; j < got; j++) {
+			const struct fpulab_trace_event *e = &ev[j];
+			n[e->type]++;
+			if (e->type == FPULAB_EV_SWITCH) {
+				*nouser += !!(e->flags & FPULAB_EVF_NO_USER);
+				*idle += !e->arg;
+			}
+		}
+	return pass_end(&it, buf);
 }
 
 static int cmd_info(int argc, char **argv)
@@ -234,13 +306,9 @@ static int cmd_info(int argc, char **argv)
 		return usage_error("trace", "info takes one FILE");
 	if (load(argv[1], &t))
 		return 1;
-	for (uint64_t i = 0; i < t.hdr.nevents; i++) {
-		const struct fpulab_trace_event *e = &t.ev[i];
-		n[e->type]++;
-		if (e->type == FPULAB_EV_SWITCH) {
-			nouser += !!(e->flags & FPULAB_EVF_NO_USER);
-			idle += !e->arg;
-		}
+	if (count_events(&t, n, &nouser, &idle)) {
+		trace_free(&t);
+		return 1;
 	}
 	printf("trace %s\n", argv[1]);
 	printf("  workload   %.24s%s%s%s\n", t.hdr.workload,
@@ -254,7 +322,7 @@ static int cmd_info(int argc, char **argv)
 	if (t.lx)
 		trace_linux_summary(stdout, &t.hdr, t.lx);
 	printf("  events     %" PRIu64 " (%" PRIu64 " bytes)\n", t.hdr.nevents,
-	       (uint64_t)sizeof(t.hdr) + t.hdr.nevents * sizeof(*t.ev));
+	       (uint64_t)trace_header_size(t.hdr.version) + t.hdr.nevents * sizeof(*t.ev));
 	for (unsigned int k = 1; k < FPULAB_EV_NR; k++)
 		printf("  %-10s %" PRIu64 "\n", trace_type_name(k), n[k]);
 	printf("  switches to idle/kernel threads %" PRIu64

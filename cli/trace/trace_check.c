@@ -346,13 +346,37 @@ int trace_checker_event(struct trace_checker *k, const struct fpulab_trace_event
 	return 0;
 }
 
+/* Every event of @t through @k, a pass of @it; 0, or -1 with the first one wrong in @err. */
+static int check_events(struct trace_checker *k, const struct trace *t, struct trace_iter *it,
+			char *err, size_t errlen)
+{
+	const struct fpulab_trace_event *ev;
+	uint64_t i = 0;
+
+	if (trace_iter_begin(it, t, it->buf))
+		goto bad;
+	for (size_t n; (n = trace_iter_next(it, &ev)) > 0;)
+		for (size_t j = 0; j < n; j++, i++)
+			if (trace_checker_event(k, &ev[j], i, err, errlen))
+				return -1;
+	if (!it->err)
+		return 0;
+bad:
+	trace_iter_strerror(it, err, errlen);
+	return -1;
+}
+
 int trace_check(const struct trace *t, char *err, size_t errlen)
 {
 	struct trace_checker *k = trace_checker_new(&t->hdr, t->lx, err, errlen);
-	int rc = k ? 0 : -1;
+	struct trace_iter it = { .buf = t->file ? malloc(TRACE_CHUNK * sizeof(*it.buf)) : NULL };
+	int rc = -1;
 
-	for (uint64_t i = 0; k && i < t->hdr.nevents && !rc; i++)
-		rc = trace_checker_event(k, &t->ev[i], i, err, errlen);
+	if (k && t->file && !it.buf)
+		fail_why(err, errlen, "out of memory");
+	else if (k)
+		rc = check_events(k, t, &it, err, errlen);
+	free(it.buf);
 	trace_checker_free(k);
 	return rc;
 }

@@ -3,6 +3,7 @@
 #include "trace_io.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -32,84 +33,174 @@ void trace_free(struct trace *t)
 	free(t->lx);
 	t->ev = NULL;
 	t->lx = NULL;
+	if (t->file) {
+		close(t->file->fd);
+		free(t->file->path);
+		free(t->file);
+		t->file = NULL;
+	}
 	t->hdr.nevents = 0;
 }
 
-/* Version 3's Linux block, just after the header. */
-static int read_linux(FILE *f, struct trace *t, const char *path, char *err, size_t errlen)
+void trace_iter_strerror(const struct trace_iter *it, char *err, size_t errlen)
 {
+	if (it->err == TRACE_ITER_CHANGED)
+		fail_why(err, errlen,
+			 "changed since it was checked (its events are read again on every pass)");
+	else
+		fail_why(err, errlen, "%s", strerror(it->err));
+}
+
+/* @len bytes at @off of @fd into @buf: 0, an errno, or -1 at the end of the file. */
+static int pread_all(int fd, void *buf, size_t len, off_t off)
+{
+	char *p = buf;
+
+	while (len) {
+		ssize_t got = pread(fd, p, len, off);
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got <= 0)
+			return got ? errno : -1;
+		p += got;
+		off += got;
+		len -= (size_t)got;
+	}
+	return 0;
+}
+
+/* A file of @size bytes against its header's @n events after @hsize bytes; 0, or -1 with why. */
+static int check_size(const char *path, uint64_t size, uint64_t n, uint64_t hsize, char *err,
+		      size_t errlen)
+{
+	const size_t es = sizeof(struct fpulab_trace_event);
+
+	if (n <= ((uint64_t)1 << 32) && size == hsize + n * es)
+		return 0;
+	if (n > (UINT64_MAX - hsize) / es) /* no exact size */
+		return fail_why(err, errlen,
+				"%s: %" PRIu64 " bytes, but the header says %" PRIu64
+				" events, which would need %.3g bytes (a trace holds at most 2^32 "
+				"events)",
+				path, size, n, (double)hsize + (double)n * (double)es);
+	return fail_why(err, errlen,
+			"%s: %" PRIu64 " bytes, but the header says %" PRIu64
+			" events, which need %" PRIu64 " bytes (%" PRIu64
+			" of header, %zu per event%s)",
+			path, size, n, hsize + n * es, hsize, es,
+			n > ((uint64_t)1 << 32) ? "; a trace holds at most 2^32 events" : "");
+}
+
+/* Version 3's Linux block, just after the header. */
+static int read_linux(int fd, struct trace *t, const char *path, char *err, size_t errlen)
+{
+	int rc;
+
 	if (t->hdr.version < FPULAB_TRACE_VERSION_LINUX)
 		return 0;
 	t->lx = malloc(sizeof(*t->lx));
 	if (!t->lx)
 		return fail_why(err, errlen, "%s: out of memory", path);
-	if (fread(t->lx, sizeof(*t->lx), 1, f) != 1)
+	rc = pread_all(fd, t->lx, sizeof(*t->lx), sizeof(t->hdr));
+	if (rc > 0)
+		return fail_why(err, errlen, "%s: %s", path, strerror(rc));
+	if (rc)
 		return fail_why(err, errlen, "%s: shorter than a version-3 header (%zu bytes)",
 				path, trace_header_size(t->hdr.version));
 	return 0;
 }
 
-int trace_read(const char *path, struct trace *t, char *err, size_t errlen)
+/*
+ * Open @path and read its header (and Linux block) into @t, checked, and
+ * check the file's size (@st) against them. Return: the descriptor, or -1
+ * with the message in @err (*@t empty).
+ */
+static int open_trace(const char *path, struct trace *t, struct stat *st, char *err, size_t errlen)
 {
-	FILE *f = fopen(path, "rb");
-	struct stat st;
+	int fd = open(path, O_RDONLY | O_CLOEXEC), rc;
 	char msg[200];
 
 	memset(t, 0, sizeof(*t));
-	if (!f)
+	if (fd < 0)
 		return fail_why(err, errlen, "%s: %s", path, strerror(errno));
-	if (fstat(fileno(f), &st) || !S_ISREG(st.st_mode)) {
-		fclose(f);
-		return fail_why(err, errlen, "%s: not a regular file", path);
-	}
-	if (fread(&t->hdr, sizeof(t->hdr), 1, f) != 1) {
-		fclose(f);
-		return fail_why(err, errlen, "%s: shorter than a trace header (%zu bytes)", path,
-				sizeof(t->hdr));
-	}
-	if (trace_check_header(&t->hdr, msg, sizeof(msg))) {
-		fclose(f);
-		return fail_why(err, errlen, "%s: %s", path, msg);
-	}
-	if (read_linux(f, t, path, err, errlen)) {
-		fclose(f);
-		trace_free(t);
-		return -1;
-	}
-	uint64_t n = t->hdr.nevents, hsize = trace_header_size(t->hdr.version);
-	if (n > ((uint64_t)1 << 32) || (uint64_t)st.st_size != hsize + n * sizeof(*t->ev)) {
-		fclose(f);
+	if (fstat(fd, st) || !S_ISREG(st->st_mode))
+		rc = fail_why(err, errlen, "%s: not a regular file", path);
+	else if ((rc = pread_all(fd, &t->hdr, sizeof(t->hdr), 0)))
+		rc = rc > 0 ? fail_why(err, errlen, "%s: %s", path, strerror(rc))
+			    : fail_why(err, errlen, "%s: shorter than a trace header (%zu bytes)",
+				       path, sizeof(t->hdr));
+	else if (trace_check_header(&t->hdr, msg, sizeof(msg)))
+		rc = fail_why(err, errlen, "%s: %s", path, msg);
+	else if (!(rc = read_linux(fd, t, path, err, errlen)))
+		rc = check_size(path, (uint64_t)st->st_size, t->hdr.nevents,
+				trace_header_size(t->hdr.version), err, errlen);
+	if (rc) {
+		close(fd);
 		trace_free(t);
 		memset(t, 0, sizeof(*t));
-		if (n > (UINT64_MAX - hsize) / sizeof(*t->ev)) /* no exact size */
-			return fail_why(
-				err, errlen,
-				"%s: %lld bytes, but the header says %" PRIu64
-				" events, which would need %.3g bytes (a trace holds at most 2^32 "
-				"events)",
-				path, (long long)st.st_size, n,
-				(double)hsize + (double)n * (double)sizeof(*t->ev));
-		return fail_why(err, errlen,
-				"%s: %lld bytes, but the header says %" PRIu64
-				" events, which need %" PRIu64 " bytes (%" PRIu64
-				" of header, %zu per event%s)",
-				path, (long long)st.st_size, n, hsize + n * sizeof(*t->ev), hsize,
-				sizeof(*t->ev),
-				n > ((uint64_t)1 << 32) ? "; a trace holds at most 2^32 events"
-							: "");
+		return -1;
 	}
+	return fd;
+}
+
+int trace_read(const char *path, struct trace *t, char *err, size_t errlen)
+{
+	struct stat st;
+	char msg[200];
+	int fd = open_trace(path, t, &st, err, errlen), rc;
+
+	if (fd < 0)
+		return -1;
 	t->ev = malloc(t->hdr.nevents ? t->hdr.nevents * sizeof(*t->ev) : 1);
-	if (!t->ev || fread(t->ev, sizeof(*t->ev), t->hdr.nevents, f) != t->hdr.nevents) {
-		const char *why = t->ev ? "short read" : "out of memory";
-		fclose(f);
+	if (!t->ev) {
+		close(fd);
 		trace_free(t);
-		return fail_why(err, errlen, "%s: %s", path, why);
+		return fail_why(err, errlen, "%s: out of memory", path);
 	}
-	fclose(f);
+	rc = pread_all(fd, t->ev, t->hdr.nevents * sizeof(*t->ev),
+		       (off_t)trace_header_size(t->hdr.version));
+	close(fd);
+	if (rc) {
+		trace_free(t);
+		return fail_why(err, errlen, "%s: %s", path, rc > 0 ? strerror(rc) : "short read");
+	}
 	if (trace_check(t, msg, sizeof(msg))) {
 		trace_free(t);
 		return fail_why(err, errlen, "%s: %s", path, msg);
 	}
+	return 0;
+}
+
+int trace_open(const char *path, struct trace *t, char *err, size_t errlen)
+{
+	struct stat st;
+	char msg[200];
+	int fd = open_trace(path, t, &st, err, errlen);
+
+	if (fd < 0)
+		return -1;
+	t->file = calloc(1, sizeof(*t->file));
+	if (!t->file || !(t->file->path = strdup(path))) {
+		free(t->file);
+		t->file = NULL;
+		close(fd);
+		trace_free(t);
+		return fail_why(err, errlen, "%s: out of memory", path);
+	}
+	*t->file = (struct trace_file){
+		.fd = fd,
+		.path = t->file->path,
+		.dev = (uint64_t)st.st_dev,
+		.ino = (uint64_t)st.st_ino,
+		.size = (uint64_t)st.st_size,
+		.mtime_ns = st.st_mtim.tv_sec * 1000000000ll + st.st_mtim.tv_nsec,
+		.ctime_ns = st.st_ctim.tv_sec * 1000000000ll + st.st_ctim.tv_nsec,
+	};
+	if (trace_check(t, msg, sizeof(msg))) {
+		trace_free(t);
+		return fail_why(err, errlen, "%s: %s", path, msg);
+	}
+	t->file->checked = 1;
 	return 0;
 }
 

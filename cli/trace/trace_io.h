@@ -21,11 +21,64 @@
 	 XFEATURE_MASK(XFEATURE_BNDCSR) | XFEATURE_MASK_AVX512 | XFEATURE_MASK_PKRU |          \
 	 XFEATURE_MASK(XFEATURE_XTILE_CFG) | XFEATURE_MASK(XFEATURE_XTILE_DATA))
 
+/*
+ * A trace whose events stay in its file (trace_open()): read again, chunk
+ * by chunk, on every pass (trace_iter), so that a replay of 10^7 switches
+ * (310 MB of events) holds TRACE_CHUNK of them at a time. The file as it
+ * was checked: a pass refuses it once it has changed.
+ */
+struct trace_file {
+	int fd;
+	char *path;
+	uint64_t dev, ino, size;
+	int64_t mtime_ns, ctime_ns;
+	int checked; /* trace_check() passed: a pass range-checks each chunk */
+};
+
 struct trace {
 	struct fpulab_trace_header hdr;
 	struct fpulab_trace_linux *lx; /* version 3's Linux block, malloc'ed; NULL before */
-	struct fpulab_trace_event *ev; /* hdr.nevents of them, malloc'ed */
+	struct fpulab_trace_event *ev; /* hdr.nevents of them, malloc'ed; NULL for a file's */
+	struct trace_file *file;       /* trace_open()'s; NULL when @ev holds the events */
 };
+
+/* Events a file trace's pass reads at once: 64 KiB. */
+#define TRACE_CHUNK 4096
+
+/*
+ * One pass over a trace's events in order, a chunk at a time (the whole
+ * array at once for a trace in memory). For a file, each chunk is read with
+ * pread() into the caller's buffer and, once trace_open() has checked the
+ * file, its CPUs, tasks and types are range-checked, so that a file changed
+ * in place during a pass cannot send the replay out of its arrays. cli/trace/trace_iter.c, built with
+ * -mgeneral-regs-only: the replay engine reads its events between the
+ * simulated tasks' uses of the vector registers.
+ */
+struct trace_iter {
+	const struct trace *t;
+	uint64_t pos;                   /* events delivered so far */
+	struct fpulab_trace_event *buf; /* TRACE_CHUNK events (a file trace's) */
+	int err;                        /* 0, an errno, or TRACE_ITER_CHANGED */
+	uint64_t first;                 /* a file's: the first event's offset */
+};
+#define TRACE_ITER_CHANGED (-1) /* the file is not what was checked */
+
+/*
+ * trace_iter_begin - start a pass over @t into @it; @buf: room for
+ * TRACE_CHUNK events, needed only when @t->file. Return: 0, or -1 (@it->err)
+ * when the file changed (size, times) since it was checked.
+ */
+int trace_iter_begin(struct trace_iter *it, const struct trace *t, struct fpulab_trace_event *buf);
+
+/*
+ * trace_iter_next - the next events of the pass: *@ev, and how many. Return
+ * 0 at the end, or when they cannot be read (@it->err set: a read error, a
+ * file cut short, or an event out of range).
+ */
+size_t trace_iter_next(struct trace_iter *it, const struct fpulab_trace_event **ev);
+
+/* trace_iter_strerror - what went wrong with @it's pass (not naming the file), into @err. */
+void trace_iter_strerror(const struct trace_iter *it, char *err, size_t errlen);
 
 /* The header's bytes on disk for @version: 64, or 64 + the Linux block from version 3. */
 size_t trace_header_size(unsigned int version);
@@ -79,11 +132,20 @@ int trace_write_header(FILE *f, const struct fpulab_trace_header *h,
 int trace_read(const char *path, struct trace *t, char *err, size_t errlen);
 
 /*
+ * trace_open - check the trace in @path as trace_read() does, but leave its
+ * events in the file (@t->file; read them with trace_iter): what replay
+ * uses, so that its memory does not grow with the trace. Return: 0, or -1
+ * with a message naming the file in @err. On error *@t is empty.
+ */
+int trace_open(const char *path, struct trace *t, char *err, size_t errlen);
+
+/*
  * trace_write - write @t to @path through a temporary file renamed at the
  * end (nothing half-written is left). Return: 0, or -1 with a message.
  */
 int trace_write(const char *path, const struct trace *t, char *err, size_t errlen);
 
+/* trace_free - free @t's events and Linux block, or close its file. */
 void trace_free(struct trace *t);
 
 /* "every-return", "evidence" (FPULAB_FP_USE_*), or "?". */

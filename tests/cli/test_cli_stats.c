@@ -50,6 +50,24 @@ static void test_median_u64(void **state)
 	assert_int_equal(median_u64(u, 3), 42);
 }
 
+/* Counted by value, the same median as the values sorted: 21 42 42 63 and 21 42 42 63 63. */
+static void test_median_hist(void **state)
+{
+	uint32_t h[64] = { 0 };
+	uint64_t u[] = { 42, 63, 21, 42, 63 };
+
+	h[21] = 1, h[42] = 2, h[63] = 1;
+	assert_int_equal(median_hist(h, 64, 4), 42);
+	assert_int_equal(median_u64(u, 4), 42);
+	h[63] = 2;
+	assert_int_equal(median_hist(h, 64, 5), 42);
+	h[42] = 0, h[21] = 0; /* 63 63 */
+	assert_int_equal(median_hist(h, 64, 2), 63);
+	assert_int_equal(median_hist(h, 64, 0), 0);
+	uint32_t one[1] = { 3 };
+	assert_int_equal(median_hist(one, 1, 3), 0);
+}
+
 static void test_summarise(void **state)
 {
 	double v[] = { 5, 1, 9, 3 };
@@ -78,6 +96,7 @@ int main(void)
 		cmocka_unit_test(test_median_even_is_lower_middle),
 		cmocka_unit_test(test_median_none),
 		cmocka_unit_test(test_median_u64),
+		cmocka_unit_test(test_median_hist),
 		cmocka_unit_test(test_summarise),
 		cmocka_unit_test(test_cmp_double),
 	};

@@ -482,6 +482,94 @@ static void test_read_rejects(void **state)
 	trace_free(&a);
 }
 
+/* @n events of a pass over @t, concatenated into @out; the chunks' sizes into @sizes. */
+static uint64_t pass(const struct trace *t, struct fpulab_trace_event *out, size_t *sizes,
+		     int *nchunks)
+{
+	struct fpulab_trace_event buf[TRACE_CHUNK];
+	const struct fpulab_trace_event *ev;
+	struct trace_iter it;
+	uint64_t total = 0;
+	size_t n;
+
+	*nchunks = 0;
+	assert_int_equal(trace_iter_begin(&it, t, buf), 0);
+	while ((n = trace_iter_next(&it, &ev)) > 0) {
+		memcpy(out + total, ev, n * sizeof(*ev));
+		total += n;
+		sizes[(*nchunks)++] = n;
+	}
+	assert_int_equal(it.err, 0);
+	return total;
+}
+
+/*
+ * trace_open: the same header and checks as trace_read, the events left in
+ * the file and read back a chunk at a time, identical; a file changed in
+ * place is refused at the next pass, and within a pass where an event falls
+ * outside the header's CPUs and tasks.
+ */
+static void test_open_streams(void **state)
+{
+	struct trace a, b;
+	char err[256];
+	size_t sizes[8];
+	int nchunks;
+
+	tmp_path();
+	assert_int_equal(trace_synth("build", 3000, 3, 0x7, &a, err, sizeof(err)), 0);
+	assert_true(a.hdr.nevents > TRACE_CHUNK && a.hdr.nevents < 2 * TRACE_CHUNK);
+	assert_int_equal(trace_write(path, &a, err, sizeof(err)), 0);
+	assert_int_equal(trace_open(path, &b, err, sizeof(err)), 0);
+	assert_null(b.ev);
+	assert_non_null(b.file);
+	assert_memory_equal(&a.hdr, &b.hdr, sizeof(a.hdr));
+	struct fpulab_trace_event *got = calloc(a.hdr.nevents, sizeof(*got));
+	assert_non_null(got);
+	assert_int_equal(pass(&b, got, sizes, &nchunks), a.hdr.nevents);
+	assert_int_equal(nchunks, 2);
+	assert_int_equal(sizes[0], TRACE_CHUNK);
+	assert_memory_equal(got, a.ev, a.hdr.nevents * sizeof(*got));
+	assert_int_equal(trace_check(&b, err, sizeof(err)), 0);
+	/* in memory, one chunk of every event */
+	assert_int_equal(pass(&a, got, sizes, &nchunks), a.hdr.nevents);
+	assert_int_equal(nchunks, 1);
+
+	/* an event in the second chunk out of range, written during a pass */
+	struct fpulab_trace_event buf[TRACE_CHUNK], bad = a.ev[TRACE_CHUNK + 1];
+	const struct fpulab_trace_event *ev;
+	struct trace_iter it;
+	FILE *f = fopen(path, "r+b");
+	assert_non_null(f);
+	assert_int_equal(trace_iter_begin(&it, &b, buf), 0);
+	assert_int_equal(trace_iter_next(&it, &ev), TRACE_CHUNK);
+	bad.cpu = 9;
+	assert_int_equal(fseek(f, 64 + 16 * (long)(TRACE_CHUNK + 1), SEEK_SET), 0);
+	assert_int_equal(fwrite(&bad, sizeof(bad), 1, f), 1);
+	assert_int_equal(fclose(f), 0);
+	assert_int_equal(trace_iter_next(&it, &ev), 0);
+	assert_int_equal(it.err, TRACE_ITER_CHANGED);
+	trace_iter_strerror(&it, err, sizeof(err));
+	assert_string_equal(
+		err, "changed since it was checked (its events are read again on every pass)");
+	/* and the next pass refuses it at its start (its times changed) */
+	assert_int_equal(trace_iter_begin(&it, &b, buf), -1);
+	assert_int_equal(it.err, TRACE_ITER_CHANGED);
+	trace_free(&b);
+	assert_null(b.file);
+
+	/* a bad event past the first chunk: the same message as trace_read's */
+	char err2[256];
+	assert_int_equal(trace_read(path, &b, err, sizeof(err)), -1);
+	assert_int_equal(trace_open(path, &b, err2, sizeof(err2)), -1);
+	assert_string_equal(err, err2);
+	assert_non_null(strstr(err, "cpu 9, the trace has 2"));
+	assert_null(b.file);
+	free(got);
+	trace_free(&a);
+	unlink(path);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -490,6 +578,7 @@ int main(void)
 		cmocka_unit_test(test_version_1),     cmocka_unit_test(test_check_returned),
 		cmocka_unit_test(test_round_trip_v2), cmocka_unit_test(test_read_rejects),
 		cmocka_unit_test(test_round_trip_v3), cmocka_unit_test(test_linux_block_rejects),
+		cmocka_unit_test(test_open_streams),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

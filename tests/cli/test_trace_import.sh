@@ -119,6 +119,22 @@ sed -e '11s/3723.196858520/3723.196000000/' "$fx/signal.txt" > "$work/backwards.
 bad "a timestamp going back on one CPU: refused with both lines" "$work/backwards.txt" "line 11: timestamp 3723.196000000 on CPU 1 goes back from 3723.196472098 (line 10) on the same CPU"
 sed -e '11s/3723.196858520/3723.196472098/' "$fx/signal.txt" > "$work/equal.txt"
 check "equal timestamps on one CPU are normal (perf's order is kept)" 0 "activated  9" - -- "$fpulab" trace import "$work/equal.txt" -o "$work/equal.trace"
+# 5000 processes, each forked by one shell, run once and gone: more incarnations
+# than the scanner's first table (4096), which it grows while resolving a fork
+awk 'BEGIN {
+	f = "x86/fpu: 0xffff888100000000 load: 1 xfeatures: 2 xcomp_bv: 8000000000000003"
+	for (i = 0; i < 5000; i++) {
+		c = 1000 + i; t = 100 + i * 0.001
+		printf "              sh   100 [000] %11.6f:            sched:sched_process_fork: comm=sh pid=100 child_comm=sh child_pid=%d\n", t, c
+		printf "              sh   100 [000] %11.6f:                  sched:sched_switch: prev_comm=sh prev_pid=100 prev_prio=120 prev_state=S ==> next_comm=sh next_pid=%d next_prio=120\n", t + 0.0001, c
+		printf "              sh   100 [000] %11.6f:    x86_fpu:x86_fpu_regs_deactivated: %s\n", t + 0.0002, f
+		printf "              sh %5d [000] %11.6f:      x86_fpu:x86_fpu_regs_activated: %s\n", c, t + 0.0003, f
+		printf "              sh %5d [000] %11.6f:           sched:sched_process_exit: comm=sh pid=%d prio=120\n", c, t + 0.0004, c
+		printf "              sh %5d [000] %11.6f:                  sched:sched_switch: prev_comm=sh prev_pid=%d prev_prio=120 prev_state=X ==> next_comm=sh next_pid=100 next_prio=120\n", c, t + 0.0005, c
+		printf "              sh   100 [000] %11.6f:      x86_fpu:x86_fpu_regs_activated: %s\n", t + 0.0006, f
+	}
+}' > "$work/forks.txt"
+check "5000 processes (the scanner's table grown while resolving a fork): imported" 0 "perf text  35000 lines" - -- "$fpulab" trace import "$work/forks.txt" -o "$work/forks.trace"
 grep -v x86_fpu "$fx/signal.txt" > "$work/nofpu.txt"
 bad "no x86_fpu events: refused, naming them and the record command" "$work/nofpu.txt" "no x86_fpu events (x86_fpu_regs_activated, x86_fpu_regs_deactivated) in the recording: they are what Linux's own FPU loads and saves are read from; record with the x86_fpu events: \`fpulab trace record -o FILE -- CMD\`"
 sed -e '1s/\[001\]/[065]/' "$fx/signal.txt" > "$work/cpus.txt"

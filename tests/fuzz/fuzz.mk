@@ -44,6 +44,7 @@ fuzz: $(BUILD)/tests/fuzz_import ## libFuzzer + ASan on the import, FUZZ_SECONDS
 PERF_FUZZ_CORPUS := tests/fuzz/corpus/perf_import
 PERF_FUZZ_SRCS   := tests/fuzz/fuzz_perf_import.c
 PERF_IMPORT_SRCS := $(wildcard cli/trace/perf_*.c) cli/trace/trace_check.c cli/trace/trace_io.c \
+		    cli/trace/trace_iter.c \
 		    cli/common/util.c
 PERF_FUZZ_DEPS   := $(PERF_FUZZ_SRCS) tests/fuzz/fuzz_perf_import.h $(PERF_IMPORT_SRCS) \
 		    $(wildcard cli/trace/*.h include/fpulab/*.h)
