@@ -72,6 +72,7 @@ void fpu_cpu_init(void)
 	c->ts = false;
 	c->trace_ts = false;
 	c->trace_armed = false;
+	c->calm = 255;
 }
 
 static const struct fpu_policy *policy_by_name(const char *name)
@@ -425,6 +426,7 @@ void fpu_cpu_quiesce(void)
 	trace_ts_drop(c);
 	c->trace_armed = false;
 	c->newcomers = (struct fpu_adaptive){ 0 };
+	c->calm = 255;
 }
 
 /* ---- user-visible state ---- */

@@ -42,6 +42,8 @@ struct fpu_cpu {
 	uint32_t pkru; /* the PKRU register, as libfpu last read or wrote it */
 	/* adaptive: the first watched slices of the tasks new here (its prior), like fpu_adaptive */
 	struct fpu_adaptive newcomers;
+	/* adaptive: switch-ins here since a task came here or left unannounced, up to 255 */
+	uint8_t calm;
 	struct fpu_stats stats;
 } __attribute__((aligned(64)));
 

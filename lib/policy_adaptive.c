@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * adaptive: per task, predict from the slices observed so far whether it
- * will use the FPU in the next one, and at each switch-in choose the
+ * adaptive: per task, estimate from the slices observed so far how likely
+ * it is to use the FPU in the next one, and at each switch-in choose the
  * cheaper of giving it its registers now and leaving CR0.TS set (a trap if
  * it does use them), from the costs in struct fpu_costs (fpu_set_costs()).
  *
@@ -9,53 +9,72 @@
  *   (FPU_F_NEED_LOAD, FPU_F_NEED_TS: a task that blocks again in the
  *   kernel loads nothing and writes no CR0), with owner tracking: when
  *   this CPU's registers still hold the task's state (fpregs_hold), "now"
- *   costs no restore, only clearing TS if it is set. A slice that never
- *   reached ring 3 is no observation.
- * - Saves as in smp-lazy (the fpu_held_* mechanism): the outgoing task's
- *   live registers stay in this CPU, unsaved, until another task needs them
- *   (a load saves them first) or the task runs on another CPU (a flush IPI
- *   from there). A task that is moving (fpu_task_migrated() before its
- *   switch-out) is saved at switch-out instead; so is one that moved
- *   unannounced lately, until it has stayed on one CPU for ipi_ns / save_ns
- *   switch-ins (at most 255): holding it would risk an IPI to save a save.
+ *   costs no restore. A slice that never reached ring 3 is no observation.
  * - A slice is observed when the task ran with TS set: its #NM says it used
- *   the FPU, no #NM that it did not. The last 8 observations and how many
- *   there are are kept (struct fpu_adaptive); an #NM is counted as a use
- *   even in a slice not meant as an observation.
+ *   the FPU, no #NM that it did not. struct fpu_adaptive keeps the uses and
+ *   observations, both halved when the count reaches ADAPT_WINDOW (a long
+ *   memory: with 8 slices, a task that uses the FPU in a quarter of them
+ *   showed 4 or more in 11% of its histories and was given registers it
+ *   did not use). It also keeps, for the last 8 switch-ins after a slice
+ *   that had registers, whether they were still its own (s below).
  * - A task with no observation yet is judged by the first watched slices
  *   of the tasks new on its CPU before it (struct fpu_cpu.newcomers; seed
- *   002: at boot most new tasks use the FPU at once), once there are 4 of
- *   them; one in 8 such decisions watches it anyway, so that this prior
- *   follows the population.
+ *   002: at boot most new tasks use the FPU at once), once there are
+ *   ADAPT_MIN_NEWCOMERS of them; before that it is watched. The prior is
+ *   sampled like a task's own estimate.
+ * - Saves as in smp-lazy (the fpu_held_* mechanism): the outgoing task's
+ *   live registers stay in this CPU, unsaved, until another task needs them
+ *   (a load saves them first) or the task uses the FPU on another CPU,
+ *   whose #NM then has them flushed (an IPI, and wait). A task that is
+ *   moving (fpu_task_migrated() before its switch-out) is saved at
+ *   switch-out instead; so is one that moved unannounced lately, until it
+ *   has stayed on one CPU for ipi_ns / save_ns switch-ins (at most 255):
+ *   holding it would risk an IPI to spare a save. A task new to a CPU waits
+ *   as long unless no task came to that CPU, or left it, unannounced in the
+ *   last ipi_ns / save_ns switch-ins there (struct fpu_cpu.calm).
  * - A task whose unsaved state this CPU still holds (f->holder == cpu) gets
  *   it back at once, as under smp-lazy, when TS is clear; when TS is set,
  *   clearing it (a CR0 write) is weighed against a trap like any "now".
- * - A task given its registers is not observed; so that its prediction can
- *   change, now and then a "now" that costs something (a restore, or
- *   clearing TS for held registers) leaves TS set instead: a sample, one
- *   such decision in 8 << level, at most one in 1024. A sample that
- *   confirms the prediction (an #NM) raises the level, one that refutes it
- *   starts again at 0 (exponential backoff). Giving back registers that
- *   cost nothing to give back is never sampled.
- * The decision, with p = uses/observations and ts whether TS is set now:
- *   now  = (holds ? 0 : restore) + (ts ? cr0 : 0) + (1 - p) * (live ? 0 : save)
- *   trap = (ts ? 0 : cr0) + p * (trap + cr0 + (holds ? 0 : restore))
- * (a task given registers that were not live makes them live, so they are
- * saved later even when it does not use them: the (1 - p) * save; held
- * registers are live already). Integer arithmetic, in ns multiplied by the
- * number of observations.
+ * - A task given its registers is not observed; so that its estimate can
+ *   change, some costly "now" decisions (a restore, a CR0 write or a later
+ *   save) leave TS set instead: a sample. One is taken once the decisions
+ *   since the last, each wasting what "now" wastes in a slice without a use
+ *   (waste), number at least ADAPT_K (margin / waste)^2 << level and at
+ *   least 1 << level, where margin is what "now" was expected to save: a
+ *   close call is sampled at once, a sure one seldom. A sample after which
+ *   the estimate still chooses "now" (not held, TS clear) raises the level
+ *   (at most ADAPT_MAX_LEVEL); one that turns it to a trap starts at 0.
+ *   Giving back registers that cost nothing to give back is never sampled.
+ * The decision, with p = uses / observations, s the share of switch-ins
+ * that found its registers still its own (a third of it: measured only
+ * after slices that had registers, it overstates how often registers given
+ * now survive), q = (1 - p)(1 - s) / (1 - s(1 - p)) the chance that
+ * registers given now are lost before a use (for held registers, q = 1 - p:
+ * this slice only), and ts whether TS is set now:
+ *   now  = (holds ? 0 : restore) + (ts ? cr0 : 0) + q * (live ? 0 : save)
+ *   trap = (ts ? 0 : cr0) + (1 - q) * (trap + cr0 + (holds ? 0 : restore))
+ * (registers given that were not live become live, so they are saved later
+ * even when they go unused; held registers are live already). Integer
+ * arithmetic, in ns times the denominator of q.
  *
  * Invariants: those of smp-lazy for f->holder (policy_smp_lazy.c); a task
- * whose state another CPU holds is never given its registers at switch-in:
- * it runs with TS set and its #NM waits for the flush.
+ * whose state another CPU holds is never given its registers, neither at
+ * switch-in nor at reload: it runs with TS set and its #NM fetches the
+ * state (fpu_held_fetch: the flush IPI, and wait) before loading it.
  */
 #include "internal.h"
 
-#define ADAPT_OBSERVING 1u     /* this slice runs with TS set to observe */
-#define ADAPT_USED 2u          /* it took an #NM in this slice */
-#define ADAPT_SAMPLED 4u       /* the observation is a sample of a "now" prediction */
-#define ADAPT_MAX_LEVEL 7u     /* 8 << 7: a sample every 1024 decisions at most */
+#define ADAPT_OBSERVING 1u /* this slice runs with TS set to observe */
+#define ADAPT_USED 2u      /* it took an #NM in this slice */
+#define ADAPT_SAMPLED 4u   /* the observation is a sample of a "now" prediction */
+#define ADAPT_HAD_REGS 8u  /* switched out with registers valid for it (until its switch-in) */
+
+#define ADAPT_WINDOW 250u      /* observations and uses are halved at this count */
+#define ADAPT_K 16u            /* sample interval: ADAPT_K (margin / waste)^2 << level */
+#define ADAPT_MAX_LEVEL 10u    /* the interval doubles at most 10 times */
+#define ADAPT_KEPT_SHARE 3u    /* s is taken as a third of the share measured */
 #define ADAPT_MIN_NEWCOMERS 4u /* newcomers a CPU has watched before they judge the next */
+#define ADAPT_MOVED 0xffu      /* fpu_adaptive.cpu after an announced move */
 
 static struct fpu_costs costs = {
 	.trap_ns = FPU_DEFAULT_TRAP_NS,
@@ -91,101 +110,139 @@ static unsigned int popcount8(unsigned int x)
 	return (x & 0x0f) + (x >> 4);
 }
 
-/* An observation into a history: bit 0 the latest, up to 8. */
+/* An observation: one more slice, a use or not; both counts halved at the window. */
 static void record(struct fpu_adaptive *a, unsigned int used)
 {
-	a->hist = (uint8_t)(a->hist << 1 | used);
-	if (a->nobs < 8)
-		a->nobs++;
+	a->uses += used;
+	if (++a->nobs >= ADAPT_WINDOW) {
+		a->nobs -= a->nobs >> 1;
+		a->uses -= a->uses >> 1;
+	}
 }
 
-/* The slice of @a's task that just ended on @c: record what it showed. */
+/* Whether its registers were still its own at a switch-in after it had them. */
+static void record_kept(struct fpu_adaptive *a, unsigned int kept)
+{
+	a->kept = (uint8_t)(a->kept << 1 | kept);
+	if (a->nkept < 8)
+		a->nkept++;
+}
+
+/* What a task's next slice is expected to cost either way, in ns times @scale. */
+struct weights {
+	uint64_t now, trap, scale;
+};
+
+/*
+ * The formula above for the task known by @a, with TS as @ts says; @holds:
+ * this CPU's registers hold its state (no restore); @live: they are live
+ * already (held unsaved: giving them back adds no save).
+ */
+static struct weights weigh(bool ts, const struct fpu_adaptive *a, bool holds, bool live)
+{
+	uint64_t n = a->nobs, used = a->uses;
+	uint64_t restore = holds ? 0 : costs.restore_ns, save = live ? 0 : costs.save_ns;
+	uint64_t scale = n, lost = n - used; /* q = lost / scale */
+	if (!holds && used && a->nkept) {
+		uint64_t m = a->nkept * ADAPT_KEPT_SHARE, kept = popcount8(a->kept);
+		scale = n * m - kept * (n - used);
+		lost = (n - used) * (m - kept);
+	}
+	return (struct weights){
+		.now = scale * (restore + (ts ? costs.cr0_ns : 0)) + lost * save,
+		.trap = scale * (ts ? 0 : costs.cr0_ns) +
+			(scale - lost) * (costs.trap_ns + costs.cr0_ns + restore),
+		.scale = scale,
+	};
+}
+
+/* Whether @a's estimate chooses "now" for registers not held, with TS clear. */
+static bool now_wins(const struct fpu_adaptive *a)
+{
+	struct weights w = weigh(false, a, false, false);
+	return w.now < w.trap;
+}
+
+/*
+ * The slice of @a's task that just ended on @c: record what it showed, in
+ * its own estimate and, if it was its first, in the CPU's newcomers' prior.
+ * A sample moves the level of the estimate it was judged by.
+ */
 static void end_slice(struct fpu_cpu *c, struct fpu_adaptive *a)
 {
-	if (!a->slice)
+	if (!(a->slice & (ADAPT_OBSERVING | ADAPT_USED))) {
+		a->slice = 0;
 		return;
-	if (a->slice & (ADAPT_OBSERVING | ADAPT_USED)) {
-		unsigned int used = (a->slice & ADAPT_USED) ? 1u : 0u;
-		if (!a->nobs)
-			record(&c->newcomers, used); /* its first: for the next newcomers' prior */
-		record(a, used);
-		if (a->slice & ADAPT_SAMPLED)
-			a->level = used ? (a->level < ADAPT_MAX_LEVEL ? a->level + 1 : a->level)
-					: 0;
+	}
+	unsigned int used = (a->slice & ADAPT_USED) ? 1u : 0u;
+	struct fpu_adaptive *judged = a->nobs ? a : &c->newcomers;
+	if (!a->nobs)
+		record(&c->newcomers, used);
+	record(a, used);
+	if (a->slice & ADAPT_SAMPLED) {
+		if (!now_wins(judged))
+			judged->level = 0; /* it turned the decision */
+		else if (judged->level < ADAPT_MAX_LEVEL)
+			judged->level++;
 	}
 	a->slice = 0;
 }
 
-/* now_is_cheaper() for a history with uses in some slices and not in others. */
-static bool now_is_cheaper_mixed(const struct fpu_cpu *c, const struct fpu_adaptive *a, bool holds,
-				 bool live)
-{
-	uint64_t n = a->nobs, used = popcount8(a->hist); /* bits above nobs are still 0 */
-	uint64_t restore = holds ? 0 : costs.restore_ns, save = live ? 0 : costs.save_ns;
-	uint64_t now = n * (restore + (c->ts ? costs.cr0_ns : 0)) + (n - used) * save;
-	uint64_t trap = n * (c->ts ? 0 : costs.cr0_ns) +
-			used * (costs.trap_ns + costs.cr0_ns + restore);
-	return now < trap;
-}
+enum choice { WATCH, GIVE, SAMPLE };
 
-/*
- * Whether giving @f its registers now is expected to cost less than a trap.
- * @holds: this CPU's registers hold @f's state (no restore); @live: they are
- * live already (held unsaved: giving them back adds no save). Inline: the
- * common answers (nothing known, never a use, a use every time) need no
- * arithmetic.
- */
-static inline bool now_is_cheaper(const struct fpu_cpu *c, const struct fpu_adaptive *a, bool holds,
-				  bool live)
+/* "now" or a trap for a task judged by @a (its own estimate or the prior), and whether to sample. */
+static enum choice choose(const struct fpu_cpu *c, struct fpu_adaptive *a, bool holds, bool live)
 {
-	unsigned int n = a->nobs;
-	if (!n)
-		return false; /* nothing known yet: watch it */
-	if (!a->hist)         /* no use seen: only registers held live with TS clear are worth it */
-		return holds && live && !c->ts;
-	if (a->hist == 0xffu >> (8 - n)) /* a use in every watched slice: the formula's answer */
-		return costs.trap_ns + (c->ts ? 0 : costs.cr0_ns) > 0;
-	return now_is_cheaper_mixed(c, a, holds, live);
-}
-
-/* Count a "now" decision that costs something; whether it is to be a sample (one in 8 << level). */
-static bool sample_now(struct fpu_adaptive *a)
-{
-	if (++a->since < 8u << a->level)
-		return false;
+	struct weights w = weigh(c->ts, a, holds, live);
+	if (w.now >= w.trap)
+		return WATCH;
+	if (holds && live && !c->ts)
+		return GIVE; /* costs nothing: never sampled */
+	if (a->since < 0xffff)
+		a->since++;
+	/* what "now" wastes in a slice without a use, at least 1 ns */
+	uint64_t waste = (holds ? 0 : costs.restore_ns) + (live ? 0 : costs.save_ns) +
+			 (c->ts ? costs.cr0_ns : 0);
+	waste = waste > (c->ts ? 0 : costs.cr0_ns) ? waste - (c->ts ? 0 : costs.cr0_ns) : 1;
+	uint64_t margin = w.trap - w.now, ws = waste * w.scale;
+	if (a->since < 1u << a->level || a->since * ws * ws < (ADAPT_K * margin * margin)
+								      << a->level)
+		return GIVE;
 	a->since = 0;
-	return true;
+	return SAMPLE;
+}
+
+/* The estimate a task is judged by: its own, the CPU's newcomers', or none yet (watch it). */
+static struct fpu_adaptive *judge_by(struct fpu_cpu *c, struct fpu_adaptive *a)
+{
+	if (a->nobs)
+		return a;
+	return c->newcomers.nobs >= ADAPT_MIN_NEWCOMERS ? &c->newcomers : NULL;
 }
 
 /*
- * A task with no watched slice yet is judged by the first watched slices of
- * the tasks new on this CPU before it (seed 002: at boot most new tasks use
- * the FPU at once), and one in 8 such decisions watches it anyway, so that
- * this prior follows the population. With fewer than ADAPT_MIN_NEWCOMERS
- * seen yet: watch (one FP task's first slice says nothing of the next task).
+ * Note where @a's task runs now. After an unannounced move it waits
+ * stay_after_move switch-ins before its state is held, and both CPUs' calm
+ * starts again (the source CPU's is written from here: a lost update of a
+ * heuristic counter is harmless); a task new here waits too unless this CPU
+ * is calm.
  */
-static bool newcomer_now(struct fpu_cpu *c, bool holds)
-{
-	struct fpu_adaptive *nc = &c->newcomers;
-	if (nc->nobs < ADAPT_MIN_NEWCOMERS)
-		return false; /* too few to go by: watch it */
-	if (++nc->since >= 8) {
-		nc->since = 0;
-		return false;
-	}
-	return now_is_cheaper(c, nc, holds, false);
-}
-
-/* Note where @a's task runs now; after a move, it waits ipi/save switch-ins before being held. */
-static void note_cpu(struct fpu_adaptive *a, unsigned int cpu)
+static void note_cpu(struct fpu_cpu *c, struct fpu_adaptive *a, unsigned int cpu)
 {
 	if (a->cpu == cpu + 1) {
 		if (a->stay)
 			a->stay--;
+		if (c->calm < 255)
+			c->calm++;
 		return;
 	}
-	if (a->cpu)
+	if (a->cpu && a->cpu != ADAPT_MOVED) {
 		a->stay = stay_after_move;
+		c->calm = 0;
+		fpu_cpus[a->cpu - 1].calm = 0;
+	} else {
+		a->stay = c->calm >= stay_after_move ? 0 : stay_after_move;
+	}
 	a->cpu = (uint8_t)(cpu + 1);
 }
 
@@ -205,93 +262,109 @@ static void give(struct fpu *f)
 	f->adaptive.slice &= ~(ADAPT_OBSERVING | ADAPT_SAMPLED); /* it runs with its registers */
 }
 
+static void act(const struct fpu_cpu *c, struct fpu *f, enum choice ch)
+{
+	if (ch == GIVE)
+		give(f);
+	else
+		observe(c, f, ch == SAMPLE ? ADAPT_OBSERVING | ADAPT_SAMPLED : ADAPT_OBSERVING);
+}
+
+/* The end of @prev's slice: record it, then hold or save its live registers. */
+static void switch_out(struct fpu_cpu *c, unsigned int cpu, struct fpu *prev)
+{
+	unsigned int flags = prev->flags;
+	if (flags & ADAPT_NEED) {
+		/* A slice that never reached ring 3 observed nothing. */
+		if (flags & (FPU_F_NEED_TS | FPU_F_NOT_IN_USER))
+			prev->adaptive.slice = 0;
+		prev->flags = flags & ~ADAPT_NEED;
+	}
+	end_slice(c, &prev->adaptive);
+	if (c->owner == prev)
+		prev->adaptive.slice = ADAPT_HAD_REGS; /* the next switch-in records s */
+	bool moving = flags & FPU_F_MIGRATING;         /* fpu_task_migrated(): it moves now */
+	if (c->live && c->owner == prev) {
+		if (moving || prev->adaptive.stay) /* do not make its next CPU wait */
+			fpu_save_regs(c, cpu, prev);
+		else /* held here, unsaved */
+			__atomic_store_n(&prev->holder, (int)cpu, __ATOMIC_RELEASE);
+	}
+	if (moving)
+		prev->adaptive.cpu = ADAPT_MOVED; /* an announced move: no need to wait after it */
+}
+
 static void adaptive_switch(struct fpu_cpu *c, unsigned int cpu, struct fpu *prev, struct fpu *next)
 {
-	if (prev) {
-		unsigned int flags = prev->flags;
-		if (flags & ADAPT_NEED) {
-			/* A slice that never reached ring 3 observed nothing. */
-			if (flags & (FPU_F_NEED_TS | FPU_F_NOT_IN_USER))
-				prev->adaptive.slice = 0;
-			prev->flags = flags & ~ADAPT_NEED;
-		}
-		end_slice(c, &prev->adaptive);
-		bool moving = flags & FPU_F_MIGRATING; /* fpu_task_migrated(): it moves now */
-		if (c->live && c->owner == prev) {
-			if (moving || prev->adaptive.stay) /* do not make its next CPU wait */
-				fpu_save_regs(c, cpu, prev);
-			else /* held here, unsaved */
-				__atomic_store_n(&prev->holder, (int)cpu, __ATOMIC_RELEASE);
-		}
-		if (moving)
-			prev->adaptive.cpu = 0; /* an announced move: no need to wait after it */
-	}
+	if (prev)
+		switch_out(c, cpu, prev);
 	if (!next)
 		return;
 	struct fpu_adaptive *a = &next->adaptive;
-	note_cpu(a, cpu);
+	note_cpu(c, a, cpu);
 	int holder = __atomic_load_n(&next->holder, __ATOMIC_ACQUIRE);
+	if (a->slice & ADAPT_HAD_REGS) {
+		record_kept(a, holder == (int)cpu || fpregs_hold(c, cpu, next));
+		a->slice = 0;
+	}
 	if (holder == (int)cpu) {
 		/* Still live here, unsaved: its own again, as under smp-lazy. */
 		next->holder = -1;
 		if (!c->ts)
 			fpu_activate(c, cpu, next); /* nothing to do: a skipped restore */
-		/* With TS set, a trap may be the cheaper: TS stays, an #NM gives them back. */
-		else if (!now_is_cheaper(c, a, true, true))
-			observe(c, next, ADAPT_OBSERVING);
-		else if (sample_now(a))
-			observe(c, next, ADAPT_OBSERVING | ADAPT_SAMPLED);
-		else
-			give(next); /* TS cleared on the way to ring 3, a skipped restore */
+		else /* TS set: clearing it is weighed against a trap */
+			act(c, next, choose(c, a, true, true));
 		return;
 	}
-	/*
-	 * Watched, never seen to use the FPU: TS set on its way to ring 3, as
-	 * under lazy (nothing to do if it is set already). Another slice
-	 * without a use would teach nothing (p stays 0, so no "now" is ever
-	 * chosen), so the slice is no observation; an #NM is still recorded
-	 * (handle_nm marks the slice).
-	 */
-	if (holder < 0 && !a->hist && a->nobs) {
+	if (holder >= 0) { /* held elsewhere: watched, its #NM fetches the state */
+		observe(c, next, ADAPT_OBSERVING);
+		return;
+	}
+	if (a->nobs && !a->uses) {
+		/*
+		 * Watched, never seen to use the FPU: TS set on its way to ring
+		 * 3, as under lazy (nothing to do if it is set already). Another
+		 * slice without a use would teach nothing, so the slice is no
+		 * observation; an #NM is still recorded (handle_nm marks it).
+		 */
 		if (!c->ts)
 			next->flags = (next->flags & ~ADAPT_NEED) | FPU_F_NEED_TS;
 		return;
 	}
-	if (holder >= 0) {
-		c->stats.flush_ipis++; /* load at its first use, after the flush */
-		fpu_ops->send_flush_ipi((unsigned int)holder);
-		observe(c, next, ADAPT_OBSERVING);
-		return;
-	}
-	bool holds = fpregs_hold(c, cpu, next);
-	if (!(a->nobs ? now_is_cheaper(c, a, holds, false) : newcomer_now(c, holds)))
-		observe(c, next, ADAPT_OBSERVING);
-	else if (!holds && sample_now(a))
-		observe(c, next, ADAPT_OBSERVING | ADAPT_SAMPLED);
-	else
-		give(next);
+	struct fpu_adaptive *by = judge_by(c, a);
+	act(c, next, by ? choose(c, by, fpregs_hold(c, cpu, next), false) : WATCH);
 }
 
 static void adaptive_handle_nm(struct fpu_cpu *c, unsigned int cpu, struct fpu *cur)
 {
 	cur->adaptive.slice |= ADAPT_USED;
-	if (__atomic_load_n(&cur->holder, __ATOMIC_ACQUIRE) >= 0)
-		fpu_held_wait(cur); /* the flush asked for at switch-in */
+	fpu_held_fetch(c, cpu, cur); /* held by another CPU: its flush IPI, and wait */
 	fpu_activate(c, cpu, cur);
 }
 
-/* After a kernel-FPU section, an import or a reset: the same choice, registers not held. */
+/*
+ * After a kernel-FPU section, an import or a reset, registers not held: a
+ * slice being watched with no use yet stays watched; otherwise the same
+ * choice as at switch-in (samples included). TS is set at once.
+ */
 static void adaptive_reload(struct fpu_cpu *c, unsigned int cpu, struct fpu *cur)
 {
-	if (now_is_cheaper(c, &cur->adaptive, false, false)) {
+	struct fpu_adaptive *a = &cur->adaptive, *by = judge_by(c, a);
+	enum choice ch = WATCH;
+	if ((a->slice & (ADAPT_OBSERVING | ADAPT_USED)) != ADAPT_OBSERVING && by &&
+	    __atomic_load_n(&cur->holder, __ATOMIC_ACQUIRE) < 0)
+		ch = choose(c, by, false, false);
+	if (ch == GIVE) {
 		give(cur);
-	} else {
-		/* TS now, not on the way to ring 3; the task is still not there */
-		unsigned int flags = cur->flags;
-		cur->flags = (flags & ~(FPU_F_NEED_LOAD | FPU_F_NEED_TS)) |
-			     ((flags & FPU_F_NEED_TS) ? FPU_F_NOT_IN_USER : 0);
-		fpu_ts_set(c);
+		return;
 	}
+	/* TS now, not on the way to ring 3; the task is still not there */
+	unsigned int flags = cur->flags;
+	cur->flags = (flags & ~(FPU_F_NEED_LOAD | FPU_F_NEED_TS)) |
+		     ((flags & FPU_F_NEED_TS) ? FPU_F_NOT_IN_USER : 0);
+	if (!(a->slice & ADAPT_USED))
+		a->slice |= ch == SAMPLE ? ADAPT_OBSERVING | ADAPT_SAMPLED : ADAPT_OBSERVING;
+	fpu_ts_set(c);
 }
 
 const struct fpu_policy fpu_policy_adaptive = {

@@ -231,6 +231,7 @@ int cmd_replay(int argc, char **argv)
 	}
 	targets_print(&out, &tg, o.repeat);
 	free(tg.control_dev);
+	free(tg.priced_ratio);
 	free(o.host);
 	size_t rows = out.rows;
 	if (output_close(&out) < 0)

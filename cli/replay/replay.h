@@ -100,6 +100,10 @@ struct targets {
 	unsigned int with_interval, interval_below, interval_above;
 	double conf_min;
 	double control_lo, control_hi, *control_dev; /* |median - 1|, one per trace */
+	/* by counts: adaptive / best static, one per trace; the oracle's 1.15x where a static meets it */
+	double *priced_ratio, worst_priced_oracle;
+	unsigned int priced_oracle_cases, priced_oracle_met;
+	const char *worst_priced_oracle_trace;
 };
 
 /* Ratios of run k of one policy's total to run k of another's: median, min, max of n runs. */

@@ -56,6 +56,17 @@ void targets_add(struct targets *tg, const struct target_input *in)
 					: (in->adaptive_priced > 0 ? INFINITY : 1);
 	tg->near_best_priced += rp <= 1.02;
 	worst(rp, in->trace, &tg->worst_best_priced, &tg->worst_priced_trace);
+	double *r = realloc(tg->priced_ratio, tg->traces * sizeof(*r));
+	if (r) {
+		tg->priced_ratio = r;
+		r[tg->traces - 1] = rp;
+	}
+	if (in->oracle > 0 && in->best_priced <= 1.15 * in->oracle) {
+		tg->priced_oracle_cases++;
+		tg->priced_oracle_met += in->adaptive_priced <= 1.15 * in->oracle;
+		worst(in->adaptive_priced / in->oracle, in->trace, &tg->worst_priced_oracle,
+		      &tg->worst_priced_oracle_trace);
+	}
 	if (in->oracle <= 0 || in->oracle_work <= 0)
 		return;
 	double ro = in->adaptive / in->oracle, rw = in->work / in->oracle_work;
@@ -106,9 +117,17 @@ void targets_print(struct output *out, const struct targets *tg, unsigned long r
 			       "targets: by counts alone (saves and restores at the batch costs "
 			       "plus the per-event costs: its decisions without its bookkeeping), "
 			       "adaptive within 1.02x of the best static policy on %u of %u "
-			       "(worst %.3fx: %s)",
-			       tg->near_best_priced, tg->traces, tg->worst_best_priced,
-			       tg->worst_priced_trace);
+			       "(median %.3fx, worst %.3fx: %s)",
+			       tg->near_best_priced, tg->traces,
+			       tg->priced_ratio ? median(tg->priced_ratio, tg->traces) : NAN,
+			       tg->worst_best_priced, tg->worst_priced_trace);
+		if (tg->priced_oracle_cases)
+			output_comment(out,
+				       "targets: by counts alone, where a static policy is within "
+				       "1.15x of the oracle (%u traces), adaptive is too on %u "
+				       "(worst %.3fx of the oracle: %s)",
+				       tg->priced_oracle_cases, tg->priced_oracle_met,
+				       tg->worst_priced_oracle, tg->worst_priced_oracle_trace);
 	}
 	if (tg->with_oracle)
 		output_comment(

@@ -70,13 +70,15 @@
 
 /* What the adaptive policy knows of a task (lib/policy_adaptive.c). */
 struct fpu_adaptive {
-	uint8_t hist;   /* the last observed slices, bit 0 the latest; 1 = it used the FPU */
-	uint8_t nobs;   /* how many bits of hist are observations, 0..8 */
+	uint8_t uses;   /* observed slices that used the FPU (halved with nobs) */
+	uint8_t nobs;   /* observed slices, halved when they reach 250 */
 	uint8_t slice;  /* this slice: observed, used, sampled (ADAPT_* in the policy) */
-	uint8_t level;  /* sampling backoff: one "now" in 8 << level is a sample, 0..7 */
+	uint8_t level;  /* sampling backoff, 0..10 */
 	uint16_t since; /* "now" decisions since the last sample */
-	uint8_t cpu;    /* the CPU of its last switch-in, plus 1; 0: none yet */
+	uint8_t cpu;    /* its last switch-in's CPU + 1; 0: none; 0xff: announced move */
 	uint8_t stay;   /* switch-ins to wait after a move before its state is held */
+	uint8_t kept;   /* the last switch-ins after it had registers: 1 = still its own */
+	uint8_t nkept;  /* how many bits of kept are such switch-ins, 0..8 */
 };
 
 /* Per-task FPU context. Embedded in the kernel's task; initialise with fpu_task_init(). */

@@ -79,13 +79,14 @@ expect same smp-lazy same-cpu none "nm_traps=0 saves=0 restores=0 restores_skipp
 expect same smp-lazy same-cpu one "nm_traps=0 saves=0 restores=0 restores_skipped=$R flush_ipis=0 ts_writes=$S integrity_errors=0"
 expect same smp-lazy same-cpu both "nm_traps=$S saves=$S restores=$S restores_skipped=0 flush_ipis=0 ts_writes=$((2 * S)) integrity_errors=0"
 # adaptive: smp-lazy's saves (none at switch-out for a task that stays on
-# its CPU) and owner's loads, plus sampling #NMs: the 24th and 56th costly
-# decisions of an FP user (with both, three of the two tasks') fall in these
-# 40 round trips after the warm-up; a non-FP task is observed from its first
-# slice (docs/counts.md)
+# its CPU) and owner's loads, plus sampling #NMs: with both, each task's
+# 49th costly "now" (ADAPT_K (margin / waste)^2 = 16 (210 / 120)^2) falls in
+# these 40 round trips after the 16 of the warm-up, two CR0 writes each;
+# with one, A's samples would come at its 400th (16 (150 / 30)^2); a non-FP
+# task is observed from its first slice (docs/counts.md)
 expect same adaptive same-cpu none "nm_traps=0 saves=0 restores=0 restores_skipped=0 flush_ipis=0 ts_writes=0 integrity_errors=0"
-expect same adaptive same-cpu one "nm_traps=2 saves=0 restores=0 restores_skipped=$R flush_ipis=0 ts_writes=$S integrity_errors=0"
-expect same adaptive same-cpu both "nm_traps=3 saves=$S restores=$S restores_skipped=0 flush_ipis=0 ts_writes=6 integrity_errors=0"
+expect same adaptive same-cpu one "nm_traps=0 saves=0 restores=0 restores_skipped=$R flush_ipis=0 ts_writes=$S integrity_errors=0"
+expect same adaptive same-cpu both "nm_traps=2 saves=$S restores=$S restores_skipped=0 flush_ipis=0 ts_writes=4 integrity_errors=0"
 
 # ---- cross CPU: each task keeps its CPU, idle in between ----
 run cross --policy all --placement cross-cpu --regset sse --cpus 2
