@@ -250,7 +250,7 @@ static int set_guest_option(struct run_options *o, int id, const char *text)
 	uint64_t n;
 
 	if (image_only(id))
-		return usage_error(
+		return run_usage_error(
 			"--%s is for the bootable image (docs/bare-metal.md), not fpulab "
 			"run: it boots one --experiment and is its own watchdog (--timeout)",
 			g->option);
