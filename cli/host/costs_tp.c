@@ -5,6 +5,7 @@
  * buffer (perf_event_open(2), "MMAP layout").
  */
 #include "costs_tp.h"
+#include "common/stats.h"
 
 #include <errno.h>
 #include <linux/perf_event.h>
@@ -153,12 +154,6 @@ static void tp_stream_take(struct tp_stream *s, uint64_t *ns, unsigned int *n, u
 		tail += h.size;
 	}
 	__atomic_store_n(&pg->data_tail, head, __ATOMIC_RELEASE);
-}
-
-static int cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-	return (x > y) - (x < y);
 }
 
 unsigned int ipi_tp_take(struct tp_stream pair[2], uint64_t *ns, unsigned int max)
