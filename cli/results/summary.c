@@ -316,7 +316,9 @@ static void summarise_replay_workload(FILE *out, json_t *rows, const char *workl
 		snprintf(vs_adaptive, sizeof(vs_adaptive), "%.2fx",
 			 exp(sc[adaptive].log_ratio_sum / (double)sc[adaptive].n - mb));
 	if (nbe) {
-		snprintf(breakeven, sizeof(breakeven), "%.0f ns", median(be, nbe));
+		double m = median(be, nbe);
+		/* below zero, eager runs less than lazy even with free traps */
+		snprintf(breakeven, sizeof(breakeven), m < 0 ? "any (%.0f ns)" : "%.0f ns", m);
 	}
 	char verdicts[64] = "-";
 	if (base_won + other_won + undecided)

@@ -73,6 +73,10 @@ expect "replay: the costs, their sources and the runs are named" "$work/s4" \
 	'^replay: ns per switch on this CPU \(CPU, xsavec, XCR0 0x7\): .*#NM 150 ns \(assumed\), CR0 write 30 ns \(assumed\), IPI 1000 ns \(assumed\); medians of 5 runs; traces of at least 200 switches$'
 expect "replay: owner wins over 2 traces, 0.45x eager, adaptive 1.05x, break-even 80 ns (the lower middle), beyond the ranges" "$work/s4" \
 	'^  w +2  owner +0\.45x +0\.45x eager +1\.05x +80 ns +- +yes$'
+{ row t5 1000 eager 10 10 10 null neg; row t5 1000 lazy 30 30 30 -14 neg; } > "$work/neg.json"
+"$fpulab" summary "$work/neg.json" > "$work/s5" 2> "$work/e5"
+expect "replay: a break-even below 0 reads as any trap cost" "$work/s5" \
+	'^  neg +1  eager +1\.00x +0\.33x lazy +- +any \(-14 ns\) +- +yes$'
 expect "replay: a workload of short traces only is named, not judged" "$work/s4" \
 	'^  short +0  \(no trace of at least 200 switches\)$'
 
@@ -157,7 +161,7 @@ rc=$?
 expect "linux: what was recorded: its workload, time, CPUs, switches, processes" "$work/s11" \
 	'^linux: a recorded Linux workload replayed under every policy \(.*fee\.trace\): linux, 0\.005 s on 2 CPUs, 53 switches, 1 processes \(forks\), 2 execs; #NM counts exact, times medians of 1 runs$'
 expect "linux: Linux's own counts beside deferred's and the oracle's at both bounds" "$work/s11" \
-	"^  Linux's own: 48 saves, 49 restores; deferred 49, 50 \(\+2\.04%: within 3%; window start \+1, signal frames -0, other \+0\); oracle 41 \.\. 0 saves, 50 \.\. 1 restores \(every-return \.\. evidence bound\)$"
+	"^  Linux's own: 48 saves, 49 restores; deferred 49, 50 \(\+2\.04%; window start \+1, signal frames -0, other \+0: within 3%\); oracle 41 \.\. 0 saves, 50 \.\. 1 restores \(every-return \.\. evidence bound\)$"
 expect "linux: lazy's #NM at both bounds, per 1000 processes, its share of the CPU time" "$work/s11" \
 	'^  lazy +52 \.\. 1 +52000 \.\. 1000 +[0-9.]+% \.\. [0-9.]+%$'
 expect "linux: eager's 0 at both" "$work/s11" '^  eager +0 \.\. 0 +0 \.\. 0 +[0-9.]+% \.\. [0-9.]+%$'
