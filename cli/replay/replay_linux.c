@@ -194,16 +194,18 @@ static void print_loads(const struct trace_replay *tr)
 	int64_t other = diff - (int64_t)x->window_loads + (int64_t)x->act_sigframe;
 	output_comment(out,
 		       "linux: %s loads the registers %" PRIu64 " times, Linux %" PRIu64
-		       " (x86_fpu_regs_activated): %+" PRId64
-		       " (%+.2f%%), %s %.0f%%; by cause: window "
+		       " (x86_fpu_regs_activated): %+" PRId64 " (%+.2f%%); by cause: window "
 		       "start +%" PRIu64 " (registers Linux loaded before the recording began), "
 		       "signals -%" PRIu64 " (Linux loads the registers to write the signal frame "
 		       "from them), inferred kernel FPU 0 (%" PRIu64 " sections in the trace, "
-		       "after each %s reloads as Linux did), other %+" PRId64,
-		       d->policy, d->n.restores, x->activations, diff, 100 * share,
-		       fabs(share) <= LINUX_LOADS_TOLERANCE ? "within" : "NOT within",
-		       100 * LINUX_LOADS_TOLERANCE, x->window_loads, x->act_sigframe,
-		       x->kfpu_inferred, d->policy, other);
+		       "after each %s reloads as Linux did), other %+" PRId64 ": %s %.0f%%",
+		       d->policy, d->n.restores, x->activations, diff, 100 * share, x->window_loads,
+		       x->act_sigframe, x->kfpu_inferred, d->policy, other,
+		       x->activations && (double)llabs(other) >
+						 LINUX_LOADS_TOLERANCE * (double)x->activations
+			       ? "NOT within"
+			       : "within",
+		       100 * LINUX_LOADS_TOLERANCE);
 	output_comment(
 		out,
 		"linux: saves: Linux %" PRIu64 " at switches (%" PRIu64
