@@ -166,7 +166,8 @@ check-clang: ## build everything and every test with clang, warnings as errors (
 -include tests/tests.mk
 
 # ---- lint: formatting (.clang-format), cppcheck, shellcheck and the layout
-# rules (tools/check-arch, tools/check-map); CI runs it ----
+# rules (tools/check-arch: function length, include direction, the file map
+# of docs/architecture.md); CI runs it ----
 LINT_SRCS = $(shell git ls-files '*.c' '*.h' 2>/dev/null | grep -E '^(lib|lab|cli|include|tests)/')
 # The project's shell scripts: *.sh, and every tracked file whose first line
 # is a sh or bash #! line (tools/, .ci/run, tests/cli/fake-qemu, ...).
@@ -178,7 +179,7 @@ CPPCHECK_FLAGS := --quiet --error-exitcode=1 --std=c11 --inline-suppr \
                   --enable=warning,style,performance,portability -Iinclude \
                   --suppress=unusedStructMember
 .PHONY: lint
-lint: check-tests ## clang-format, cppcheck, shellcheck, function length and include direction, every test run
+lint: check-tests ## clang-format, cppcheck, shellcheck, function length, include direction, the file map, every test run
 	@echo "clang-format --dry-run --Werror (lib lab cli include tests)"
 	@clang-format --dry-run --Werror $(LINT_SRCS)
 	cppcheck $(CPPCHECK_FLAGS) lib lab cli
