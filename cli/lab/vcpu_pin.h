@@ -9,7 +9,7 @@
 #include <stddef.h>
 #include <sys/types.h>
 
-#define PIN_MAX_VCPUS 64 /* --cpus 1..64 */
+#define PIN_MAX_VCPUS 64 /* up to 64 vCPUs; the lab takes --cpus 1..FPULAB_MAX_CPUS (16) */
 
 struct vcpu_pins {
 	unsigned n; /* vCPUs pinned */
