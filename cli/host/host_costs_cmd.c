@@ -46,9 +46,9 @@ static json_t *cost_row(const struct host_costs *hc, const struct host_cost *c)
 	json_object_set_new(row, "measured", json_boolean(c->have && c->kind != HOST_COST_CITED));
 	json_object_set_new(row, RESULT_RUNS, json_integer(c->have ? (json_int_t)c->ns.n : 0));
 	json_object_set_new(row, "ops_per_run", json_integer(c->ops));
+	bool range = c->have && c->kind != HOST_COST_CITED; /* a cited figure has no runs */
 	result_put_stats(row, "ns_per_op", c->have ? json_real(c->ns.median) : NULL,
-			 c->have ? json_real(c->ns.min) : NULL,
-			 c->have ? json_real(c->ns.max) : NULL);
+			 range ? json_real(c->ns.min) : NULL, range ? json_real(c->ns.max) : NULL);
 	json_object_set_new(row, "method", json_string(c->method));
 	json_object_set_new(row, "note", json_string(c->note));
 	json_object_set_new(row, "hypervisor", json_boolean(hc->hypervisor));
