@@ -422,6 +422,7 @@ void fpu_cpu_quiesce(void)
 
 	fpu_save_live(c, cpu);
 	c->owner = NULL;
+	c->cur = NULL; /* whatever ran here stopped: an import of it must not reload it here */
 	fpu_ts_clear(c);
 	trace_ts_drop(c);
 	c->trace_armed = false;

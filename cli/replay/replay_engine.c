@@ -688,10 +688,7 @@ static void start(struct replay *rp)
 	}
 	for (unsigned int c = 0; c < rp->ncpus; c++) {
 		sim_cpu = c;
-		fpu_cpu_quiesce();
-		/* nothing runs here yet, for libfpu too: quiescing keeps the task it
-		 * last switched in (an import of that task would be reloaded) */
-		fpu_switch(NULL, NULL);
+		fpu_cpu_quiesce(); /* nothing runs here yet, for libfpu too */
 	}
 	for (uint32_t t = 0; t <= rp->ntasks; t++)
 		reset_task(rp, t);

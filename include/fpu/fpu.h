@@ -228,7 +228,11 @@ int fpu_fault_by_name(const char *name);
 
 /**
  * fpu_cpu_quiesce - on the calling CPU: save the owner's live state (if any),
- * drop ownership and clear CR0.TS. Interrupts off.
+ * drop ownership and clear CR0.TS. Interrupts off. After it no task runs on
+ * this CPU for libfpu: the one last switched in is taken as stopped (its
+ * state is in its save area) until an fpu_switch() switches a task in, so it
+ * must not use the FPU before then. A quiescent point is between runs (a
+ * policy change, a measurement's start), not in the middle of a task's slice.
  */
 void fpu_cpu_quiesce(void);
 

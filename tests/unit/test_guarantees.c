@@ -351,7 +351,6 @@ static void start_policy(const char *name)
 	xstate_cfg.pkru = true; /* the fake CPUs have PKU, through ops->read/write_pkru */
 	for (unsigned int cpu = 0; cpu < NCPU; cpu++) {
 		run_on(cpu);
-		fpu_switch(NULL, NULL);
 		cur_fpu[cpu] = NULL;
 		fpu_cpu_quiesce();
 		ipi_pending[cpu] = false;
@@ -609,6 +608,37 @@ static void test_import_stopped_task(void **state)
 	}
 }
 
+/*
+ * A quiescent point with a task last switched in (the caller stopped it
+ * there): libfpu takes no task as running on CPU 0 after it, so importing
+ * that task does not reload it into CPU 0's registers, where a later save
+ * would overwrite what it writes on CPU 1.
+ */
+static void test_quiesce_then_import(void **state)
+{
+	FOR_EACH_POLICY(p)
+	{
+		struct task *a = new_task(18), *b = new_task(19);
+
+		switch_on(0, NULL, a);
+		task_starts(a);
+		TASK_OK(a);
+		fpu_cpu_quiesce(); /* a stopped at the quiescent point */
+		cur_fpu[0] = NULL;
+		import_next(a); /* on CPU 0, by a debugger there */
+		switch_on(1, NULL, a);
+		TASK_OK(a);
+		task_starts(a); /* new values, on CPU 1 */
+		switch_on(1, a, NULL);
+		switch_on(0, NULL, b);
+		task_starts(b); /* CPU 0 saves whatever it holds first */
+		switch_on(0, b, a);
+		TASK_OK(a);
+		free_task(a);
+		free_task(b);
+	}
+}
+
 /* The signal frame round trip through the helpers, right after a migration. */
 static void test_sigframe_after_migration(void **state)
 {
@@ -827,6 +857,7 @@ int main(void)
 		cmocka_unit_test(test_export_after_migration),
 		cmocka_unit_test(test_export_stopped_task),
 		cmocka_unit_test(test_export_running_then_use),
+		cmocka_unit_test(test_quiesce_then_import),
 		cmocka_unit_test(test_import_while_other_cpu_holds),
 		cmocka_unit_test(test_import_stopped_task),
 		cmocka_unit_test(test_sigframe_after_migration),
