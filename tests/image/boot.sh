@@ -5,7 +5,8 @@
 # configurations skipped, said so) and 4 CPUs, on OVMF (UEFI: the RSDP from
 # Multiboot2's ACPI tag, the framebuffer drawn with GRUB's font) with 2. Each
 # ends with its done record and no integrity error; under OVMF the screen,
-# read from the kernel's text shadow, shows the table and the end.
+# read from the kernel's text shadow, shows the table and the end; and the
+# same image as a USB stick (xHCI) on SeaBIOS and OVMF, with 2 CPUs.
 . "$(dirname "$0")/lib.sh"
 
 why=$(image_tools_missing)
@@ -49,6 +50,15 @@ serial_has one 'skipped: context-switch cross-cpu fp=none x87: needs 2 CPUs, thi
 boot four "$work/quick.iso" seabios 4 600
 check_done four seabios 4 multiboot2-bios
 [ "$(rc_of four)" = 33 ] && ok "seabios, 4 CPUs: exit status 33" || not_ok "seabios, 4 CPUs: exit status 33" "$(rc_of four)"
+
+# The hybrid image written to a stick: its MBR for SeaBIOS, its EFI System
+# Partition for OVMF, from an xHCI USB disk rather than the CD drive.
+BOOT_MEDIA=usb boot usb "$work/quick.iso" seabios 2 600
+check_done usb "seabios, USB stick" 2 multiboot2-bios
+if [ -n "$(ovmf_code)" ]; then
+	BOOT_MEDIA=usb boot usbu "$work/quick.iso" ovmf 2 900
+	check_done usbu "ovmf, USB stick" 2 multiboot2-uefi
+fi
 
 if [ -z "$(ovmf_code)" ]; then
 	skip "ovmf boot" "no OVMF firmware (Debian's ovmf; tools/ensure-deps ci)"

@@ -34,7 +34,8 @@ make_image() {
 	"$root/tools/mkimage" -o "$work/$name.iso" --kernel "$build/lab.elf" "$@" > "$work/$name.mkimage" 2>&1
 }
 
-# boot NAME IMAGE FIRMWARE CPUS SECONDS [QEMU args...]: boot IMAGE (a CD) on
+# boot NAME IMAGE FIRMWARE CPUS SECONDS [QEMU args...]: boot IMAGE (a CD; with
+# BOOT_MEDIA=usb, a copy of it as a USB stick on xHCI, as `dd` writes one) on
 # q35 with FIRMWARE (seabios | ovmf), COM1 into $work/NAME.serial, QEMU's
 # exit status into $work/NAME.rc (124: killed after SECONDS), the QMP socket
 # at $work/NAME.qmp when the test wants one (BOOT_QMP=1), the wall time in
@@ -42,7 +43,12 @@ make_image() {
 boot() {
 	local name=$1 image=$2 fw=$3 cpus=$4 secs=$5
 	shift 5
-	local fwargs='' serial="-serial file:$work/$name.serial" qmp=''
+	local fwargs='' serial="-serial file:$work/$name.serial" qmp='' media="-cdrom $image"
+	if [ "${BOOT_MEDIA:-}" = usb ]; then
+		cp "$image" "$work/$name.stick"
+		media="-device qemu-xhci,id=xhci -drive if=none,id=stick,format=raw,file=$work/$name.stick"
+		media="$media -device usb-storage,bus=xhci.0,drive=stick,bootindex=0"
+	fi
 	if [ "$fw" = ovmf ]; then
 		cp "$(dirname "$(ovmf_code)")/OVMF_VARS_4M.fd" "$work/$name.vars" 2>/dev/null ||
 			cp /usr/share/OVMF/OVMF_VARS.fd "$work/$name.vars"
@@ -56,7 +62,7 @@ boot() {
 	timeout "$secs" qemu-system-x86_64 -M q35 -accel tcg,thread=single -cpu "${BOOT_CPU:-max}" \
 		-smp "$cpus" -m 512M -nodefaults -no-user-config -display none -vga std $serial \
 		-device isa-debug-exit,iobase=0xf4,iosize=0x04 -no-reboot $fwargs $qmp \
-		-cdrom "$image" "$@" > "$work/$name.out" 2>&1
+		$media "$@" > "$work/$name.out" 2>&1
 	echo $? > "$work/$name.rc"
 	echo $(($(date +%s) - t0)) > "$work/$name.time"
 	touch "$work/$name.serial"
