@@ -73,7 +73,7 @@
 #define ADAPT_K 16u            /* sample interval: ADAPT_K (margin / waste)^2 << level */
 #define ADAPT_MAX_LEVEL 10u    /* the interval doubles at most 10 times */
 #define ADAPT_KEPT_SHARE 3u    /* s is taken as a third of the share measured */
-#define ADAPT_MIN_NEWCOMERS 4u /* newcomers a CPU has watched before they judge the next */
+#define ADAPT_MIN_NEWCOMERS 2u /* newcomers a CPU has watched before they judge the next */
 #define ADAPT_MOVED 0xffu      /* fpu_adaptive.cpu after an announced move */
 
 static struct fpu_costs costs = {
