@@ -379,10 +379,11 @@ static void test_adaptive_flush_at_use(void **state)
 }
 
 /*
- * A newcomer is watched until its CPU has watched 2 (ADAPT_MIN_NEWCOMERS):
- * three new tasks on one CPU, each using the FPU at once; the first two
- * trap, the third is judged by their prior (both used it) and given its
- * registers at the default costs (a 100 ns restore against a 150 ns trap).
+ * A newcomer is watched until 2 were watched (ADAPT_MIN_NEWCOMERS), on any
+ * CPU (one prior for all): three new tasks, each using the FPU at once;
+ * the first two trap, the third is judged by their prior (both used it)
+ * and given its registers at the default costs (a 100 ns restore against a
+ * 150 ns trap). The same with the second task on another CPU.
  */
 static void test_adaptive_newcomers(void **state)
 {
@@ -404,6 +405,22 @@ static void test_adaptive_newcomers(void **state)
 	fpu_set_costs(&c);
 	r = run(rp, "adaptive", 4);
 	assert_int_equal(r.n.nm_traps, 2);
+	assert_int_equal(r.n.restores, 3);
+	assert_int_equal(r.n.integrity_errors, 0);
+	replay_free(rp);
+
+	struct fpulab_trace_event e2[] = {
+		tev_on(0, FPULAB_EV_SWITCH, 0, 1, 0), tev_on(0, FPULAB_EV_USE, 1, 0, 0x3),
+		tev_on(1, FPULAB_EV_SWITCH, 0, 2, 0), tev_on(1, FPULAB_EV_USE, 2, 0, 0x3),
+		tev_on(1, FPULAB_EV_SWITCH, 2, 0, 0), /* its slice is recorded at its switch-out */
+		tev_on(0, FPULAB_EV_SWITCH, 1, 3, 0), tev_on(0, FPULAB_EV_USE, 3, 0, 0x3),
+		tev_on(0, FPULAB_EV_SWITCH, 3, 0, 0),
+	};
+	hand_trace(&t, e2, 8, 2, 3, 0);
+	rp = replay_new(&t, FPU_INSN_AUTO);
+	assert_non_null(rp);
+	r = run(rp, "adaptive", 5);
+	assert_int_equal(r.n.nm_traps, 2); /* task 3, new on CPU 0, judged by tasks 1 and 2 */
 	assert_int_equal(r.n.restores, 3);
 	assert_int_equal(r.n.integrity_errors, 0);
 	fpu_set_costs(&saved);
