@@ -14,6 +14,7 @@
 
 const struct fpu_arch_ops *fpu_ops;
 struct fpu_cpu fpu_cpus[FPU_MAX_CPUS];
+struct fpu_adaptive fpu_newcomers;
 struct fpu_tunables fpu_tunables = { 5, FPU_PREFETCH_CONDITIONAL };
 
 /* Every policy; "all" means these. Test builds add broken ones by name only. */
@@ -426,7 +427,7 @@ void fpu_cpu_quiesce(void)
 	fpu_ts_clear(c);
 	trace_ts_drop(c);
 	c->trace_armed = false;
-	c->newcomers = (struct fpu_adaptive){ 0 };
+	fpu_newcomers = (struct fpu_adaptive){ 0 };
 	c->calm = 255;
 }
 

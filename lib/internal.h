@@ -40,8 +40,6 @@ struct fpu_cpu {
 	bool trace_armed;
 	bool trace_ts;
 	uint32_t pkru; /* the PKRU register, as libfpu last read or wrote it */
-	/* adaptive: the first watched slices of the tasks new here (its prior), like fpu_adaptive */
-	struct fpu_adaptive newcomers;
 	/* adaptive: switch-ins here since a task came here or left unannounced, up to 255 */
 	uint8_t calm;
 	struct fpu_stats stats;
@@ -80,6 +78,13 @@ struct fpu_policy {
 
 extern const struct fpu_arch_ops *fpu_ops;
 extern struct fpu_cpu fpu_cpus[FPU_MAX_CPUS];
+/*
+ * adaptive: the first watched slices of the tasks new to libfpu, on any CPU
+ * (its newcomers' prior, like a task's fpu_adaptive; reset by
+ * fpu_cpu_quiesce). Shared by the CPUs: a lost update of these heuristic
+ * counts is harmless, and they are written only at a new task's decisions.
+ */
+extern struct fpu_adaptive fpu_newcomers;
 extern struct fpu_tunables fpu_tunables;
 extern const struct fpu_policy fpu_policy_eager, fpu_policy_lazy, fpu_policy_lazy_counter,
 	fpu_policy_owner, fpu_policy_deferred, fpu_policy_smp_lazy, fpu_policy_adaptive;

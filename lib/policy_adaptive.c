@@ -18,10 +18,10 @@
  *   did not use). It also keeps, for the last 8 switch-ins after a slice
  *   that had registers, whether they were still its own (s below).
  * - A task with no observation yet is judged by the first watched slices
- *   of the tasks new on its CPU before it (struct fpu_cpu.newcomers; seed
- *   002: at boot most new tasks use the FPU at once), once there are
- *   ADAPT_MIN_NEWCOMERS of them; before that it is watched. The prior is
- *   sampled like a task's own estimate.
+ *   of the tasks new before it, on any CPU (fpu_newcomers, one prior for
+ *   all CPUs: seed 002: at boot most new tasks use the FPU at once), once
+ *   there are ADAPT_MIN_NEWCOMERS of them; before that it is watched. The
+ *   prior is sampled like a task's own estimate.
  * - Saves as in smp-lazy (the fpu_held_* mechanism): the outgoing task's
  *   live registers stay in this CPU, unsaved, until another task needs them
  *   (a load saves them first) or the task uses the FPU on another CPU,
@@ -73,7 +73,7 @@
 #define ADAPT_K 16u            /* sample interval: ADAPT_K (margin / waste)^2 << level */
 #define ADAPT_MAX_LEVEL 10u    /* the interval doubles at most 10 times */
 #define ADAPT_KEPT_SHARE 3u    /* s is taken as a third of the share measured */
-#define ADAPT_MIN_NEWCOMERS 4u /* newcomers a CPU has watched before they judge the next */
+#define ADAPT_MIN_NEWCOMERS 2u /* newcomers watched (on any CPU) before they judge the next */
 #define ADAPT_MOVED 0xffu      /* fpu_adaptive.cpu after an announced move */
 
 static struct fpu_costs costs = {
@@ -165,7 +165,7 @@ static bool now_wins(const struct fpu_adaptive *a)
 
 /*
  * The slice of @a's task that just ended on @c: record what it showed, in
- * its own estimate and, if it was its first, in the CPU's newcomers' prior.
+ * its own estimate and, if it was its first, in the newcomers' prior.
  * A sample moves the level of the estimate it was judged by.
  */
 static void end_slice(struct fpu_cpu *c, struct fpu_adaptive *a)
@@ -175,9 +175,9 @@ static void end_slice(struct fpu_cpu *c, struct fpu_adaptive *a)
 		return;
 	}
 	unsigned int used = (a->slice & ADAPT_USED) ? 1u : 0u;
-	struct fpu_adaptive *judged = a->nobs ? a : &c->newcomers;
+	struct fpu_adaptive *judged = a->nobs ? a : &fpu_newcomers;
 	if (!a->nobs)
-		record(&c->newcomers, used);
+		record(&fpu_newcomers, used);
 	record(a, used);
 	if (a->slice & ADAPT_SAMPLED) {
 		if (!now_wins(judged))
@@ -212,12 +212,12 @@ static enum choice choose(const struct fpu_cpu *c, struct fpu_adaptive *a, bool 
 	return SAMPLE;
 }
 
-/* The estimate a task is judged by: its own, the CPU's newcomers', or none yet (watch it). */
+/* The estimate a task is judged by: its own, the newcomers' prior, or none yet (watch it). */
 static struct fpu_adaptive *judge_by(struct fpu_cpu *c, struct fpu_adaptive *a)
 {
 	if (a->nobs)
 		return a;
-	return c->newcomers.nobs >= ADAPT_MIN_NEWCOMERS ? &c->newcomers : NULL;
+	return fpu_newcomers.nobs >= ADAPT_MIN_NEWCOMERS ? &fpu_newcomers : NULL;
 }
 
 /*

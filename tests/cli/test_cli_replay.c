@@ -116,8 +116,8 @@ static void test_adaptive_costs(void **state)
 	fpu_set_costs(&c);
 	r = run(rp, "adaptive", 200);
 	/*
-	 * Each task's first slice only (watched: fewer than 4 newcomers judge
-	 * it); a sample would cost a trap of 100 us to spare a restore and a
+	 * Each task's first slice only (watched: the CPU had watched fewer
+	 * than 2 newcomers before it); a sample would cost a trap of 100 us to spare a restore and a
 	 * save, so none falls in 200 switches
 	 */
 	assert_int_equal(r.n.nm_traps, 2);
@@ -378,6 +378,55 @@ static void test_adaptive_flush_at_use(void **state)
 	replay_free(rp);
 }
 
+/*
+ * A newcomer is watched until 2 were watched (ADAPT_MIN_NEWCOMERS), on any
+ * CPU (one prior for all): three new tasks, each using the FPU at once;
+ * the first two trap, the third is judged by their prior (both used it)
+ * and given its registers at the default costs (a 100 ns restore against a
+ * 150 ns trap). The same with the second task on another CPU.
+ */
+static void test_adaptive_newcomers(void **state)
+{
+	struct fpulab_trace_event e[] = {
+		tev_on(0, FPULAB_EV_SWITCH, 0, 1, 0), tev_on(0, FPULAB_EV_USE, 1, 0, 0x3),
+		tev_on(0, FPULAB_EV_SWITCH, 1, 2, 0), tev_on(0, FPULAB_EV_USE, 2, 0, 0x3),
+		tev_on(0, FPULAB_EV_SWITCH, 2, 3, 0), tev_on(0, FPULAB_EV_USE, 3, 0, 0x3),
+		tev_on(0, FPULAB_EV_SWITCH, 3, 0, 0),
+	};
+	struct fpu_costs saved, c = { FPU_DEFAULT_TRAP_NS, FPU_DEFAULT_CR0_NS, FPU_DEFAULT_IPI_NS,
+				      FPU_DEFAULT_SAVE_NS, FPU_DEFAULT_RESTORE_NS };
+	struct trace t;
+	struct replay_result r;
+
+	hand_trace(&t, e, 7, 1, 3, 0);
+	struct replay *rp = replay_new(&t, FPU_INSN_AUTO);
+	assert_non_null(rp);
+	fpu_get_costs(&saved);
+	fpu_set_costs(&c);
+	r = run(rp, "adaptive", 4);
+	assert_int_equal(r.n.nm_traps, 2);
+	assert_int_equal(r.n.restores, 3);
+	assert_int_equal(r.n.integrity_errors, 0);
+	replay_free(rp);
+
+	struct fpulab_trace_event e2[] = {
+		tev_on(0, FPULAB_EV_SWITCH, 0, 1, 0), tev_on(0, FPULAB_EV_USE, 1, 0, 0x3),
+		tev_on(1, FPULAB_EV_SWITCH, 0, 2, 0), tev_on(1, FPULAB_EV_USE, 2, 0, 0x3),
+		tev_on(1, FPULAB_EV_SWITCH, 2, 0, 0), /* its slice is recorded at its switch-out */
+		tev_on(0, FPULAB_EV_SWITCH, 1, 3, 0), tev_on(0, FPULAB_EV_USE, 3, 0, 0x3),
+		tev_on(0, FPULAB_EV_SWITCH, 3, 0, 0),
+	};
+	hand_trace(&t, e2, 8, 2, 3, 0);
+	rp = replay_new(&t, FPU_INSN_AUTO);
+	assert_non_null(rp);
+	r = run(rp, "adaptive", 5);
+	assert_int_equal(r.n.nm_traps, 2); /* task 3, new on CPU 0, judged by tasks 1 and 2 */
+	assert_int_equal(r.n.restores, 3);
+	assert_int_equal(r.n.integrity_errors, 0);
+	fpu_set_costs(&saved);
+	replay_free(rp);
+}
+
 static void test_returns(void **state)
 {
 	struct fpulab_trace_event e[] = {
@@ -568,6 +617,7 @@ int main(void)
 		cmocka_unit_test(test_export_then_use),
 		cmocka_unit_test(test_runs_start_clean),
 		cmocka_unit_test(test_adaptive_flush_at_use),
+		cmocka_unit_test(test_adaptive_newcomers),
 		cmocka_unit_test(test_import_reset),
 		cmocka_unit_test(test_returns),
 		cmocka_unit_test(test_oracle_bound),
