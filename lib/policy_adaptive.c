@@ -140,7 +140,9 @@ struct weights {
  */
 static struct weights weigh(bool ts, const struct fpu_adaptive *a, bool holds, bool live)
 {
-	uint64_t n = a->nobs, used = a->uses;
+	uint64_t n = a->nobs, used = a->uses < a->nobs ? a->uses : a->nobs;
+	/* (clipped: the newcomers' prior is shared by all CPUs, unlocked, so
+	 * two updates at once may leave uses above nobs) */
 	uint64_t restore = holds ? 0 : costs.restore_ns, save = live ? 0 : costs.save_ns;
 	uint64_t scale = n, lost = n - used; /* q = lost / scale */
 	if (!holds && used && a->nkept) {
