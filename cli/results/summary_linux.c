@@ -128,8 +128,18 @@ static void linux_policy(FILE *out, const json_t *row, double forks)
 	fprintf(out, "  %-16s %-24s %-24s %s\n", result_str(row, "policy", "-"), nm, per, share);
 }
 
-/* The cheapest row at @key (a policy, not the oracle or Linux's row) of @trace. */
-static const char *cheapest(json_t *rows, const char *trace, const char *key)
+/* A row's total ns per switch at the every-return bound (its median) or the evidence bound. */
+static double total_at(const json_t *row, bool evidence)
+{
+	double v;
+
+	if (evidence)
+		return number(row, "ns_per_switch_evidence");
+	return result_stat(row, "ns_per_switch", RESULT_MEDIAN, &v) ? v : NAN;
+}
+
+/* The cheapest row at a bound (a policy, not the oracle or Linux's row) of @trace. */
+static const char *cheapest(json_t *rows, const char *trace, bool evidence)
 {
 	const char *best = "-";
 	double bv = INFINITY;
@@ -140,9 +150,9 @@ static const char *cheapest(json_t *rows, const char *trace, const char *key)
 	{
 		const char *p = result_str(row, "policy", "");
 		if (strcmp(result_str(row, "trace", ""), trace) || !strcmp(p, "oracle") ||
-		    !strcmp(p, LINUX_ROW) || !(number(row, key) < bv))
+		    !strcmp(p, LINUX_ROW) || !(total_at(row, evidence) < bv))
 			continue;
-		bv = number(row, key);
+		bv = total_at(row, evidence);
 		best = p;
 	}
 	return best;
@@ -165,8 +175,7 @@ static void summarise_trace(FILE *out, json_t *rows, const json_t *lr)
 		    strcmp(result_str(row, "policy", ""), LINUX_ROW))
 			linux_policy(out, row, forks);
 	}
-	const char *hi = cheapest(rows, trace, "ns_per_switch"),
-		   *lo = cheapest(rows, trace, "ns_per_switch_evidence");
+	const char *hi = cheapest(rows, trace, false), *lo = cheapest(rows, trace, true);
 	fprintf(out, "  cheapest (total ns per switch): %s at every-return, %s at evidence: %s\n",
 		hi, lo,
 		!strcmp(hi, lo) ? "the same at both bounds" : "the bounds disagree (undecided)");
