@@ -280,49 +280,28 @@ const char *result_source_description(const char *source)
 /* Keys that describe the machine, the build or the measurement, never the
  * configuration measured. */
 static const char *const not_identity[] = {
-	"accel",
-	"clock",
-	"machine",
-	"qemu_accel",
-	"qemu_cpu",
-	"qemu_version",
-	"pinned",
-	"save_insn",
-	"apic",
-	"xcr0",
-	"ticks_per",
-	"fpulab_version",
-	"fpulab_git",
-	"host_cpu",
-	"host_kernel",
-	"date",
-	"command",
-	"source",
-	"unit",
-	"figure",
-	"better",
-	"partial",
-	"status",
-	"experiment",
-	"policy",
-	"seed",
-	"trace",
-	"trap_source",
-	"cr0_source",
-	"ipi_source",
-	"xinuse_a",
-	"xinuse_b",
-	"xinuse_expected",
-	"floor_pair",
-	"clocksource",
-	"adaptive_costs",
-	"costs",
-	"verdict",
-	"trap_range_estimate",
-	"note",
-	"hypervisor_vendor",
-	"linux_fp_use",
-	NULL,
+	"accel",          "clock",
+	"machine",        "qemu_accel",
+	"qemu_cpu",       "qemu_version",
+	"pinned",         "save_insn",
+	"apic",           "xcr0",
+	"ticks_per",      "fpulab_version",
+	"fpulab_git",     "host_cpu",
+	"host_kernel",    "date",
+	"command",        "source",
+	"unit",           "figure",
+	"better",         "partial",
+	"status",         "experiment",
+	"policy",         "seed",
+	"random_seed",    "serial_log",
+	"trap_source",    "cr0_source",
+	"ipi_source",     "xinuse_a",
+	"xinuse_b",       "xinuse_expected",
+	"floor_pair",     "clocksource",
+	"adaptive_costs", "costs",
+	"verdict",        "trap_range_estimate",
+	"note",           "hypervisor_vendor",
+	"linux_fp_use",   NULL,
 };
 /* Prefixes of per-run keys: replay's control policy and its ratios to the best. */
 static const char *const not_identity_prefixes[] = { "control_", "vs_", "work_vs_", NULL };
@@ -384,10 +363,13 @@ static char *identity(const json_t *row, bool label)
 		char *next;
 		if (!identity_key(row, key, v))
 			continue;
-		if (json_is_string(v) && label)
-			next = xasprintf("%s %s", s, json_string_value(v));
-		else if (json_is_string(v))
-			next = xasprintf("%s %s=%s", s, key, json_string_value(v));
+		const char *text = json_is_string(v) ? json_string_value(v) : NULL;
+		if (text && !strcmp(key, "trace")) /* its file, wherever it was kept */
+			text = strrchr(text, '/') ? strrchr(text, '/') + 1 : text;
+		if (text && label)
+			next = xasprintf("%s %s", s, text);
+		else if (text)
+			next = xasprintf("%s %s=%s", s, key, text);
 		else
 			next = xasprintf("%s %s=%" JSON_INTEGER_FORMAT, s, key,
 					 json_integer_value(v));

@@ -87,6 +87,9 @@ bool result_figure(const json_t *row, struct result_figure *fig);
  */
 const char *result_source(const json_t *row);
 
+/* The source of a replay's "linux (recorded)" row: Linux's own counts, nothing timed. */
+#define RESULT_SOURCE_RECORDED "recorded Linux workload"
+
 /* result_source_description - a phrase for the source, for titles and headers (clock.h). */
 const char *result_source_description(const char *source);
 

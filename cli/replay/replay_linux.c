@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "common/policy.h"
+#include "common/result_file.h"
 #include "replay.h"
 
 double linux_busy_ns(const struct trace *t)
@@ -42,7 +43,7 @@ json_t *linux_row(const struct trace_info *ti, const struct opts *o, const struc
 	};
 
 	json_object_set_new(r, "policy", json_string("linux (recorded)"));
-	json_object_set_new(r, "source", json_string("recorded Linux workload"));
+	json_object_set_new(r, "source", json_string(RESULT_SOURCE_RECORDED));
 	json_object_set_new(r, "saves", json_integer((json_int_t)lx->switch_saves));
 	json_object_set_new(r, "restores", json_integer((json_int_t)lx->activations));
 	/* its counts at this CPU's batch costs, as every row's priced figure (no traps, TS, IPIs) */

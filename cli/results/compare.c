@@ -54,17 +54,41 @@ static json_t *find_row(json_t *rows, const char *identity)
 	return NULL;
 }
 
-/* Both files must hold figures of one source: emulated ticks are not hardware ticks. */
-static int check_sources(json_t *a, json_t *b, const char *pa, const char *pb)
+/*
+ * The one source of @rows' timed figures into *@src (NULL: none); -1, said,
+ * where they mix. A replay's Linux row (recorded counts, nothing timed)
+ * does not count: its counts compare whatever the others' source.
+ */
+static int one_source(json_t *rows, const char *path, const char **src)
 {
-	const char *sa = result_source(json_array_get(a, 0));
-	const char *sb = result_source(json_array_get(b, 0));
 	size_t i;
 	json_t *row;
 
-	json_array_foreach(a, i, row) if (strcmp(result_source(row), sa)) goto mixed;
-	json_array_foreach(b, i, row) if (strcmp(result_source(row), sb)) goto mixed;
-	if (strcmp(sa, sb)) {
+	*src = NULL;
+	json_array_foreach(rows, i, row)
+	{
+		const char *s = result_source(row);
+		if (!strcmp(s, RESULT_SOURCE_RECORDED))
+			continue;
+		if (*src && strcmp(s, *src)) {
+			fprintf(stderr,
+				"fpulab compare: %s mixes figures of different sources: %s and %s\n",
+				path, *src, s);
+			return -1;
+		}
+		*src = s;
+	}
+	return 0;
+}
+
+/* Both files must hold figures of one source: emulated ticks are not hardware ticks. */
+static int check_sources(json_t *a, json_t *b, const char *pa, const char *pb)
+{
+	const char *sa, *sb;
+
+	if (one_source(a, pa, &sa) || one_source(b, pb, &sb))
+		return -1;
+	if (sa && sb && strcmp(sa, sb)) {
 		fprintf(stderr,
 			"fpulab compare: refusing to compare figures of different sources: %s has %s "
 			"(%s), %s has %s (%s)\n",
@@ -73,9 +97,6 @@ static int check_sources(json_t *a, json_t *b, const char *pa, const char *pb)
 		return -1;
 	}
 	return 0;
-mixed:
-	fprintf(stderr, "fpulab compare: a file mixes figures of different sources\n");
-	return -1;
 }
 
 /* The counts that changed, as "nm_traps 1000->0" words; *worse when one that

@@ -72,8 +72,23 @@ rc=$?
 [ "$rc" != 2 ] && ok "replay eager,lazy against eager,lazy,owner: compared (exit $rc)" ||
 	not_ok "replay eager,lazy against eager,lazy,owner: compared" "exit $rc" "$(cat "$work/e")"
 expect "eager's row matches, without the control policy in its configuration" "$work/rc" \
-	'^replay eager pingpong-one cpus=1 tasks=2 +[0-9.]+ +1 +[0-9.]+ +1 '
+	'^replay eager pingpong-one cpus=1 tasks=2 pp +[0-9.]+ +1 +[0-9.]+ +1 '
 expect "the footer: 3 in both, owner only in B" "$work/rc" '^# 3 configurations in both: .*only in A: 0, only in B: 1$'
+
+# Two traces of one workload are two configurations: the trace's file name is
+# part of a replay row's identity (not its folder), so a file compared with
+# itself has no change, and a copy of the trace elsewhere pairs with it.
+"$fpulab" trace synth pingpong-one -o "$work/pq" --switches 600 > /dev/null 2> "$work/err"
+mkdir -p "$work/elsewhere" && cp "$work/pp" "$work/pq" "$work/elsewhere/"
+"$fpulab" replay "$work/pp" "$work/pq" --policy eager,lazy --repeat 1 --format json --output "$work/r4.json" 2> "$work/err"
+"$fpulab" replay "$work/elsewhere/pp" "$work/elsewhere/pq" --policy eager,lazy --repeat 1 --format json --output "$work/r5.json" 2> "$work/err"
+"$fpulab" compare "$work/r4.json" "$work/r4.json" > "$work/rc4" 2> "$work/e"
+rc=$?
+[ "$rc" = 0 ] && ok "two traces of one workload, a file against itself: exit 0" || not_ok "two traces of one workload, a file against itself: exit 0" "exit $rc" "$(cat "$work/e")"
+expect "... every row with its own: 6 in both, 0 worse, 0 better" "$work/rc4" '^# 6 configurations in both: 0 worse, 0 better, 6 no real difference; only in A: 0, only in B: 0$'
+if grep '^replay ' "$work/rc4" | grep -q -- '->'; then not_ok "... no count changed (pp's 300 switches never paired with pq's 600)" "$(grep '^replay ' "$work/rc4" | grep -- '->' | head -n 3)"; else ok "... no count changed (pp's 300 switches never paired with pq's 600)"; fi
+"$fpulab" compare "$work/r4.json" "$work/r5.json" > "$work/rc5" 2> "$work/e"
+expect "the same traces kept in another folder pair: 6 in both" "$work/rc5" '^# 6 configurations in both: .*only in A: 0, only in B: 0$'
 
 # `fpulab host` rows as host wrote them before the schema (their run count is "runs")
 printf '%s\n' '{"experiment": "host unlink", "source": "host-linux", "tasks": 1, "mode": "threads", "ops": 2000, "runs": 2, "runtime_ms_median": 100.0, "runtime_ms_min": 90.0, "runtime_ms_max": 110.0}' > "$work/hu-a.json"

@@ -42,6 +42,12 @@ rc=$?
 	ok "rows carry the hello's clock facts" || not_ok "rows carry the hello's clock facts"
 grep -qF 'stress, policy lazy, repeat 0 hung (no record for 120 s); 1 runs of its unfinished configuration are not rows' "$work/err" &&
 	ok "the hung run is said, its configuration left out" || not_ok "the hung run is said" "$(cat "$work/err")"
+cp "$work/pc.log" "$work/pc-again.log"
+"$fpulab" import-serial "$work/pc-again.log" -o "$work/pc2.json" 2> /dev/null
+"$fpulab" compare "$work/pc.json" "$work/pc2.json" > "$work/cmp" 2> "$work/err"
+grep -q '^# 3 configurations in both: .*only in A: 0, only in B: 0$' "$work/cmp" &&
+	ok "compare: two captures' rows pair (the log's file name is no part of a row's configuration)" ||
+	not_ok "compare: two captures' rows pair" "$(tail -n 2 "$work/cmp") $(cat "$work/err")"
 
 sed 's/hypervisor=none/hypervisor=kvm/' "$work/pc.log" > "$work/kvm.log"
 "$fpulab" import-serial "$work/kvm.log" > "$work/kvm.json" 2> "$work/err"

@@ -66,8 +66,8 @@ if grep -qw xsave /proc/cpuinfo; then
 	svg_ok "replay --plot: replay.svg is well-formed" "$work/rp/replay.svg"
 	[ "$(series "$work/rp/replay.svg")" = "oracle eager lazy " ] && ok "replay --plot: the oracle and a series per policy" ||
 		not_ok "replay --plot: the oracle and a series per policy" "got: $(series "$work/rp/replay.svg")"
-	expect "replay --plot: a bar group per trace (the oracle's without a range)" "$work/rp/replay.dat" '^"pingpong-both cpus=1" ([0-9.]+) \1 \1( [0-9.]+){6}$'
-	expect "replay --plot: ... the other trace" "$work/rp/replay.dat" '^"cross-cpu cpus=2"( [0-9.]+){9}$'
+	expect "replay --plot: a bar group per trace (the oracle's without a range)" "$work/rp/replay.dat" '^"pingpong-both cpus=1 pp.trace" ([0-9.]+) \1 \1( [0-9.]+){6}$'
+	expect "replay --plot: ... the other trace" "$work/rp/replay.dat" '^"cross-cpu cpus=2 cc.trace"( [0-9.]+){9}$'
 	expect "replay --plot: the title says the time is projected" "$work/rp/replay.svg" '>replay: projected ns per switch by policy<'
 	expect "replay --plot: ... and from what" "$work/rp/replay.svg" 'native replay on this CPU \+ #NM trap 150.0 ns, CR0 write 30.0 ns, IPI 1000.0 ns \(.*c.json\)'
 	expect "replay --plot: the axis says ns per switch and the runs" "$work/rp/replay.svg" 'ns per switch, median of 2 runs; bars: min-max \(lower is better\)'
