@@ -142,7 +142,9 @@ static int import_into(FILE *in, const char *out_path, const struct perf_import_
 	if (!rc) {
 		snprintf(tmp, len, "%s.tmp%d", out_path, (int)getpid());
 		f = fopen(tmp, "w+b");
-		if (!f)
+		if (!f && trace_out_check(out_path, err, errlen))
+			rc = -1;
+		else if (!f)
 			rc = -1, snprintf(err, errlen, "%s: %s", tmp, strerror(errno));
 	}
 	if (!rc) {

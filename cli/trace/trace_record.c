@@ -19,6 +19,7 @@
 #include "common/util.h"
 #include "perf_tool.h"
 #include "trace_cmd.h"
+#include "trace_io.h"
 
 #define SECONDS_DEFAULT 5
 #define SECONDS_MAX 3600
@@ -312,6 +313,10 @@ int cmd_trace_record(int argc, char **argv)
 	rc = parse_args(argc, argv, &o);
 	if (rc)
 		return rc;
+	if (o.out && trace_out_check(o.out, err, sizeof(err))) { /* before CMD runs */
+		fprintf(stderr, "fpulab trace record: -o %s\n", err);
+		return 1;
+	}
 	if (preflight(&sigreturn))
 		return 1;
 	if (o.check) {

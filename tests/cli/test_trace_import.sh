@@ -190,6 +190,7 @@ has "replay: lazy's traps at both --fp-use bounds" out "linux: lazy         #NM 
 "$fpulab" replay "$work/sig.trace" --repeat 1 --policy deferred --format json > "$work/sig.json" 2> "$work/err"
 has "replay --format json: the linux row and each row's cpu_time_share" sig.json '"policy": "linux (recorded)"'
 has "replay --format json: cpu_time_share" sig.json '"cpu_time_share": 0.'
+check "compare: a Linux trace's replay against itself (its linux row has nothing timed: no mixed sources)" 0 "no real difference; only in A: 0, only in B: 0" - -- "$fpulab" compare "$work/sig.json" "$work/sig.json"
 if jq -e -s 'map(select(.policy == "linux (recorded)")) | length == 1 and all(.[]; .ns_per_switch_median == null and .native_ns_per_switch_median == null)' "$work/sig.json" > /dev/null; then
 	ok "replay --format json: the linux row has no ns per switch (Linux was recorded, not timed)"
 else not_ok "replay --format json: the linux row has no ns per switch (Linux was recorded, not timed)" "$(grep -F 'linux (recorded)' "$work/sig.json" | head -c 600)"; fi
@@ -253,6 +254,9 @@ else
 	skip "record --check: what recording needs is here" "needs root or perf_event_paranoid -1"
 fi
 check "record: -o is required" 2 - "record needs -o FILE" -- "$fpulab" trace record --seconds 1
+check "record: -o in a missing folder: refused before anything runs" 1 - "fpulab trace record: -o $work/none/r.trace: cannot create a file in $work/none: No such file or directory" -- "$fpulab" trace record -o "$work/none/r.trace" -- touch "$work/ran"
+holds "record: ... CMD never ran" test ! -e "$work/ran"
+check "import: -o in a missing folder: named, not its temporary file" 1 - "$work/none/i.trace: cannot create a file in $work/none: No such file or directory" -- "$fpulab" trace import "$fx/signal.txt" -o "$work/none/i.trace"
 check "record: --seconds out of range" 2 - "--seconds: 0 is out of range" -- "$fpulab" trace record -o "$work/r.trace" --seconds 0
 
 # ---- live: a second of this machine, when it can record ----
