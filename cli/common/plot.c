@@ -210,6 +210,10 @@ static const char *base_name(const char *path)
 static int run_gnuplot(const char *dir, const char *script, const char *cmd)
 {
 	int status;
+
+	/* what the command printed so far goes out before the plot's lines on stderr
+	 * (and is not copied into the child) */
+	fflush(stdout);
 	pid_t pid = fork();
 
 	if (pid == 0) {
