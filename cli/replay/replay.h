@@ -154,6 +154,7 @@ struct break_even {
 	bool have;                    /* @other and the baseline both ran */
 	bool none;                    /* @other takes no more traps than the baseline */
 	double ns;                    /* the break-even trap cost, ns per trap (may be negative) */
+	double ns_min, ns_max;        /* the same from the natives' min-max ranges, the widest */
 	double traps;                 /* more traps per switch under @other */
 	bool eager_wins;              /* none: the baseline wins at any trap cost */
 };

@@ -32,6 +32,11 @@ struct break_even break_even(const struct prow *rows, int n, int other, double c
 	b.none = b.traps <= 0;
 	b.eager_wins = rest < 0;
 	b.ns = b.none ? 0 : rest / b.traps;
+	/* eager's slowest run against the other's fastest, and the other way round */
+	double spread_hi = (e->native_max - e->native_med) + (l->native_med - l->native_min),
+	       spread_lo = (e->native_med - e->native_min) + (l->native_max - l->native_med);
+	b.ns_min = b.none ? 0 : (rest - spread_lo) / b.traps;
+	b.ns_max = b.none ? 0 : (rest + spread_hi) / b.traps;
 	return b;
 }
 

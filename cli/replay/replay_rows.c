@@ -229,7 +229,10 @@ json_t *policy_row(const struct trace_info *ti, const struct opts *o, const stru
 				 w->counts_differ ? "  COUNTS DIFFER" : "",
 				 w->n.integrity_errors ? "  INTEGRITY ERRORS" : ""));
 	set(r, "counts_identical", json_boolean(!w->counts_differ));
-	set(r, "break_even_trap_ns", be && be->have && !be->none ? ns1(be->ns) : NULL);
+	bool have_be = be && be->have && !be->none;
+	set(r, "break_even_trap_ns", have_be ? ns1(be->ns) : NULL);
+	set(r, "break_even_trap_ns_min", have_be ? ns1(be->ns_min) : NULL);
+	set(r, "break_even_trap_ns_max", have_be ? ns1(be->ns_max) : NULL);
 	char verdict[256] = "";
 	if (be)
 		verdict_of(o, be, verdict, sizeof(verdict));
