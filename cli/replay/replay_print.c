@@ -70,6 +70,18 @@ static void print_header_residue(const struct trace_replay *tr)
 		       "of all %d policies, median of %lu runs); a policy's residue is its timed "
 		       "regions at these costs",
 		       replay_timer_overhead(tr->rp), regions, tr->np, rs->repeat);
+	for (int h = 0; h < REPLAY_HOOK_NR; h++)
+		if (tr->empty_region[h] < 0) {
+			output_comment(
+				tr->o->out,
+				"WARNING: an empty region timed below the %" PRIu64
+				"-tick overhead (%s %.2f ticks): the overhead was measured a "
+				"step high, so the natives here read low by that step per "
+				"region, and the floor's residue is negative; run again",
+				replay_timer_overhead(tr->rp), replay_hook_names[h],
+				tr->empty_region[h]);
+			break;
+		}
 }
 
 /* The costs' comments: charged per event, what adaptive decides by, the lab's, the columns. */
