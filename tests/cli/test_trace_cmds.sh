@@ -55,6 +55,12 @@ check "trace synth all writes every workload" 0 "cross-cpu.trace: cross-cpu" - -
 
 # ---- replay ----
 check "help replay prints replay's help" 0 "usage: fpulab replay TRACE" - -- "$fpulab" help replay
+# replay --help's exit status and docs/model.md's: the same words (each line-wrapped its own way)
+exit_status() { sed -n '/^Exit status:/,/^$/p' "$1" | tr -s ' \n' ' ' | sed 's/ $//'; }
+"$fpulab" replay --help > "$work/rh"
+if [ -n "$(exit_status "$work/rh")" ] && [ "$(exit_status "$work/rh")" = "$(exit_status "$root/docs/model.md")" ]; then
+	ok "replay --help gives its exit status, as docs/model.md does"
+else not_ok "replay --help gives its exit status, as docs/model.md does" "help: $(exit_status "$work/rh")" "docs: $(exit_status "$root/docs/model.md")"; fi
 check "replay without a trace says why" 2 - "needs a TRACE" -- "$fpulab" replay
 check "replay --policy frob lists the policies" 2 - "unknown policy 'frob' (one of: eager, lazy," -- "$fpulab" replay "$work/pp.trace" --policy frob
 check "replay --trap-ns -1 is refused" 2 - "--trap-ns: '-1' is not a cost in ns" -- "$fpulab" replay "$work/pp.trace" --trap-ns -1
