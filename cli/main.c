@@ -30,14 +30,20 @@ static const struct command commands[] = {
 };
 #define NR_COMMANDS (sizeof(commands) / sizeof(commands[0]))
 
+/* The usage's lines, each summary in the column after the longest name. */
 static void usage(FILE *f)
 {
+	int w = (int)strlen("--version");
+
+	for (size_t i = 0; i < NR_COMMANDS; i++)
+		if ((int)strlen(commands[i].name) > w)
+			w = (int)strlen(commands[i].name);
 	fprintf(f, "usage: fpulab <command> [options]\n");
 	for (size_t i = 0; i < NR_COMMANDS; i++)
-		fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].summary);
-	fprintf(f, "  %-10s %s\n", "help",
+		fprintf(f, "  %-*s %s\n", w, commands[i].name, commands[i].summary);
+	fprintf(f, "  %-*s %s\n", w, "help",
 		"this text; 'fpulab help COMMAND' for a command's options");
-	fprintf(f, "  %-10s %s\n", "--version",
+	fprintf(f, "  %-*s %s\n", w, "--version",
 		"fpulab's version and the git description it was built from");
 }
 

@@ -719,8 +719,11 @@ static int write_replay_gp(const struct replay_plot *p, const char *cmd)
 		free(projected);
 		return -1;
 	}
-	gp_begin(f, "fpulab summary: replay", p->gp, p->svg,
-		 300 + (unsigned)(p->nw * (p->np * 14 + 20)), strlen(projected ? projected : ""));
+	char *what = xasprintf("fpulab %s: replay", cmd);
+
+	gp_begin(f, what, p->gp, p->svg, 300 + (unsigned)(p->nw * (p->np * 14 + 20)),
+		 strlen(projected ? projected : ""));
+	free(what);
 	gp_string(f, "replay: projected ns per switch by workload and policy");
 	gp_replay_how(f, p);
 	fprintf(f, ".\"\\n\".");
@@ -759,6 +762,10 @@ static int plot_replay_summary(json_t *rows, const char *dir, const char *cmd)
 
 	replay_plot_axes(rows, &p);
 	if (!p.nw) {
+		fprintf(stderr,
+			"fpulab %s: replay: no trace of at least %d switches, none plotted "
+			"(`fpulab replay TRACE... --plot DIR` draws them by configuration)\n",
+			cmd, REPLAY_MIN_SWITCHES);
 		rc = 0;
 		goto out;
 	}
@@ -820,9 +827,14 @@ int plot_rows(json_t *rows, const char *dir, const char *cmd)
 	return plot_all(rows, dir, cmd, false);
 }
 
+int plot_results(json_t *rows, const char *dir, const char *cmd)
+{
+	return plot_all(rows, dir, cmd, true);
+}
+
 int plot_summary(json_t *rows, const char *dir)
 {
-	return plot_all(rows, dir, "summary", true);
+	return plot_results(rows, dir, "summary");
 }
 
 /* The data of @p: a line per x value, a column per series. */

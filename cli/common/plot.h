@@ -33,6 +33,12 @@ int plot_rows(json_t *rows, const char *dir, const char *cmd);
  */
 int plot_summary(json_t *rows, const char *dir);
 
+/*
+ * plot_results - as plot_summary (the replay rows a bar group per workload),
+ * @cmd naming the subcommand in messages: `fpulab plot DIR FILE...`.
+ */
+int plot_results(json_t *rows, const char *dir, const char *cmd);
+
 /* A line plot: a line per series over the same x values, an x range shaded. */
 struct plot_lines {
 	const char *name;           /* the files: DIR/NAME.svg, NAME.dat, NAME.gp */

@@ -55,7 +55,11 @@ static void usage(FILE *f)
 		"--format, --output: the rows (an oracle row and a row per policy and trace)\n"
 		"as a table (default), JSON lines or CSV, with provenance; `fpulab compare`\n"
 		"reads two such files (docs/model.md). --plot DIR: an SVG of each policy's\n"
-		"projected ns per switch per trace, min-max bars (gnuplot).\n",
+		"projected ns per switch per trace, min-max bars (gnuplot).\n"
+		"Exit status: 0 ok; 1 a trace unreadable or failing its check (nothing is\n"
+		"replayed), an integrity error, runs whose counts differ, a bare run that cannot\n"
+		"match its calls, a --costs file refused; 2 usage error (also an --output FILE or\n"
+		"--plot DIR that cannot be made).\n",
 		REPEAT_DEFAULT, IPI_NS_DEFAULT);
 }
 

@@ -1,5 +1,8 @@
 /* SPDX-License-Identifier: MIT */
-/* fpulab plot DIR FILE...: an SVG per experiment of result files (common/plot.c draws them). */
+/*
+ * fpulab plot DIR FILE...: an SVG per experiment of result files, replay rows
+ * as summary --plot draws them (common/plot.c draws them).
+ */
 #include <stdio.h>
 #include <string.h>
 
@@ -17,7 +20,11 @@ int cmd_plot(int argc, char **argv)
 	if (argc > 1 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
 		printf("usage: fpulab plot DIR FILE...\n"
 		       "Writes an SVG plot per experiment of the result files (JSON lines of run,\n"
-		       "replay or host) into DIR, with gnuplot; each beside its .dat and .gp.\n");
+		       "replay or host) into DIR, with gnuplot; each beside its .dat and .gp.\n"
+		       "Replay rows as `fpulab summary --plot` draws them: a bar group per\n"
+		       "workload, a bar per policy at the geometric mean over its traces of at\n"
+		       "least %d switches (`fpulab replay TRACE... --plot DIR`: by configuration).\n",
+		       REPLAY_MIN_SWITCHES);
 		return 0;
 	}
 	if (argc < 3)
@@ -33,7 +40,7 @@ int cmd_plot(int argc, char **argv)
 		json_array_extend(rows, got);
 		json_decref(got);
 	}
-	plots = plot_rows(rows, argv[1], "plot");
+	plots = plot_results(rows, argv[1], "plot");
 	json_decref(rows);
 	if (plots == 0)
 		fprintf(stderr, "fpulab plot: no row has a figure to plot\n");

@@ -142,6 +142,27 @@ void report_not_measured(struct finding *f, const char *fmt, const char *arg)
 }
 
 /*
+ * Not measured for want of @exp's row of @policy (NULL: of any policy) run
+ * with --@key @value: says which row, and the run that makes it (with
+ * --policy @policies).
+ */
+static void missing_variant(struct finding *f, const char *exp, const char *policy,
+			    const char *policies, const char *key, const char *value)
+{
+	char opt[40], why[sizeof(f->note)];
+
+	snprintf(opt, sizeof(opt), "--%s", key);
+	for (char *p = opt; *p; p++)
+		*p = *p == '_' ? '-' : *p;
+	snprintf(why, sizeof(why),
+		 "the %s results have no %s%s with %s %s: `fpulab run --experiment %s %s %s "
+		 "--policy %s` makes %s",
+		 exp, policy ? policy : "", policy ? " row" : "rows", opt, value, exp, opt, value,
+		 policies, strchr(policies, ',') ? "them" : "it");
+	report_not_measured(f, "%s", why);
+}
+
+/*
  * How much faster @fast is than @slow, in percent of rate (operations per
  * unit of time), from the medians of a lower-is-better figure; and the
  * range of that gain from the min-max ranges: *lo > 0 means clearly faster,
@@ -184,6 +205,11 @@ static void measure_gain(const struct claim *c, json_t *rows, struct finding *f)
 	if (c->param_key) { /* variants of one policy's run, e.g. prefetch=off vs conditional */
 		ra = find_variant(rows, exp, c->a, c->param_key, c->param_a, c->regset);
 		rb = find_variant(rows, exp, c->a, c->param_key, c->param_b, c->regset);
+		if (!ra || !rb) {
+			missing_variant(f, exp, c->a, c->a, c->param_key,
+					ra ? c->param_b : c->param_a);
+			return;
+		}
 	} else if (!c->fp_users) { /* two policies, the first register set present */
 		ra = find_variant(rows, exp, c->a, NULL, NULL, c->regset);
 		rb = find_variant(rows, exp, c->b, NULL, NULL, c->regset);
@@ -252,11 +278,17 @@ static void measure_saved_traps(const struct claim *c, json_t *rows, struct find
 	}
 	lazy = find_variant(rows, exp, "lazy", c->param_key, c->param_a, NULL);
 	eager = find_variant(rows, exp, "eager", c->param_key, c->param_a, NULL);
+	if (!lazy || !eager) {
+		const char *gone = lazy ? "eager" : "lazy"; /* when only one is */
+
+		missing_variant(f, exp, lazy || eager ? gone : NULL, "lazy,eager", c->param_key,
+				c->param_a);
+		return;
+	}
 	nl = json_object_get(lazy, "nm_traps");
 	ne = json_object_get(eager, "nm_traps");
 	if (!json_is_integer(nl) || !json_is_integer(ne)) {
-		report_not_measured(f, "the %s results lack lazy and eager rows with #NM counts",
-				    exp);
+		report_not_measured(f, "the %s results' lazy and eager rows lack #NM counts", exp);
 		return;
 	}
 	long long saved = json_integer_value(nl) - json_integer_value(ne);

@@ -61,8 +61,8 @@ static int synth_one(const char *name, const char *path, uint64_t switches, uint
 		trace_free(&t);
 		return 1;
 	}
-	printf("%s: %s, %" PRIu64 " events, %u CPUs, %u tasks, %" PRIu64 " bytes\n", path, name,
-	       t.hdr.nevents, t.hdr.ncpus, t.hdr.ntasks,
+	printf("%s: %s, %" PRIu64 " events, %u CPU%s, %u task%s, %" PRIu64 " bytes\n", path, name,
+	       t.hdr.nevents, t.hdr.ncpus, plural(t.hdr.ncpus), t.hdr.ntasks, plural(t.hdr.ntasks),
 	       (uint64_t)sizeof(t.hdr) + t.hdr.nevents * sizeof(*t.ev));
 	trace_free(&t);
 	return 0;
@@ -132,8 +132,12 @@ static int cmd_synth(int argc, char **argv)
 		return 1;
 	}
 	const char *const *names = trace_workloads();
+	int dirlen = (int)strlen(out);
+
+	while (dirlen > 0 && out[dirlen - 1] == '/') /* DIR/ names DIR: no DIR//WORKLOAD */
+		dirlen--;
 	for (int i = 0; names[i]; i++) {
-		char *path = xasprintf("%s/%s.trace", out, names[i]);
+		char *path = xasprintf("%.*s/%s.trace", dirlen, out, names[i]);
 		int rc = synth_one(names[i], path, switches, seed, xcr0);
 		free(path);
 		if (rc)
@@ -257,10 +261,11 @@ static int cmd_dump(int argc, char **argv)
 		return usage_error("trace", "dump needs a FILE");
 	if (load(path, &t))
 		return 1;
-	printf("# %s: workload %.24s, version %u, %u CPUs, %u tasks, %" PRIu64
+	printf("# %s: workload %.24s, version %u, %u CPU%s, %u task%s, %" PRIu64
 	       " events, xcr0 0x%" PRIx64 "%s\n",
-	       path, t.hdr.workload, t.hdr.version, t.hdr.ncpus, t.hdr.ntasks, t.hdr.nevents,
-	       t.hdr.xcr0, t.hdr.flags & FPULAB_TRACE_F_SYNTHETIC ? ", synthetic" : "");
+	       path, t.hdr.workload, t.hdr.version, t.hdr.ncpus, plural(t.hdr.ncpus), t.hdr.ntasks,
+	       plural(t.hdr.ntasks), t.hdr.nevents, t.hdr.xcr0,
+	       t.hdr.flags & FPULAB_TRACE_F_SYNTHETIC ? ", synthetic" : "");
 	if (t.hdr.flags & FPULAB_TRACE_F_RECORDED)
 		printf("# recorded by the lab%s\n", t.hdr.flags & FPULAB_TRACE_F_TRUNCATED
 							    ? "; TRUNCATED: its buffer filled up"

@@ -10,6 +10,11 @@ corpus=$root/tests/fuzz/corpus/import
 check "fpulab help run prints run's help" 0 "usage: fpulab run" - -- "$fpulab" help run
 check "fpulab help xstate prints xstate's help" 0 "usage: fpulab xstate" - -- "$fpulab" help xstate
 check "fpulab help calibrate prints calibrate's help" 0 "usage: fpulab calibrate" - -- "$fpulab" help calibrate
+"$fpulab" --help > "$work/usage"
+cols=$(sed -n 's/^  \([-a-z]*  *\)[^ ].*/\1/p' "$work/usage" | awk '{ print length }' | sort -u)
+if [ "$(grep -c '^  ' "$work/usage")" -gt 10 ] && [ "$(echo "$cols" | wc -l)" = 1 ]; then
+	ok "fpulab --help: every command's summary starts in one column"
+else not_ok "fpulab --help: every command's summary starts in one column" "summary columns: $(echo "$cols" | tr "\n" " ")" "$(cat "$work/usage")"; fi
 check "an unknown command: one line and a hint" 2 - "try 'fpulab help'" -- "$fpulab" frobnicate
 
 # ---- xstate: 0 accept, 1 reject, 2 usage or unreadable ----

@@ -49,6 +49,38 @@ rc=$?
 got=$(series "$work/r/context-switch.svg" | tr '\n' ' ')
 [ "$got" = "eager lazy smp-lazy " ] && ok "report --plot: the policies it read" || not_ok "report --plot: the policies it read" "got: $got"
 
+# replay rows of several traces (as build/results/replay.json holds them): a bar group
+# per workload at each policy's geometric mean over its traces of >= 200 switches, as
+# summary --plot draws them, not a line over the traces' task counts (w: eager
+# sqrt(100*400) = 200, lazy sqrt(50*200) = 100; v: one trace; s: too short, left out)
+rrow() { # workload trace tasks switches policy ns
+	printf '{"experiment": "replay", "workload": "%s", "trace": "%s", "tasks": %s, "switches": %s, "policy": "%s", "ns_per_switch": %s, "ns_per_switch_min": %s, "ns_per_switch_max": %s, "repeats": 3, "unit": "ns per switch", "source": "native"}\n' \
+		"$1" "$2" "$3" "$4" "$5" "$6" "$6" "$6"
+}
+{
+	rrow w w1 2 1000 oracle 10
+	rrow w w1 2 1000 eager 100
+	rrow w w1 2 1000 lazy 50
+	rrow w w2 5 1000 eager 400
+	rrow w w2 5 1000 lazy 200
+	rrow v v1 3 1000 eager 30
+	rrow v v1 3 1000 lazy 60
+	rrow s s1 2 100 eager 1
+	rrow s s1 2 100 lazy 1
+} > "$work/replay.json"
+"$fpulab" plot "$work/rp" "$work/replay.json" 2> "$work/e"
+rc=$?
+[ "$rc" = 0 ] && ok "plot replay rows: exit 0" || not_ok "plot replay rows: exit 0" "exit $rc" "$(cat "$work/e")"
+expect "plot replay rows: 2 workloads, a series per policy (the oracle left out)" "$work/e" 'plot .*/replay\.svg \(2 workloads, 2 series\)$'
+expect "... workload w: each policy's geometric mean over its 2 traces" "$work/rp/replay.dat" '^"w \(2 traces\)" 200 100$'
+expect "... workload v: its one trace" "$work/rp/replay.dat" '^"v \(1 trace\)" 30 60$'
+got=$(grep -vc '^#' "$work/rp/replay.dat")
+[ "$got" = 2 ] && ok "... the workload of short traces only is not plotted" || not_ok "... the workload of short traces only is not plotted" "$got lines"
+"$fpulab" plot "$work/rs" <(grep '"s1"' "$work/replay.json") > /dev/null 2> "$work/e"
+rc=$?
+[ "$rc" = 1 ] && grep -q 'replay: no trace of at least 200 switches, none plotted' "$work/e" &&
+	ok "plot of short traces only: exit 1, and why" || not_ok "plot of short traces only: exit 1, and why" "exit $rc" "$(cat "$work/e")"
+
 "$fpulab" plot "$work/q" "$work/nosuch.json" > /dev/null 2>&1
 rc=$?
 [ "$rc" = 2 ] && ok "plot: a missing file, exit 2" || not_ok "plot: a missing file, exit 2" "exit $rc"

@@ -53,6 +53,16 @@ expect "seed 000: prefetch mode taken from the command line; equal: within noise
 expect "seed 000: says why emulation cannot show it" "$work/t2" 'TCG models no cache'
 expect_count "only seed 001 and the Linux claims are left not measured" "$work/t2" ' not measured$' 6
 
+# rows as `make run` writes them: short-tasks of the fixed mix (and an eager-only build
+# run), fp-vs-spinner at the default prefetch: each claim names the row it lacks and the run
+"$fpulab" report --from "$fx/report-make-run.json" > "$work/mr" 2> /dev/null
+expect "seed 002 boot: no --mix boot rows, and the run that makes them" "$work/mr" \
+	'^ +the short-tasks results have no rows with --mix boot: `fpulab run --experiment short-tasks --mix boot --policy lazy,eager` makes them$'
+expect "seed 002 build: only lazy's row is missing" "$work/mr" \
+	'^ +the short-tasks results have no lazy row with --mix build: `fpulab run --experiment short-tasks --mix build --policy lazy,eager` makes them$'
+expect "seed 000: no lazy-counter row with --prefetch off, and the run" "$work/mr" \
+	'^ +the fp-vs-spinner results have no lazy-counter row with --prefetch off: `fpulab run --experiment fp-vs-spinner --prefetch off --policy lazy-counter` makes it$'
+
 expect "--from without a Linux replay: the Linux claims say what would give them" "$work/t" \
 	'no recorded Linux workload: give --linux-trace FILE .*, or --linux-seconds N to record a compile now'
 

@@ -15,8 +15,10 @@ check "trace synth --xcr0 with a supervisor bit (PT): a usage error" 2 - "--xcr0
 check "trace synth all into a file: not a directory" 1 - "-o $work/afile is not a directory" -- "$fpulab" trace synth all -o "$work/afile"
 check "trace synth all: a missing DIR is made (one level)" 0 "$work/fresh/boot.trace: boot" - -- "$fpulab" trace synth all -o "$work/fresh" --switches 50
 check "trace synth all: a DIR two levels down is not (mkdir, not mkdir -p)" 1 - "cannot create -o $work/nodir/x: No such file or directory" -- "$fpulab" trace synth all -o "$work/nodir/x"
-check "trace synth pingpong-both" 0 "pingpong-both, 200 events, 1 CPUs, 2 tasks, 3264 bytes" - -- "$fpulab" trace synth pingpong-both -o "$work/pp.trace" --switches 100 --xcr0 0x7
+check "trace synth all -o DIR/: DIR/WORKLOAD.trace, no double slash" 0 "$work/fresh/pingpong-one.trace: pingpong-one, 75 events, 1 CPU, 2 tasks, 1264 bytes" - -- "$fpulab" trace synth all -o "$work/fresh/" --switches 50
+check "trace synth pingpong-both: 1 CPU (not 1 CPUs)" 0 "pingpong-both, 200 events, 1 CPU, 2 tasks, 3264 bytes" - -- "$fpulab" trace synth pingpong-both -o "$work/pp.trace" --switches 100 --xcr0 0x7
 check "trace info counts switches and uses" 0 "FPU uses per switch 1.000" - -- "$fpulab" trace info "$work/pp.trace"
+check "trace dump's header: 1 CPU, 2 tasks" 0 ", 1 CPU, 2 tasks, 200 events" - -- "$fpulab" trace dump "$work/pp.trace" --limit 1
 check "trace dump prints events" 0 "2 0 use task 2 mask 0x7" - -- "$fpulab" trace dump "$work/pp.trace" --limit 3
 "$fpulab" trace synth build -o "$work/build.trace" --switches 2000 --seed 1 --xcr0 0x7 > /dev/null
 check "trace dump shows a signal's reset and sigframe import (version 2)" 0 "926 1 import task 4 mask 0x7 sigframe" - -- "$fpulab" trace dump "$work/build.trace"
@@ -53,6 +55,12 @@ check "trace synth all writes every workload" 0 "cross-cpu.trace: cross-cpu" - -
 
 # ---- replay ----
 check "help replay prints replay's help" 0 "usage: fpulab replay TRACE" - -- "$fpulab" help replay
+# replay --help's exit status and docs/model.md's: the same words (each line-wrapped its own way)
+exit_status() { sed -n '/^Exit status:/,/^$/p' "$1" | tr -s ' \n' ' ' | sed 's/ $//'; }
+"$fpulab" replay --help > "$work/rh"
+if [ -n "$(exit_status "$work/rh")" ] && [ "$(exit_status "$work/rh")" = "$(exit_status "$root/docs/model.md")" ]; then
+	ok "replay --help gives its exit status, as docs/model.md does"
+else not_ok "replay --help gives its exit status, as docs/model.md does" "help: $(exit_status "$work/rh")" "docs: $(exit_status "$root/docs/model.md")"; fi
 check "replay without a trace says why" 2 - "needs a TRACE" -- "$fpulab" replay
 check "replay --policy frob lists the policies" 2 - "unknown policy 'frob' (one of: eager, lazy," -- "$fpulab" replay "$work/pp.trace" --policy frob
 check "replay --trap-ns -1 is refused" 2 - "--trap-ns: '-1' is not a cost in ns" -- "$fpulab" replay "$work/pp.trace" --trap-ns -1

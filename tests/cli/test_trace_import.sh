@@ -61,7 +61,7 @@ imp kfpu kfpu.txt
 has "a restore deferred would skip (no switch, signal or exec since the last return): an inferred kernel-FPU section" kfpu.dump "10 0 kfpu-begin task 2 inferred"
 has "... counted and printed" kfpu.out "inferred   kernel-FPU sections 1"
 has "an id is reused after its task's exit (fpulab 22432 -> the forked child 22452)" kfpu.dump "13 0 switch 2 -> 1"
-has "... so 3 user tasks fit in 2 ids" kfpu.out "1 CPUs, 2 tasks"
+has "... so 3 user tasks fit in 2 ids (1 CPU, not 1 CPUs)" kfpu.out "1 CPU, 2 tasks"
 
 # ---- --fp-use ----
 imp ev fork-exec-exit.txt --fp-use evidence
