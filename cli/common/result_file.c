@@ -51,9 +51,16 @@ json_t *result_file_load_partial(const char *path, char *err, size_t len, char *
 			break;
 		}
 		v = json_loads(line, 0, &je);
-		if (!json_is_object(v)) {
+		if (!json_is_object(v) && lineno == 1 && line[0] == '#') {
+			snprintf(err, len,
+				 "%s: a table, not result rows (its first line is a '#' comment): "
+				 "write the results with --format json",
+				 path);
+		} else if (!json_is_object(v)) {
 			snprintf(err, len, "%s:%zu: not a JSON object (%s)", path, lineno,
 				 v ? "another JSON value" : je.text);
+		}
+		if (!json_is_object(v)) {
 			json_decref(v);
 			json_decref(rows);
 			rows = NULL;

@@ -72,8 +72,9 @@ static void linux_head(FILE *out, json_t *rows, const json_t *lr, const char *tr
 	char procs[64] = "processes not counted", os[48], orr[48];
 
 	if (isfinite(forks))
-		snprintf(procs, sizeof(procs), "%.0f processes (forks), %.0f execs", forks,
-			 number(lr, "linux_execs"));
+		snprintf(procs, sizeof(procs), "%.0f process%s (forks), %.0f exec%s", forks,
+			 forks == 1 ? "" : "es", number(lr, "linux_execs"),
+			 number(lr, "linux_execs") == 1 ? "" : "s");
 	fprintf(out,
 		"linux: a recorded Linux workload replayed under every policy (%s): %s, %.3f s "
 		"on %.0f CPUs, %.0f switches, %s%s",

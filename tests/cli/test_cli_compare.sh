@@ -53,6 +53,9 @@ printf '{"a": 1}\nnot json\n' > "$work/bad.json"
 rc=$?
 [ "$rc" = 2 ] && ok "a line that is not JSON: exit 2" || not_ok "a line that is not JSON: exit 2" "exit $rc"
 expect "the bad line is named" "$work/e" 'bad.json:2: not a JSON object'
+printf '# fpulab replay: a table\npolicy  ns\n' > "$work/table.json"
+"$fpulab" compare "$fx/compare-a.json" "$work/table.json" > /dev/null 2> "$work/e"
+expect "a table written without --format json: said so, with the fix" "$work/e" "table.json: a table, not result rows .*: write the results with --format json$"
 "$fpulab" compare "$fx/compare-a.json" > /dev/null 2>&1
 rc=$?
 [ "$rc" = 2 ] && ok "one file only: usage error, exit 2" || not_ok "one file only: usage error, exit 2" "exit $rc"

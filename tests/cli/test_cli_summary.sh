@@ -159,7 +159,7 @@ expect "... and its rows summarised" "$work/s9" '^  all +smp-lazy +0\.75x'
 rc=$?
 [ "$rc" = 0 ] && ok "a Linux replay: exit 0" || not_ok "a Linux replay: exit 0" "exit $rc" "$(cat "$work/e11")"
 expect "linux: what was recorded: its workload, time, CPUs, switches, processes" "$work/s11" \
-	'^linux: a recorded Linux workload replayed under every policy \(.*fee\.trace\): linux, 0\.005 s on 2 CPUs, 53 switches, 1 processes \(forks\), 2 execs; #NM counts exact, times medians of 1 runs$'
+	'^linux: a recorded Linux workload replayed under every policy \(.*fee\.trace\): linux, 0\.005 s on 2 CPUs, 53 switches, 1 process \(forks\), 2 execs; #NM counts exact, times medians of 1 runs$'
 expect "linux: Linux's own counts beside deferred's and the oracle's at both bounds" "$work/s11" \
 	"^  Linux's own: 48 saves, 49 restores; deferred 49, 50 \(\+2\.04%; window start \+1, signal frames -0, other \+0: within 3%\); oracle 41 \.\. 0 saves, 50 \.\. 1 restores \(every-return \.\. evidence bound\)$"
 expect "linux: lazy's #NM at both bounds, per 1000 processes, its share of the CPU time" "$work/s11" \
