@@ -179,7 +179,7 @@ void fpu_held_saved(struct fpu_cpu *c, unsigned int cpu, struct fpu *f);
  * instruction traps and its state is loaded then. */
 void fpu_reload_trap(struct fpu_cpu *c, unsigned int cpu, struct fpu *cur);
 
-/* Prefetch @f's save area (counted). */
+/* Prefetch the first line of @f's save area (counted). */
 void fpu_prefetch(struct fpu_cpu *c, const struct fpu *f);
 
 /* fpu_import_std() with components outside @rfbm taken as init (sigreturn). */
