@@ -414,10 +414,21 @@ void fpu_task_exit(struct fpu *fpu)
 	trace_rearm(c);
 }
 
-/* Until its switch-out: adaptive saves a moving task's state then rather than hold it. */
+/*
+ * The running task: until its switch-out (adaptive saves its state then
+ * rather than hold it). One switched out: the policy's migrated.
+ */
 void fpu_task_migrated(struct fpu *fpu)
 {
-	fpu->flags |= FPU_F_MIGRATING;
+	unsigned int cpu;
+	struct fpu_cpu *c = this_fpu_cpu(&cpu);
+
+	if (fpu == c->cur) {
+		fpu->flags |= FPU_F_MIGRATING;
+	} else if (policy->migrated) {
+		policy->migrated(c, cpu, fpu);
+		trace_rearm(c);
+	}
 }
 
 void fpu_cpu_quiesce(void)

@@ -69,6 +69,12 @@ struct fpu_policy {
 	/* @f's registers were just saved into its area. */
 	void (*saved)(struct fpu_cpu *c, unsigned int cpu, struct fpu *f);
 	/*
+	 * @f, not running here, will next run on another CPU
+	 * (fpu_task_migrated() of a switched-out task). TS as the running
+	 * task had it.
+	 */
+	void (*migrated)(struct fpu_cpu *c, unsigned int cpu, struct fpu *f);
+	/*
 	 * The running task @cur's registers no longer hold its state (after a
 	 * kernel-mode FPU section, an import or a reset): how it gets the state
 	 * of its area back before ring 3 next uses the FPU.

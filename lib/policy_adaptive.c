@@ -27,7 +27,9 @@
  *   (a load saves them first) or the task uses the FPU on another CPU,
  *   whose #NM then has them flushed (an IPI, and wait). A task that is
  *   moving (fpu_task_migrated() before its switch-out) is saved at
- *   switch-out instead; so is one that moved unannounced lately, until it
+ *   switch-out instead. One moved while switched out is saved at once by
+ *   the CPU holding it (no IPI later; adaptive_migrated), and so is one
+ *   that moved that way or unannounced lately at its switch-outs, until it
  *   has stayed on one CPU for ipi_ns / save_ns switch-ins (at most 255):
  *   holding it would risk an IPI to spare a save. A task new to a CPU waits
  *   as long unless no task came to that CPU, or left it, unannounced in the
@@ -75,6 +77,7 @@
 #define ADAPT_KEPT_SHARE 3u    /* s is taken as a third of the share measured */
 #define ADAPT_MIN_NEWCOMERS 2u /* newcomers watched (on any CPU) before they judge the next */
 #define ADAPT_MOVED 0xffu      /* fpu_adaptive.cpu after an announced move */
+#define ADAPT_MOVED_OUT 0xfeu  /* ... after a move while switched out (fpu_task_migrated) */
 
 static struct fpu_costs costs = {
 	.trap_ns = FPU_DEFAULT_TRAP_NS,
@@ -238,7 +241,9 @@ static void note_cpu(struct fpu_cpu *c, struct fpu_adaptive *a, unsigned int cpu
 			c->calm++;
 		return;
 	}
-	if (a->cpu && a->cpu != ADAPT_MOVED) {
+	if (a->cpu == ADAPT_MOVED_OUT) {
+		a->stay = stay_after_move; /* moved off while held once: it may again */
+	} else if (a->cpu && a->cpu != ADAPT_MOVED) {
 		a->stay = stay_after_move;
 		c->calm = 0;
 		fpu_cpus[a->cpu - 1].calm = 0;
@@ -337,6 +342,26 @@ static void adaptive_switch(struct fpu_cpu *c, unsigned int cpu, struct fpu *pre
 	act(c, next, by ? choose(c, by, fpregs_hold(c, cpu, next), false) : WATCH);
 }
 
+/*
+ * A switched-out task moves (a load balancer's migration): if this CPU
+ * holds its state unsaved, save it now, here, rather than be sent a flush
+ * IPI when it runs there (TS kept as the running task has it: two CR0
+ * writes if it is set). Announced, so no CPU's calm is lost, but the task
+ * then waits stay_after_move switch-ins before it is held again (saved at
+ * switch-out, with TS clear): a task moved once while switched out may be
+ * moved again (note_cpu).
+ */
+static void adaptive_migrated(struct fpu_cpu *c, unsigned int cpu, struct fpu *f)
+{
+	if (__atomic_load_n(&f->holder, __ATOMIC_ACQUIRE) == (int)cpu && c->live && c->owner == f) {
+		bool ts = c->ts;
+		fpu_save_regs(c, cpu, f); /* fpu_held_saved() clears the holder */
+		if (ts)
+			fpu_ts_set(c);
+	}
+	f->adaptive.cpu = ADAPT_MOVED_OUT;
+}
+
 static void adaptive_handle_nm(struct fpu_cpu *c, unsigned int cpu, struct fpu *cur)
 {
 	cur->adaptive.slice |= ADAPT_USED;
@@ -377,5 +402,6 @@ const struct fpu_policy fpu_policy_adaptive = {
 	.flush_ipi = fpu_held_flush_ipi,
 	.fetch = fpu_held_fetch,
 	.saved = fpu_held_saved,
+	.migrated = adaptive_migrated,
 	.reload = adaptive_reload,
 };

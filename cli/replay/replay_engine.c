@@ -24,7 +24,7 @@
  * libfpu call, executes only that call's logged instructions inside the
  * same timed region. Every libfpu call of an event handler therefore goes
  * through TIMED() or LIB(); calls that neither save nor restore nor write
- * TS (fpu_task_init, fpu_task_migrated) may be made directly.
+ * TS (fpu_task_init) may be made directly.
  */
 #include "replay_engine.h"
 #include "common/stats.h"
@@ -529,6 +529,7 @@ const char *const replay_hook_names[REPLAY_HOOK_NR] = {
 	[REPLAY_HOOK_KFPU_END] = "kernel_fpu_end",
 	[REPLAY_HOOK_EXIT] = "task_exit",
 	[REPLAY_HOOK_IMPORT] = "import",
+	[REPLAY_HOOK_MIGRATE] = "task_migrated",
 	[REPLAY_HOOK_OTHER] = "other",
 };
 
@@ -561,6 +562,7 @@ static int hook_of(const char *call)
 		{ "fpu_import", REPLAY_HOOK_IMPORT },
 		{ "fpu_sigframe_restore(", REPLAY_HOOK_IMPORT },
 		{ "fpu_task_reset(", REPLAY_HOOK_IMPORT },
+		{ "fpu_task_migrated(", REPLAY_HOOK_MIGRATE },
 	};
 	for (size_t i = 0; i < sizeof(map) / sizeof(map[0]); i++)
 		if (has_word(call, map[i].word))
@@ -929,7 +931,7 @@ static inline void play_event(struct replay *rp, const struct fpulab_trace_event
 		do_kfpu(rp, e, r);
 		break;
 	case FPULAB_EV_MIGRATE:
-		fpu_task_migrated(&rp->fpus[e->task]);
+		TIMED(rp, r->ticks, fpu_task_migrated(&rp->fpus[e->task]));
 		break;
 	case FPULAB_EV_EXIT:
 		TIMED(rp, r->ticks, fpu_task_exit(&rp->fpus[e->task]));

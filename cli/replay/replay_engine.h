@@ -50,6 +50,7 @@ enum replay_hook {
 	REPLAY_HOOK_KFPU_END,
 	REPLAY_HOOK_EXIT,
 	REPLAY_HOOK_IMPORT, /* fpu_import_std, fpu_sigframe_restore, fpu_task_reset */
+	REPLAY_HOOK_MIGRATE,
 	REPLAY_HOOK_OTHER,
 	REPLAY_HOOK_NR,
 };

@@ -249,7 +249,14 @@ void fpu_task_init(struct fpu *fpu, struct xregs_state *buf, unsigned int id);
  */
 void fpu_task_exit(struct fpu *fpu);
 
-/** fpu_task_migrated - the running task will next run on another CPU. */
+/**
+ * fpu_task_migrated - the task will next run on another CPU: the running
+ * task, before its switch-out (it asked to move), or one switched out (a
+ * load balancer moved it; called on any CPU, before its switch-in there).
+ * Under adaptive the first is saved at its switch-out rather than held;
+ * the second, if this CPU holds its state unsaved, is saved now (no flush
+ * IPI later). Other policies only note it.
+ */
 void fpu_task_migrated(struct fpu *fpu);
 
 /**

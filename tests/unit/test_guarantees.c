@@ -481,6 +481,61 @@ static void test_export_after_migration(void **state)
 }
 
 /*
+ * A load balancer moves a switched-out task, its state maybe still in the
+ * registers of the CPU it left: from that CPU (@mover 0) or from another
+ * (@mover 2). It runs next on CPU 1 with its own values. Adaptive, told on
+ * the CPU that holds the state, saves it there: no flush IPI follows.
+ */
+static void migrate_switched_out(unsigned int mover)
+{
+	FOR_EACH_POLICY(p)
+	{
+		struct task *a = new_task(18), *b = new_task(19);
+		uint64_t sent = 0;
+
+		switch_on(1, NULL, b);
+		task_starts(b);
+		switch_on(0, NULL, a);
+		task_starts(a);
+		for (int slice = 0; slice < 8; slice++) {
+			TASK_OK(a);
+			switch_on(0, a, NULL);
+			switch_on(0, NULL, a);
+		}
+		TASK_OK(a);
+		switch_on(0, a, NULL);
+		bool held = a->fpu.holder == 0;
+		run_on(mover);
+		fpu_task_migrated(&a->fpu);
+		for (unsigned int cpu = 0; cpu < NCPU; cpu++)
+			ipis_sent[cpu] = 0;
+		switch_on(1, b, a);
+		TASK_OK(a);
+		serve_ipis();
+		for (unsigned int cpu = 0; cpu < NCPU; cpu++)
+			sent += ipis_sent[cpu];
+		if (!strcmp(*p, "adaptive") && mover == 0) {
+			assert_true(held); /* else this test tests nothing */
+			assert_int_equal(sent, 0);
+		}
+		switch_on(1, a, b);
+		TASK_OK(b);
+		free_task(a);
+		free_task(b);
+	}
+}
+
+static void test_migrate_switched_out_from_holder(void **state)
+{
+	migrate_switched_out(0);
+}
+
+static void test_migrate_switched_out_elsewhere(void **state)
+{
+	migrate_switched_out(2);
+}
+
+/*
  * Export of the running task from its own syscall, with no reset or import
  * after it (a kernel's own "read my xstate" call, or signal delivery that
  * keeps the state for the handler), then back to ring 3, where it changes
@@ -857,6 +912,8 @@ int main(void)
 		cmocka_unit_test(test_export_after_migration),
 		cmocka_unit_test(test_export_stopped_task),
 		cmocka_unit_test(test_export_running_then_use),
+		cmocka_unit_test(test_migrate_switched_out_from_holder),
+		cmocka_unit_test(test_migrate_switched_out_elsewhere),
 		cmocka_unit_test(test_quiesce_then_import),
 		cmocka_unit_test(test_import_while_other_cpu_holds),
 		cmocka_unit_test(test_import_stopped_task),
