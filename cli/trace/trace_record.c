@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -96,6 +97,26 @@ static bool exists(const char *dir, const char *rel)
 	return ok;
 }
 
+/*
+ * Not mounted, as root: mount tracefs where Linux puts it, as perf itself
+ * does when it needs it (tools/lib/api/fs). Not with $FPULAB_TRACEFS set:
+ * a test names its own.
+ */
+static const char *mount_tracefs(void)
+{
+	const char *d = "/sys/kernel/tracing", *env = getenv("FPULAB_TRACEFS");
+
+	if (geteuid() != 0 || (env && *env))
+		return NULL;
+	if (mount("nodev", d, "tracefs", 0, NULL)) {
+		fprintf(stderr, "fpulab trace record: mounting tracefs on %s: %s\n", d,
+			strerror(errno));
+		return NULL;
+	}
+	fprintf(stderr, "fpulab trace record: tracefs was not mounted: mounted it on %s\n", d);
+	return tracefs();
+}
+
 /* What recording needs, before perf runs. *@sigreturn: whether that event exists. */
 static int preflight(bool *sigreturn)
 {
@@ -126,6 +147,8 @@ static int preflight(bool *sigreturn)
 		return -1;
 	}
 	tfs = tracefs();
+	if (!tfs)
+		tfs = mount_tracefs();
 	if (!tfs) {
 		fprintf(stderr, "fpulab trace record: tracefs is not mounted (no "
 				"/sys/kernel/tracing/events): mount it with mount -t tracefs nodev "
