@@ -416,16 +416,23 @@ void fpu_task_exit(struct fpu *fpu)
 
 /*
  * The running task: until its switch-out (adaptive saves its state then
- * rather than hold it). One switched out: the policy's migrated.
+ * rather than hold it). One switched out: the policy's migrated, if it has
+ * one; else the flag, cleared at its next switch-out, which only the
+ * injected skip-save-on-migrate reads.
  */
 void fpu_task_migrated(struct fpu *fpu)
 {
 	unsigned int cpu;
-	struct fpu_cpu *c = this_fpu_cpu(&cpu);
+	struct fpu_cpu *c;
 
+	if (!policy->migrated) {
+		fpu->flags |= FPU_F_MIGRATING; /* one flag: no CPU number to read */
+		return;
+	}
+	c = this_fpu_cpu(&cpu);
 	if (fpu == c->cur) {
 		fpu->flags |= FPU_F_MIGRATING;
-	} else if (policy->migrated) {
+	} else {
 		policy->migrated(c, cpu, fpu);
 		trace_rearm(c);
 	}
