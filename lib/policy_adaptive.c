@@ -43,7 +43,11 @@
  *   since the last, each wasting what "now" wastes in a slice without a use
  *   (waste), number at least ADAPT_K (margin / waste)^2 << level and at
  *   least 1 << level, where margin is what "now" was expected to save: a
- *   close call is sampled at once, a sure one seldom. A sample after which
+ *   close call is sampled at once, a sure one seldom. At reload (after a
+ *   reset, an import or a kernel-FPU section) one is also taken once they
+ *   number ADAPT_RELOAD_K (observations + 1) << level: the margin rests on
+ *   the switch-in slices observed, which say little about the slice after a
+ *   reset (in a shell's pipeline most uses follow one). A sample after which
  *   the estimate still chooses "now" (not held, TS clear) raises the level
  *   (at most ADAPT_MAX_LEVEL); one that turns it to a trap starts at 0.
  *   Giving back registers that cost nothing to give back is never sampled.
@@ -73,6 +77,7 @@
 
 #define ADAPT_WINDOW 250u      /* observations and uses are halved at this count */
 #define ADAPT_K 16u            /* sample interval: ADAPT_K (margin / waste)^2 << level */
+#define ADAPT_RELOAD_K 32u     /* ... at reload, at most ADAPT_RELOAD_K (nobs + 1) << level */
 #define ADAPT_MAX_LEVEL 10u    /* the interval doubles at most 10 times */
 #define ADAPT_KEPT_SHARE 3u    /* s is taken as a third of the share measured */
 #define ADAPT_MIN_NEWCOMERS 2u /* newcomers watched (on any CPU) before they judge the next */
@@ -195,8 +200,13 @@ static void end_slice(struct fpu_cpu *c, struct fpu_adaptive *a)
 
 enum choice { WATCH, GIVE, SAMPLE };
 
-/* "now" or a trap for a task judged by @a (its own estimate or the prior), and whether to sample. */
-static enum choice choose(const struct fpu_cpu *c, struct fpu_adaptive *a, bool holds, bool live)
+/*
+ * "now" or a trap for a task judged by @a (its own estimate or the prior),
+ * and whether to sample; @reload: after a reset, an import or a kernel-FPU
+ * section (adaptive_reload).
+ */
+static enum choice choose(const struct fpu_cpu *c, struct fpu_adaptive *a, bool holds, bool live,
+			  bool reload)
 {
 	struct weights w = weigh(c->ts, a, holds, live);
 	if (w.now >= w.trap)
@@ -210,8 +220,10 @@ static enum choice choose(const struct fpu_cpu *c, struct fpu_adaptive *a, bool 
 			 (c->ts ? costs.cr0_ns : 0);
 	waste = waste > (c->ts ? 0 : costs.cr0_ns) ? waste - (c->ts ? 0 : costs.cr0_ns) : 1;
 	uint64_t margin = w.trap - w.now, ws = waste * w.scale;
-	if (a->since < 1u << a->level || a->since * ws * ws < (ADAPT_K * margin * margin)
-								      << a->level)
+	bool sure = a->since * ws * ws < (ADAPT_K * margin * margin) << a->level;
+	if (reload && a->since >= (ADAPT_RELOAD_K * (a->nobs + 1u)) << a->level)
+		sure = false; /* a margin made from few slices, none of them like this one */
+	if (a->since < 1u << a->level || sure)
 		return GIVE;
 	a->since = 0;
 	return SAMPLE;
@@ -320,7 +332,7 @@ static void adaptive_switch(struct fpu_cpu *c, unsigned int cpu, struct fpu *pre
 		if (!c->ts)
 			fpu_activate(c, cpu, next); /* nothing to do: a skipped restore */
 		else /* TS set: clearing it is weighed against a trap */
-			act(c, next, choose(c, a, true, true));
+			act(c, next, choose(c, a, true, true, false));
 		return;
 	}
 	if (holder >= 0) { /* held elsewhere: watched, its #NM fetches the state */
@@ -339,7 +351,7 @@ static void adaptive_switch(struct fpu_cpu *c, unsigned int cpu, struct fpu *pre
 		return;
 	}
 	struct fpu_adaptive *by = judge_by(c, a);
-	act(c, next, by ? choose(c, by, fpregs_hold(c, cpu, next), false) : WATCH);
+	act(c, next, by ? choose(c, by, fpregs_hold(c, cpu, next), false, false) : WATCH);
 }
 
 /*
@@ -380,7 +392,7 @@ static void adaptive_reload(struct fpu_cpu *c, unsigned int cpu, struct fpu *cur
 	enum choice ch = WATCH;
 	if ((a->slice & (ADAPT_OBSERVING | ADAPT_USED)) != ADAPT_OBSERVING && by &&
 	    __atomic_load_n(&cur->holder, __ATOMIC_ACQUIRE) < 0)
-		ch = choose(c, by, false, false);
+		ch = choose(c, by, false, false, true);
 	if (ch == GIVE) {
 		give(cur);
 		return;
