@@ -274,6 +274,46 @@ static void test_ts_writes(void **state)
 	}
 }
 
+/*
+ * adaptive after a reset (an exec, say): a task that used the FPU in every
+ * watched slice is given its registers, but the slices after a reset are not
+ * the switch-in slices its estimate was made from, so some reset is sampled
+ * (left with TS set) within ADAPT_RELOAD_K (32) x (observations + 1) of them
+ * rather than after the ~1,300 its margin alone would allow at these costs.
+ */
+static void test_adaptive_samples_after_reset(void **state)
+{
+	const struct fpu_costs host = {
+		.trap_ns = 929, .cr0_ns = 44, .ipi_ns = 22272, .save_ns = 47, .restore_ns = 108
+	};
+	struct fpu_costs saved;
+	struct task *a = new_task(21), *b = new_task(22);
+	const unsigned int watched = 1;
+	unsigned int resets = 0;
+
+	fpu_get_costs(&saved);
+	fpu_set_costs(&host);
+	start_policy("adaptive");
+	switch_to(NULL, a);
+	assert_true(fake_ts); /* no estimate yet: watched */
+	task_uses_fpu(a, false);
+	switch_to(a, b); /* b never uses the FPU */
+	switch_to(b, a);
+	assert_false(fake_ts); /* a use in its one observation: given at once */
+	while (!fake_ts && resets < 2000) {
+		fpu_task_reset(&a->fpu);
+		fpu_return_to_user(&a->fpu);
+		resets++;
+	}
+	if (resets <= 1 || resets > 32 * (watched + 1))
+		fail_msg("first sampled reset: %u of them (want 2..%u)", resets,
+			 32 * (watched + 1));
+	task_uses_fpu(a, false); /* the sample's #NM */
+	fpu_set_costs(&saved);
+	free_task(a);
+	free_task(b);
+}
+
 /* One FP task and one that never touches the FPU: owner tracking skips every reload. */
 static void one_fp_task(const char *policy, uint64_t want_restores, uint64_t want_skipped)
 {
@@ -528,6 +568,7 @@ int main(void)
 		cmocka_unit_test(test_kernel_fpu_misuse_panics),
 		cmocka_unit_test(test_import_invalidates),
 		cmocka_unit_test(test_ts_writes),
+		cmocka_unit_test(test_adaptive_samples_after_reset),
 		cmocka_unit_test(test_tracing_counts_nothing),
 		cmocka_unit_test(test_policy_flags),
 	};
