@@ -26,7 +26,7 @@ static const struct command commands[] = {
 	{ "report", cmd_report, "the seed reproduction table: each claim beside fpulab's figure" },
 	{ "plot", cmd_plot, "SVG plots of result files (plot DIR FILE...), with gnuplot" },
 	{ "import-serial", cmd_import_serial,
-	  "a real PC's serial log of the bootable image into a result file (-o FILE)" },
+	  "a real PC's serial log of the bootable image to a result file" },
 };
 #define NR_COMMANDS (sizeof(commands) / sizeof(commands[0]))
 

@@ -15,6 +15,9 @@ cols=$(sed -n 's/^  \([-a-z]*  *\)[^ ].*/\1/p' "$work/usage" | awk '{ print leng
 if [ "$(grep -c '^  ' "$work/usage")" -gt 10 ] && [ "$(echo "$cols" | wc -l)" = 1 ]; then
 	ok "fpulab --help: every command's summary starts in one column"
 else not_ok "fpulab --help: every command's summary starts in one column" "summary columns: $(echo "$cols" | tr "\n" " ")" "$(cat "$work/usage")"; fi
+long=$(awk 'length > 80' "$work/usage")
+if [ -z "$long" ]; then ok "fpulab --help: every line fits 80 columns"
+else not_ok "fpulab --help: every line fits 80 columns" "longer: $long"; fi
 check "an unknown command: one line and a hint" 2 - "try 'fpulab help'" -- "$fpulab" frobnicate
 
 # ---- xstate: 0 accept, 1 reject, 2 usage or unreadable ----
