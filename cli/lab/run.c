@@ -64,10 +64,24 @@ struct run_state {
 	struct guest_result last; /* the last result record: names the trace that follows */
 	bool have_last;
 	unsigned traces_failed;
+	bool kvm_failed; /* QEMU said KVM cannot run the guest on */
 };
 
 /* What QEMU prints when SIGTERM, SIGINT or SIGHUP ends it (then it exits 0). */
 #define QEMU_TERMINATING "terminating on signal "
+
+/* How QEMU's stderr begins when KVM cannot run the guest on (an instruction
+ * KVM failed to emulate, a VM entry the CPU refused). QEMU then pauses the
+ * guest and waits: left alone, the watchdog would call it hung. */
+static const char *const kvm_failures[] = { "KVM internal error", "KVM: entry failed", NULL };
+
+static bool kvm_failure(const char *line)
+{
+	for (const char *const *f = kvm_failures; *f; f++)
+		if (!strncmp(line, *f, strlen(*f)))
+			return true;
+	return false;
+}
 
 static bool word_in_list(const char *list, const char *word, size_t wlen)
 {
@@ -329,6 +343,14 @@ static enum line_verdict on_line(void *ctx, enum line_source from, const char *l
 		tail_add(&s->qemu_tail, "", line);
 		if (s->opt->verbose)
 			fprintf(stderr, "qemu| %s\n", line);
+		if (kvm_failure(line) && !s->kvm_failed) {
+			s->kvm_failed = true;
+			snprintf(s->stop_reason, sizeof(s->stop_reason),
+				 "KVM cannot run the guest on: QEMU said \"%s\" and paused it "
+				 "(--accel tcg runs the lab without KVM)",
+				 line);
+			return LINE_STOP;
+		}
 		return LINE_CONSOLE;
 	}
 	if (s->opt->verbose)
@@ -514,6 +536,8 @@ static int judge_killed(struct run_state *s, const struct session_end *end)
 	}
 	if (end->stopped) {
 		fprintf(stderr, "fpulab: %s; QEMU killed\n", s->stop_reason);
+		if (s->kvm_failed) /* QEMU's register dump: where the guest was */
+			show_last_words(s);
 		return 1;
 	}
 	return end->hung ? judge_hung(s, end) : -1;

@@ -311,6 +311,15 @@ if [ "$rc" = 1 ] && grep -qF "guest hung: no record for 1 s" "$work/err" && ! gr
 	ok "hang with a silent console: no --timeout hint"
 else not_ok "hang with a silent console: no --timeout hint" "exit $rc" "$(cat "$work/err")"; fi
 
+# QEMU's words when KVM fails (seen on a PVM /dev/kvm: an XRSTOR it could not
+# emulate): QEMU pauses the guest and waits, which is no hang to wait out.
+FAKE_QEMU_STDERR="KVM internal error. Suberror: 1" FAKE_GUEST_HANG=1 run_fpulab "$work/hang-silent" --timeout 30
+expect "KVM internal error: stopped at once, QEMU's words given" 1 - \
+	'KVM cannot run the guest on: QEMU said "KVM internal error. Suberror: 1" and paused it'
+expect "KVM internal error: the last lines are shown" 1 - "| qemu: KVM internal error. Suberror: 1"
+if grep -qF "guest hung" "$work/err"; then not_ok "KVM internal error: not left to the watchdog" "$(cat "$work/err")"
+else ok "KVM internal error: not left to the watchdog"; fi
+
 FAKE_GUEST_CHATTER=1 run_fpulab "$work/hang-silent" --timeout 2
 expect "watchdog while the console still prints: the guest is still working" 1 - \
 	"no record for 2 s, but the guest is still working"
