@@ -2,9 +2,12 @@
 #include "cpu_model.h"
 
 #include <cpuid.h>
+#include <inttypes.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+
+#include <fpu/xstate.h>
 
 bool cpu_model(char *buf, size_t len)
 {
@@ -23,4 +26,19 @@ bool cpu_model(char *buf, size_t len)
 		;
 	snprintf(buf, len, "%.*s", (int)n, s);
 	return true;
+}
+
+const char *xcr0_text(char *buf, size_t len)
+{
+	uint32_t a, b, c, d;
+	uint64_t os = xstate_cfg.xcr0;
+
+	__cpuid(1, a, b, c, d);
+	if (c & bit_OSXSAVE)
+		os = xstate_xgetbv(0);
+	if (os == xstate_cfg.xcr0)
+		snprintf(buf, len, "XCR0 0x%" PRIx64, os);
+	else
+		snprintf(buf, len, "XCR0 0x%" PRIx64 ", libfpu's 0x%" PRIx64, os, xstate_cfg.xcr0);
+	return buf;
 }

@@ -19,4 +19,13 @@
  */
 bool cpu_model(char *buf, size_t len);
 
+/*
+ * xcr0_text - "XCR0 0xe7" into @buf (@len bytes; 64 hold any), the OS's
+ * XCR0 (XGETBV(0)); where it enables components libfpu leaves out (AMX's
+ * tile state, which Linux grants a process only on arch_prctl(ARCH_REQ_XCOMP_PERM),
+ * SDM Vol. 1 §13.14), "XCR0 0x600e7, libfpu's 0xe7". After xstate_init() in
+ * user mode. Returns @buf.
+ */
+const char *xcr0_text(char *buf, size_t len);
+
 #endif

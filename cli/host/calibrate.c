@@ -23,6 +23,7 @@
 #include "calibrate.h"
 #include "cli.h"
 #include "common/clock.h"
+#include "common/cpu_model.h"
 #include "common/output.h"
 #include "common/result_file.h"
 #include "common/stats.h"
@@ -425,6 +426,7 @@ static void print_results(struct output *out, const struct figure *f, int n, dou
 			  unsigned long repeat, double ratio, int ratio_fig)
 {
 	const char *insn = fpu_insn_name(xstate_cfg.save_insn);
+	char xcr0[64];
 
 	output_columns(out, table_columns, sizeof(table_columns) / sizeof(table_columns[0]));
 	output_comment(out,
@@ -434,9 +436,9 @@ static void print_results(struct output *out, const struct figure *f, int n, dou
 		       "operations each; empty-batch overhead %.1f ticks subtracted; figures per "
 		       "operation: median, min and max of the samples",
 		       tpn * 1000.0, repeat, BATCH, overhead_ticks);
-	output_comment(out, "XCR0 0x%" PRIx64 ", libfpu uses %s (%s format, %u bytes)",
-		       xstate_cfg.xcr0, insn, xstate_cfg.compacted ? "compacted" : "standard",
-		       xstate_cfg.kernel_size);
+	output_comment(out, "%s, libfpu uses %s (%s format, %u bytes)",
+		       xcr0_text(xcr0, sizeof(xcr0)), insn,
+		       xstate_cfg.compacted ? "compacted" : "standard", xstate_cfg.kernel_size);
 	for (int i = 0; i < n; i++) {
 		json_t *row = figure_row(&f[i], tpn, repeat, i == ratio_fig ? ratio : 0);
 		if (out->format == OUTPUT_TABLE)

@@ -12,6 +12,7 @@
 #include <fpu/xstate.h>
 
 #include "replay.h"
+#include "common/cpu_model.h"
 #include "common/policy.h"
 #include "common/util.h"
 
@@ -23,6 +24,7 @@ static void print_header_trace(const struct trace_replay *tr)
 {
 	const struct opts *o = tr->o;
 	struct output *out = o->out;
+	char xcr0[64];
 
 	output_comment(out,
 		       "fpulab replay %s: workload %.24s, %u CPUs, %u tasks, %" PRIu64
@@ -30,11 +32,11 @@ static void print_header_trace(const struct trace_replay *tr)
 		       tr->path, tr->t.hdr.workload, tr->t.hdr.ncpus, tr->t.hdr.ntasks,
 		       tr->oc.switches, tr->oc.uses);
 	output_comment(out,
-		       "native: this CPU, user mode, %s (%s format, %u bytes), XCR0 0x%" PRIx64
+		       "native: this CPU, user mode, %s (%s format, %u bytes), %s"
 		       ", TSC %.3f MHz; one thread plays every traced CPU",
 		       fpu_insn_name(xstate_cfg.save_insn),
 		       xstate_cfg.compacted ? "compacted" : "standard", xstate_cfg.kernel_size,
-		       xstate_cfg.xcr0, tr->tpn * 1000);
+		       xcr0_text(xcr0, sizeof(xcr0)), tr->tpn * 1000);
 	output_comment(
 		out,
 		"batch: native save %.1f ns, restore %.1f ns (mask 0x%x dirty, one buffer, median of 201 "

@@ -1,13 +1,19 @@
 /* SPDX-License-Identifier: MIT */
-/* cli/common/util.c: the printed figures' helpers (no "-0.0", no share of a zero floor). */
+/* cli/common/util.c: the printed figures' helpers (no "-0.0", no share of a zero floor);
+ * cli/common/cpu_model.c's XCR0 text. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <cpuid.h>
+#include <inttypes.h>
 #include <stdio.h>
 
 #include <cmocka.h>
 
+#include <fpu/xstate.h>
+
+#include "common/cpu_model.h"
 #include "common/util.h"
 
 static void unsigned_zero_never_prints_minus_zero(void **state)
@@ -54,12 +60,42 @@ static void no_share_of_a_floor_under_1_ns(void **state)
 			    "floor under 1 ns: no ratio");
 }
 
+/* The OS's XCR0, and libfpu's narrower mask beside it when they differ. */
+static void xcr0_text_names_the_os_mask_and_libfpus(void **state)
+{
+	struct xstate_init_opts o = { .mode = XSTATE_MODE_USER, .insn = FPU_INSN_AUTO };
+	uint32_t a, b, c, d;
+	uint64_t os = 0x3;
+	char buf[64], want[64];
+
+	(void)state;
+	__cpuid(1, a, b, c, d);
+	if (c & bit_OSXSAVE)
+		os = xstate_xgetbv(0);
+	o.max_xcr0 = 0x3; /* x87 and SSE only: narrower than any OS with AVX */
+	assert_int_equal(xstate_init(&o), XSTATE_OK);
+	if (os == 0x3)
+		snprintf(want, sizeof(want), "XCR0 0x3");
+	else
+		snprintf(want, sizeof(want), "XCR0 0x%" PRIx64 ", libfpu's 0x3", os);
+	assert_string_equal(xcr0_text(buf, sizeof(buf)), want);
+	o.max_xcr0 = 0; /* libfpu's default: within x87|SSE|AVX|AVX-512, AMX left out */
+	assert_int_equal(xstate_init(&o), XSTATE_OK);
+	if (xstate_cfg.xcr0 == os)
+		snprintf(want, sizeof(want), "XCR0 0x%" PRIx64, os);
+	else
+		snprintf(want, sizeof(want), "XCR0 0x%" PRIx64 ", libfpu's 0x%" PRIx64, os,
+			 xstate_cfg.xcr0);
+	assert_string_equal(xcr0_text(buf, sizeof(buf)), want);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(unsigned_zero_never_prints_minus_zero),
 		cmocka_unit_test(share_of_a_floor_of_1_ns_or_more),
 		cmocka_unit_test(no_share_of_a_floor_under_1_ns),
+		cmocka_unit_test(xcr0_text_names_the_os_mask_and_libfpus),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
