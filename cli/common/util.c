@@ -147,3 +147,22 @@ char *share_of(char *buf, size_t len, double part, double whole, double min, con
 		snprintf(buf, len, "%s under %g ns: no ratio", name, min);
 	return buf;
 }
+
+void help_item(FILE *f, int term_width, const char *term, const char *text)
+{
+	int indent = 2 + term_width + 1, col = fprintf(f, "  %-*s ", term_width, term);
+	bool line_start = true; /* nothing of @text on this line yet */
+
+	for (const char *p = text + strspn(text, " "); *p; p += strspn(p, " ")) {
+		int word = (int)strcspn(p, " ");
+		if (col > indent && col + !line_start + word > HELP_COLUMNS) {
+			fprintf(f, "\n%*s", indent, "");
+			col = indent;
+			line_start = true;
+		}
+		col += fprintf(f, "%s%.*s", line_start ? "" : " ", word, p);
+		line_start = false;
+		p += word;
+	}
+	fputc('\n', f);
+}

@@ -7,6 +7,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 /*
  * usage_error - one line "fpulab CMD: MESSAGE", then "try 'fpulab help CMD'",
@@ -25,6 +26,16 @@ int vusage_error(const char *cmd, const char *fmt, va_list ap)
  * `return fail_why(why, len, "not an ELF file")`.
  */
 int fail_why(char *buf, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+/* The width every help text keeps to, in columns. */
+#define HELP_COLUMNS 80
+
+/*
+ * help_item - one entry of a help list: two spaces, @term padded to
+ * @term_width, a space, then @text word-wrapped so that no line passes
+ * HELP_COLUMNS; continuation lines start under the text's first column.
+ */
+void help_item(FILE *f, int term_width, const char *term, const char *text);
 
 /*
  * parse_u64_arg - @text as a decimal integer in [@min, @max] for option

@@ -48,8 +48,7 @@ static void usage(FILE *f)
 	fprintf(f, "usage: fpulab host <subcommand> [options]\n"
 		   "Figures from the Linux that fpulab runs on, on real hardware:\n");
 	for (size_t i = 0; i < NSUBCOMMANDS; i++)
-		fprintf(f, "  %-15s %s\n", subcommand_name(&subcommands[i]),
-			subcommands[i].summary);
+		help_item(f, 15, subcommand_name(&subcommands[i]), subcommands[i].summary);
 	fprintf(f, "'fpulab help host SUBCOMMAND' for a subcommand's options.\n"
 		   "Every subcommand takes --format table|json|csv, --output FILE and (all\n"
 		   "but costs) --plot DIR (SVG plots of its rows, gnuplot).\n");

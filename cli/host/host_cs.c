@@ -301,8 +301,8 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 		"usage: fpulab host context-switch [--ipc LIST] [--mode LIST] [--placement LIST]\n"
-		"         [--fp-users LIST] [--regset LIST] [--cpus A,B] [--seconds S] [--repeat K]\n"
-		"         [--format table|json|csv] [--output FILE]\n"
+		"         [--fp-users LIST] [--regset LIST] [--cpus A,B] [--seconds S]\n"
+		"         [--repeat K] [--format table|json|csv] [--output FILE]\n"
 		"Two tasks ping-pong on this Linux (seed 003's context_switch.c, done with raw\n"
 		"syscalls): ns per round trip and round trips per s, median/min/max over K runs\n"
 		"of S seconds each, configurations interleaved (A B A B) so that drift cancels.\n"
@@ -312,8 +312,10 @@ static void usage(FILE *f)
 		"  --placement same-cpu|cross-cpu  default same-cpu,cross-cpu (sched_setaffinity)\n"
 		"  --fp-users none|one|both        default none,one,both: tasks holding FP state\n"
 		"  --regset x87|sse|avx|avx512     default the widest this CPU and kernel offer;\n"
-		"                                  sets they do not offer are skipped, and said so\n"
-		"  --cpus A,B                      default the first two CPUs this process may use\n"
+		"                                  sets they do not offer are skipped, and said\n"
+		"                                  so\n"
+		"  --cpus A,B                      default the first two CPUs this process may\n"
+		"                                  use\n"
 		"  --seconds S                     default 1 (0.01..86400)\n"
 		"  --repeat K                      default 5 (1..%d)\n"
 		"Each FP-using task checks every register of its set after every round trip\n"

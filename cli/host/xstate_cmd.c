@@ -26,10 +26,12 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 		"usage: fpulab xstate check FILE   validate a standard-format XSAVE image;\n"
-		"                                  prints 'accept' (exit 0) or 'reject: REASON' (exit 1)\n"
+		"                                  prints 'accept' (exit 0) or 'reject: REASON'\n"
+		"                                  (exit 1)\n"
 		"       fpulab xstate dump FILE    print its header and components readably\n"
 		"The enabled components are this host's (XGETBV(0) within x87|SSE|AVX|AVX-512).\n"
-		"Exit status: 0 accepted, 1 rejected, 2 usage error or FILE missing/unreadable/a directory.\n");
+		"Exit status: 0 accepted, 1 rejected, 2 usage error or FILE missing, unreadable\n"
+		"or a directory.\n");
 }
 
 /* Read the whole file; NULL and a message on error. */

@@ -36,11 +36,12 @@ struct import {
 
 static void usage(FILE *f)
 {
-	fprintf(f,
-		"usage: fpulab import-serial LOG [-o FILE] [--format json|csv|table]\n"
-		"A COM1 log of the bootable image (docs/bare-metal.md) into a result file that\n"
-		"summary, compare, plot, report and replay --costs read (default: JSON on stdout).\n"
-		"Exit status: 0 ok, 1 a log without a complete run or with integrity errors, 2 usage.\n");
+	fprintf(f, "usage: fpulab import-serial LOG [-o FILE] [--format json|csv|table]\n"
+		   "A COM1 log of the bootable image (docs/bare-metal.md) into a result file that\n"
+		   "summary, compare, plot, report and replay --costs read (default: JSON on\n"
+		   "stdout).\n"
+		   "Exit status: 0 ok, 1 a log without a complete run or with integrity errors,\n"
+		   "2 usage.\n");
 }
 
 /* The hello says what the ticks are: the clock of every row. */

@@ -94,7 +94,7 @@ static const struct host_option host_options[HOPT_END - FPULAB_OPT_NR] = {
 
 void run_usage(FILE *f)
 {
-	char left[64];
+	char left[64], text[512];
 
 	fprintf(f, "usage: fpulab run [options]\n"
 		   "Boots the lab kernel once under QEMU; it runs every configuration and policy\n"
@@ -106,23 +106,25 @@ void run_usage(FILE *f)
 			continue;
 		snprintf(left, sizeof(left), "--%s%s%s", g->option, g->metavar ? " " : "",
 			 g->metavar ? g->metavar : "");
-		fprintf(f, "  %-28s %s", left, g->help);
+		snprintf(text, sizeof(text), "%s", g->help);
 		if (g->type == FPULAB_NUMBER)
-			fprintf(f, "; %llu..%llu", g->min, g->max);
+			snprintf(text + strlen(text), sizeof(text) - strlen(text), "; %llu..%llu",
+				 g->min, g->max);
 		if (g->type == FPULAB_NUMBER && g->dflt)
-			fprintf(f, ", default %llu", g->dflt);
-		fprintf(f, "\n");
+			snprintf(text + strlen(text), sizeof(text) - strlen(text), ", default %llu",
+				 g->dflt);
+		help_item(f, 28, left, text);
 	}
 	fprintf(f, "Host options:\n");
 	for (int i = 0; i < HOPT_END - FPULAB_OPT_NR; i++) {
 		const struct host_option *h = &host_options[i];
 		snprintf(left, sizeof(left), "--%s%s%s", h->option, h->metavar ? " " : "",
 			 h->metavar ? h->metavar : "");
-		fprintf(f, "  %-28s %s\n", left, h->help);
+		help_item(f, 28, left, h->help);
 	}
 	fprintf(f, "  (--cpus: 1..%d; --timeout: 1..%d)\n", FPULAB_MAX_CPUS, FPULAB_MAX_TIMEOUT_S);
-	fprintf(f, "Exit status: 0 ok, 1 failure (panic, hang, integrity errors, QEMU missing),"
-		   " 2 usage error.\n");
+	fprintf(f, "Exit status: 0 ok, 1 failure (panic, hang, integrity errors, QEMU missing),\n"
+		   "2 usage error.\n");
 }
 
 static void list_names(FILE *f, const char *title, const char *const *names)

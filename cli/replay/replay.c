@@ -25,8 +25,9 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 		"usage: fpulab replay TRACE... [--policy LIST|all] [--repeat K] [--trap-ns NS]\n"
-		"                     [--cr0-ns NS] [--ipi-ns NS] [--costs FILE] [--insn auto|xsave|...]\n"
-		"                     [--adaptive-costs measured|default] [--sweep trap|ipi=LO..HI]\n"
+		"                     [--cr0-ns NS] [--ipi-ns NS] [--costs FILE]\n"
+		"                     [--insn auto|xsave|...] [--adaptive-costs measured|default]\n"
+		"                     [--sweep trap|ipi=LO..HI]\n"
 		"                     [--format table|json|csv] [--output FILE] [--plot DIR]\n"
 		"Replays each trace natively on this CPU under each policy, through libfpu with\n"
 		"real saves and restores (one thread plays every traced CPU; docs/model.md).\n"
@@ -35,7 +36,8 @@ static void usage(FILE *f)
 		"cannot run (#NM traps, CR0 writes, IPIs) at the stated per-event costs, the\n"
 		"total, and its ratio to the oracle and to the best static policy; then the\n"
 		"break-even trap cost of eager against lazy and lazy-counter, and whether it\n"
-		"decides eager against them over this host's trap range (lower bound to estimate).\n"
+		"decides eager against them over this host's trap range (lower bound to\n"
+		"estimate).\n"
 		"Defaults: this host's figures (fpulab host costs), measured once by this replay:\n"
 		"#NM trap = a syscall round trip (a lower bound), IPI = a membarrier IPI round\n"
 		"trip (%.0f ns, assumed, where none is confirmed), CR0 write = cited (seL4 RFC\n"

@@ -557,7 +557,8 @@ static void print_table(FILE *out, json_t *table)
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: fpulab report [--from FILE...] [--format table|md|json] [--output FILE] [--plot DIR]\n"
+		"usage: fpulab report [--from FILE...] [--format table|md|json] [--output FILE]\n"
+		"                     [--plot DIR]\n"
 		"The seed reproduction table: one row per quantitative claim of the four seeds,\n"
 		"fpulab's own measured figure beside it, where the figure comes from (exact lab\n"
 		"count, emulated ticks, icount, native replay, host Linux) and whether the\n"
@@ -565,13 +566,15 @@ static void usage(FILE *f)
 		"as `fpulab run --format json`) and records a compile with perf (fpulab trace\n"
 		"record, as root) for the rows of a recorded Linux workload; a claim whose\n"
 		"experiment or recording did not run says \"not measured\", and why.\n"
-		"  --from FILE...   read results (JSON lines of run, replay, host) instead of running\n"
+		"  --from FILE...   read results (JSON lines of run, replay, host) instead of\n"
+		"                   running\n"
 		"  --linux-trace FILE  the recorded Linux workload's rows: FILE (fpulab trace\n"
 		"                   import or record made it) replayed under every policy now\n"
 		"  --linux-seconds N  without --linux-trace: record a compile of a scratch clone\n"
 		"                   of this source tree for N s (default %d without --from, when\n"
 		"                   recording works here; with --from only when given; 0: never)\n"
-		"  --format F       table (default), md (markdown, for a mail) or json (JSON lines)\n"
+		"  --format F       table (default), md (markdown, for a mail) or json (JSON\n"
+		"                   lines)\n"
 		"  --output FILE    write the table to FILE\n"
 		"  --plot DIR       SVG plots of the experiments' results into DIR (gnuplot)\n"
 		"  --help           this text\n",

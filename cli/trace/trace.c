@@ -20,13 +20,14 @@
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: fpulab trace synth WORKLOAD|all -o FILE|DIR [--switches N] [--seed S] [--xcr0 MASK]\n"
+		"usage: fpulab trace synth WORKLOAD|all -o FILE|DIR [--switches N] [--seed S]\n"
+		"                           [--xcr0 MASK]\n"
 		"       fpulab trace dump FILE [--limit N]\n"
 		"       fpulab trace info FILE\n"
-		"       fpulab trace import INPUT [-o FILE] [--fp-use every-return|evidence] [--strict]\n"
-		"                           [--name NAME]\n"
-		"       fpulab trace record -o FILE [--seconds N] [--fp-use M] [--strict] [--name NAME]\n"
-		"                           [--perf-data FILE] [-- CMD ARGS...]\n"
+		"       fpulab trace import INPUT [-o FILE] [--fp-use every-return|evidence]\n"
+		"                           [--strict] [--name NAME]\n"
+		"       fpulab trace record -o FILE [--seconds N] [--fp-use M] [--strict]\n"
+		"                           [--name NAME] [--perf-data FILE] [-- CMD ARGS...]\n"
 		"       fpulab trace record --check\n"
 		"synth makes a synthetic trace of about N context switches (default %d,\n"
 		"1..%llu) from seed S (default 1); with 'all', one FILE per workload in DIR\n"
@@ -40,7 +41,7 @@ static void usage(FILE *f)
 		SWITCHES_DEFAULT, SWITCHES_MAX);
 	const char *const *names = trace_workloads();
 	for (int i = 0; names[i]; i++)
-		fprintf(f, "  %-14s %s\n", names[i], trace_workload_about(names[i]));
+		help_item(f, 14, names[i], trace_workload_about(names[i]));
 }
 
 static uint64_t host_xcr0(void)

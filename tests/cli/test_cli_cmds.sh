@@ -18,6 +18,17 @@ else not_ok "fpulab --help: every command's summary starts in one column" "summa
 long=$(awk 'length > 80' "$work/usage")
 if [ -z "$long" ]; then ok "fpulab --help: every line fits 80 columns"
 else not_ok "fpulab --help: every line fits 80 columns" "longer: $long"; fi
+# every command's and host subcommand's help too (the commands as --help lists them)
+long=
+cmds=$(awk 'NR > 1 && /^  [a-z]/ { print $1 }' "$work/usage")
+for c in $cmds "host context-switch" "host unlink" "host check" "host costs"; do
+	# shellcheck disable=SC2086 # "host costs" is two words
+	"$fpulab" help $c > "$work/help" 2>&1
+	long+=$(awk -v c="$c" 'length > 80 { print c ": " $0 }' "$work/help")
+done
+if [ -z "$long" ] && [ "$(echo "$cmds" | wc -w)" -gt 10 ]; then
+	ok "fpulab help COMMAND: every line of every command's help fits 80 columns"
+else not_ok "fpulab help COMMAND: every line of every command's help fits 80 columns" "commands: $cmds" "longer: $long"; fi
 check "an unknown command: one line and a hint" 2 - "try 'fpulab help'" -- "$fpulab" frobnicate
 
 # ---- xstate: 0 accept, 1 reject, 2 usage or unreadable ----
