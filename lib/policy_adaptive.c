@@ -36,7 +36,8 @@
  *   last ipi_ns / save_ns switch-ins there (struct fpu_cpu.calm).
  * - A task whose unsaved state this CPU still holds (f->holder == cpu) gets
  *   it back at once, as under smp-lazy, when TS is clear; when TS is set,
- *   clearing it (a CR0 write) is weighed against a trap like any "now".
+ *   clearing it (a CR0 write) is weighed against a trap like any "now", by
+ *   the task's estimate or, if it has none (given since it came), the prior.
  * - A task given its registers is not observed; so that its estimate can
  *   change, some costly "now" decisions (a restore, a CR0 write or a later
  *   save) leave TS set instead: a sample. One is taken once the decisions
@@ -329,10 +330,11 @@ static void adaptive_switch(struct fpu_cpu *c, unsigned int cpu, struct fpu *pre
 	if (holder == (int)cpu) {
 		/* Still live here, unsaved: its own again, as under smp-lazy. */
 		next->holder = -1;
+		struct fpu_adaptive *by = judge_by(c, a); /* the prior, if it has no estimate */
 		if (!c->ts)
 			fpu_activate(c, cpu, next); /* nothing to do: a skipped restore */
 		else /* TS set: clearing it is weighed against a trap */
-			act(c, next, choose(c, a, true, true, false));
+			act(c, next, by ? choose(c, by, true, true, false) : WATCH);
 		return;
 	}
 	if (holder >= 0) { /* held elsewhere: watched, its #NM fetches the state */

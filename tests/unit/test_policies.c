@@ -314,6 +314,42 @@ static void test_adaptive_samples_after_reset(void **state)
 	free_task(b);
 }
 
+/*
+ * A newcomer given its registers by the newcomers' prior, switched out with
+ * them held unsaved, and switched back in with TS set (by a task seen not to
+ * use the FPU) is judged by the prior again: it has no estimate of its own
+ * (it was not watched). It had none before: watched, it trapped at its use.
+ */
+static void test_adaptive_held_newcomer_judged_by_prior(void **state)
+{
+	const struct fpu_costs host = {
+		.trap_ns = 929, .cr0_ns = 44, .ipi_ns = 22272, .save_ns = 47, .restore_ns = 108
+	};
+	struct fpu_costs saved;
+	struct task *z = new_task(31), *a = new_task(32), *b = new_task(33);
+
+	fpu_get_costs(&saved);
+	fpu_set_costs(&host);
+	start_policy("adaptive");
+	switch_to(NULL, z); /* watched, no use: z is seen not to use the FPU */
+	switch_to(z, a);    /* one newcomer in the prior: watched too */
+	assert_true(fake_ts);
+	task_uses_fpu(a, false);
+	switch_to(a, b); /* the prior (2 slices, 1 use) gives b its registers */
+	assert_false(fake_ts);
+	switch_to(b, z); /* b's live registers held here; z runs with TS set */
+	assert_true(fake_ts);
+	uint64_t traps = fpu_stats_cpu(0)->nm_traps;
+	switch_to(z, b);
+	assert_false(fake_ts); /* given back: TS cleared, no trap */
+	task_uses_fpu(b, false);
+	assert_int_equal(fpu_stats_cpu(0)->nm_traps, traps);
+	fpu_set_costs(&saved);
+	free_task(z);
+	free_task(a);
+	free_task(b);
+}
+
 /* One FP task and one that never touches the FPU: owner tracking skips every reload. */
 static void one_fp_task(const char *policy, uint64_t want_restores, uint64_t want_skipped)
 {
@@ -569,6 +605,7 @@ int main(void)
 		cmocka_unit_test(test_import_invalidates),
 		cmocka_unit_test(test_ts_writes),
 		cmocka_unit_test(test_adaptive_samples_after_reset),
+		cmocka_unit_test(test_adaptive_held_newcomer_judged_by_prior),
 		cmocka_unit_test(test_tracing_counts_nothing),
 		cmocka_unit_test(test_policy_flags),
 	};
