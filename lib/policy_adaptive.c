@@ -330,11 +330,12 @@ static void adaptive_switch(struct fpu_cpu *c, unsigned int cpu, struct fpu *pre
 	if (holder == (int)cpu) {
 		/* Still live here, unsaved: its own again, as under smp-lazy. */
 		next->holder = -1;
-		struct fpu_adaptive *by = judge_by(c, a); /* the prior, if it has no estimate */
-		if (!c->ts)
+		if (!c->ts) {
 			fpu_activate(c, cpu, next); /* nothing to do: a skipped restore */
-		else /* TS set: clearing it is weighed against a trap */
+		} else { /* TS set: clearing it is weighed against a trap */
+			struct fpu_adaptive *by = judge_by(c, a); /* the prior, if no estimate */
 			act(c, next, by ? choose(c, by, true, true, false) : WATCH);
+		}
 		return;
 	}
 	if (holder >= 0) { /* held elsewhere: watched, its #NM fetches the state */
