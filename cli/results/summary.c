@@ -384,7 +384,7 @@ static void summarise_replay(FILE *out, json_t *rows)
 	}
 	if (first) {
 		fprintf(out,
-			"replay: ns per switch on this CPU (%s, %s, XCR0 %s): libfpu's native time "
+			"replay: ns per switch on this CPU (%s, %s, libfpu's XCR0 mask %s): libfpu's native time "
 			"less the timing's own, plus #NM %.0f ns (%s), CR0 write %.0f ns (%s), IPI "
 			"%.0f ns (%s); medians of %.0f run%s; traces of at least %d switches\n",
 			result_str(first, "host_cpu", "-"), result_str(first, "save_insn", "-"),

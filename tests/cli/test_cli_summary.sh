@@ -70,7 +70,7 @@ row() { # trace switches policy ns min max break_even
 rc=$?
 [ "$rc" = 0 ] && ok "replay rows: exit 0" || not_ok "replay rows: exit 0" "exit $rc" "$(cat "$work/e4")"
 expect "replay: the costs, their sources and the runs are named" "$work/s4" \
-	'^replay: ns per switch on this CPU \(CPU, xsavec, XCR0 0x7\): .*#NM 150 ns \(assumed\), CR0 write 30 ns \(assumed\), IPI 1000 ns \(assumed\); medians of 5 runs; traces of at least 200 switches$'
+	'^replay: ns per switch on this CPU \(CPU, xsavec, libfpu.s XCR0 mask 0x7\): .*#NM 150 ns \(assumed\), CR0 write 30 ns \(assumed\), IPI 1000 ns \(assumed\); medians of 5 runs; traces of at least 200 switches$'
 expect "replay: owner wins over 2 traces, 0.45x eager, adaptive 1.05x, break-even 80 ns (the lower middle), beyond the ranges" "$work/s4" \
 	'^  w +2  owner +0\.45x +0\.45x eager +1\.05x +80 ns +- +yes$'
 { row t5 1000 eager 10 10 10 null neg; row t5 1000 lazy 30 30 30 -14 neg; } > "$work/neg.json"
