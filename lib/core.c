@@ -74,6 +74,7 @@ void fpu_cpu_init(void)
 	c->trace_ts = false;
 	c->trace_armed = false;
 	c->calm = 255;
+	c->watch_s = 0;
 }
 
 static const struct fpu_policy *policy_by_name(const char *name)
@@ -451,6 +452,7 @@ void fpu_cpu_quiesce(void)
 	c->trace_armed = false;
 	fpu_newcomers = (struct fpu_adaptive){ 0 };
 	c->calm = 255;
+	c->watch_s = 0;
 }
 
 /* ---- user-visible state ---- */

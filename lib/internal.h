@@ -42,6 +42,9 @@ struct fpu_cpu {
 	uint32_t pkru; /* the PKRU register, as libfpu last read or wrote it */
 	/* adaptive: switch-ins here since a task came here or left unannounced, up to 255 */
 	uint8_t calm;
+	/* adaptive: of the recent switch-ins here, the share that would have left TS set
+	 * had they found it set, in 65535ths (a moving average) */
+	uint16_t watch_s;
 	struct fpu_stats stats;
 } __attribute__((aligned(64)));
 

@@ -58,11 +58,20 @@
  * now survive), q = (1 - p)(1 - s) / (1 - s(1 - p)) the chance that
  * registers given now are lost before a use (for held registers, q = 1 - p:
  * this slice only), and ts whether TS is set now:
- *   now  = (holds ? 0 : restore) + (ts ? cr0 : 0) + q * (live ? 0 : save)
- *   trap = (ts ? 0 : cr0) + (1 - q) * (trap + cr0 + (holds ? 0 : restore))
+ *   now  = (holds ? 0 : restore) + (ts ? (1 + f) cr0 : 0) + q * (live ? 0 : save)
+ *   trap = (ts ? 0 : (1 - f) cr0) + (1 - q) * (trap + (1 + f) cr0 + (holds ? 0 : restore))
  * (registers given that were not live become live, so they are saved later
- * even when they go unused; held registers are live already). Integer
- * arithmetic, in ns times the denominator of q.
+ * even when they go unused; held registers are live already). f is the
+ * share of this CPU's recent switch-ins that would have left TS set had
+ * they found it set (struct fpu_cpu.watch_s, a moving average): that share
+ * of the CR0 write setting TS again is charged to the clear that makes it
+ * needed, the rest to the set itself. Where every task keeps TS set (f = 1)
+ * a slice without a use writes no CR0, as under lazy, and a use pays both
+ * writes; where none does (f = 0), each write is charged where it happens.
+ * Charged only where it happens, a CPU whose tasks use the FPU in a sixth
+ * of their slices gave every one its registers at a 63-ns trap, the TS
+ * clear each left making the next give too (docs/model.md). Integer
+ * arithmetic, in ns times the denominator of q times ADAPT_WATCH_ONE.
  *
  * Invariants: those of smp-lazy for f->holder (policy_smp_lazy.c); a task
  * whose state another CPU holds is never given its registers, neither at
@@ -82,6 +91,8 @@
 #define ADAPT_MAX_LEVEL 10u    /* the interval doubles at most 10 times */
 #define ADAPT_KEPT_SHARE 3u    /* s is taken as a third of the share measured */
 #define ADAPT_MIN_NEWCOMERS 2u /* newcomers watched (on any CPU) before they judge the next */
+#define ADAPT_WATCH_ONE 65535u /* fpu_cpu.watch_s of a CPU whose every task would keep TS set */
+#define ADAPT_WATCH_DECAY 16   /* ... moved a sixteenth of the way at each switch-in */
 #define ADAPT_MOVED 0xffu      /* fpu_adaptive.cpu after an announced move */
 #define ADAPT_MOVED_OUT 0xfeu  /* ... after a move while switched out (fpu_task_migrated) */
 
@@ -147,7 +158,8 @@ struct weights {
  * this CPU's registers hold its state (no restore); @live: they are live
  * already (held unsaved: giving them back adds no save).
  */
-static struct weights weigh(bool ts, const struct fpu_adaptive *a, bool holds, bool live)
+static struct weights weigh(bool ts, const struct fpu_adaptive *a, bool holds, bool live,
+			    unsigned int k)
 {
 	uint64_t n = a->nobs, used = a->uses < a->nobs ? a->uses : a->nobs;
 	/* (clipped: the newcomers' prior is shared by all CPUs, unlocked, so
@@ -159,19 +171,29 @@ static struct weights weigh(bool ts, const struct fpu_adaptive *a, bool holds, b
 		scale = n * m - kept * (n - used);
 		lost = (n - used) * (m - kept);
 	}
+	/* k / D of the next CR0 set is charged to the clear, (D - k) / D to the set */
+	uint64_t cr0 = costs.cr0_ns, D = ADAPT_WATCH_ONE;
 	return (struct weights){
-		.now = scale * (restore + (ts ? costs.cr0_ns : 0)) + lost * save,
-		.trap = scale * (ts ? 0 : costs.cr0_ns) +
-			(scale - lost) * (costs.trap_ns + costs.cr0_ns + restore),
-		.scale = scale,
+		.now = D * scale * (restore + (ts ? cr0 : 0)) + scale * (ts ? k * cr0 : 0) +
+		       D * lost * save,
+		.trap = scale * (ts ? 0 : (D - k) * cr0) +
+			(scale - lost) * (D * (costs.trap_ns + cr0 + restore) + k * cr0),
+		.scale = D * scale,
 	};
 }
 
 /* Whether @a's estimate chooses "now" for registers not held, with TS clear. */
-static bool now_wins(const struct fpu_adaptive *a)
+static bool now_wins(const struct fpu_cpu *c, const struct fpu_adaptive *a)
 {
-	struct weights w = weigh(false, a, false, false);
+	struct weights w = weigh(false, a, false, false, c->watch_s);
 	return w.now < w.trap;
+}
+
+static void note_watch(struct fpu_cpu *c, bool watch)
+{
+	int f = c->watch_s;
+	f += ((watch ? (int)ADAPT_WATCH_ONE : 0) - f) / ADAPT_WATCH_DECAY;
+	c->watch_s = (uint16_t)f;
 }
 
 /*
@@ -191,7 +213,7 @@ static void end_slice(struct fpu_cpu *c, struct fpu_adaptive *a)
 		record(&fpu_newcomers, used);
 	record(a, used);
 	if (a->slice & ADAPT_SAMPLED) {
-		if (!now_wins(judged))
+		if (!now_wins(c, judged))
 			judged->level = 0; /* it turned the decision */
 		else if (judged->level < ADAPT_MAX_LEVEL)
 			judged->level++;
@@ -206,10 +228,15 @@ enum choice { WATCH, GIVE, SAMPLE };
  * and whether to sample; @reload: after a reset, an import or a kernel-FPU
  * section (adaptive_reload).
  */
-static enum choice choose(const struct fpu_cpu *c, struct fpu_adaptive *a, bool holds, bool live,
+static enum choice choose(struct fpu_cpu *c, struct fpu_adaptive *a, bool holds, bool live,
 			  bool reload)
 {
-	struct weights w = weigh(c->ts, a, holds, live);
+	unsigned int k = c->watch_s;
+	struct weights w = weigh(c->ts, a, holds, live, k);
+	if (!reload) {
+		struct weights s = weigh(true, a, holds, live, 0);
+		note_watch(c, s.now >= s.trap);
+	}
 	if (w.now >= w.trap)
 		return WATCH;
 	if (holds && live && !c->ts)
@@ -217,10 +244,12 @@ static enum choice choose(const struct fpu_cpu *c, struct fpu_adaptive *a, bool 
 	if (a->since < 0xffff)
 		a->since++;
 	/* what "now" wastes in a slice without a use, at least 1 ns */
-	uint64_t waste = (holds ? 0 : costs.restore_ns) + (live ? 0 : costs.save_ns) +
-			 (c->ts ? costs.cr0_ns : 0);
-	waste = waste > (c->ts ? 0 : costs.cr0_ns) ? waste - (c->ts ? 0 : costs.cr0_ns) : 1;
-	uint64_t margin = w.trap - w.now, ws = waste * w.scale;
+	uint64_t cr0 = costs.cr0_ns, D = ADAPT_WATCH_ONE;
+	uint64_t waste = D * ((holds ? 0 : costs.restore_ns) + (live ? 0 : costs.save_ns)) +
+			 (c->ts ? (D + k) * cr0 : 0);
+	waste = waste > (c->ts ? 0 : (D - k) * cr0) ? waste - (c->ts ? 0 : (D - k) * cr0) : D;
+	/* in ns times the estimate's own scale, as without D */
+	uint64_t margin = (w.trap - w.now) / D, ws = waste / D * (w.scale / D);
 	bool sure = a->since * ws * ws < (ADAPT_K * margin * margin) << a->level;
 	if (reload && a->since >= (ADAPT_RELOAD_K * (a->nobs + 1u)) << a->level)
 		sure = false; /* a margin made from few slices, none of them like this one */
@@ -331,14 +360,18 @@ static void adaptive_switch(struct fpu_cpu *c, unsigned int cpu, struct fpu *pre
 		/* Still live here, unsaved: its own again, as under smp-lazy. */
 		next->holder = -1;
 		if (!c->ts) {
+			note_watch(c, false);
 			fpu_activate(c, cpu, next); /* nothing to do: a skipped restore */
 		} else { /* TS set: clearing it is weighed against a trap */
 			struct fpu_adaptive *by = judge_by(c, a); /* the prior, if no estimate */
+			if (!by)
+				note_watch(c, true);
 			act(c, next, by ? choose(c, by, true, true, false) : WATCH);
 		}
 		return;
 	}
 	if (holder >= 0) { /* held elsewhere: watched, its #NM fetches the state */
+		note_watch(c, true);
 		observe(c, next, ADAPT_OBSERVING);
 		return;
 	}
@@ -349,11 +382,14 @@ static void adaptive_switch(struct fpu_cpu *c, unsigned int cpu, struct fpu *pre
 		 * slice without a use would teach nothing, so the slice is no
 		 * observation; an #NM is still recorded (handle_nm marks it).
 		 */
+		note_watch(c, true);
 		if (!c->ts)
 			next->flags = (next->flags & ~ADAPT_NEED) | FPU_F_NEED_TS;
 		return;
 	}
 	struct fpu_adaptive *by = judge_by(c, a);
+	if (!by)
+		note_watch(c, true);
 	act(c, next, by ? choose(c, by, fpregs_hold(c, cpu, next), false, false) : WATCH);
 }
 

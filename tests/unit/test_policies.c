@@ -350,6 +350,60 @@ static void test_adaptive_held_newcomer_judged_by_prior(void **state)
 	free_task(b);
 }
 
+/*
+ * The CR0 write that sets TS again is charged by what this CPU's switch-ins
+ * do: where every one would leave TS set, to the use that clears it (as
+ * under lazy, a slice without a use writes no CR0); where none would, to the
+ * switch-in that sets it. At this host's costs (a 63-ns trap, 44-ns CR0
+ * writes) a task using the FPU in 1 of 6 slices, found with TS clear, is
+ * watched on a CPU of tasks that keep TS set, and given its registers on a
+ * fresh one, where one switch-in came before (restore 36 + 5/6 of a save 30
+ * = 61 ns against nearly 44 + 1/6 (63 + 44 + 36) = 68).
+ */
+static void cpu_of_watchers(bool watchers)
+{
+	struct task *z = new_task(41), *y = new_task(42), *u = new_task(43), *t = new_task(44);
+
+	start_policy("adaptive");
+	if (watchers) {
+		switch_to(NULL, z); /* z and y: watched, never a use */
+		for (int i = 0; i < 64; i++) {
+			switch_to(z, y);
+			switch_to(y, z);
+		}
+		switch_to(z, u); /* the prior (z and y) says watch */
+	} else {
+		switch_to(NULL, u); /* no prior yet: watched */
+	}
+	task_uses_fpu(u, false);  /* its #NM clears TS */
+	t->fpu.adaptive.nobs = 6; /* its estimate: 1 use in 6 slices, */
+	t->fpu.adaptive.uses = 1;
+	t->fpu.adaptive.level = 10; /* long trusted: a close call given, not sampled */
+	switch_to(u, t);
+	if (watchers)
+		assert_true(fake_ts);
+	else
+		assert_false(fake_ts);
+	free_task(z);
+	free_task(y);
+	free_task(u);
+	free_task(t);
+}
+
+static void test_adaptive_cr0_set_charged_by_the_cpu(void **state)
+{
+	const struct fpu_costs host = {
+		.trap_ns = 63, .cr0_ns = 44, .ipi_ns = 16651, .save_ns = 30, .restore_ns = 36
+	};
+	struct fpu_costs saved;
+
+	fpu_get_costs(&saved);
+	fpu_set_costs(&host);
+	cpu_of_watchers(true);
+	cpu_of_watchers(false);
+	fpu_set_costs(&saved);
+}
+
 /* One FP task and one that never touches the FPU: owner tracking skips every reload. */
 static void one_fp_task(const char *policy, uint64_t want_restores, uint64_t want_skipped)
 {
@@ -606,6 +660,7 @@ int main(void)
 		cmocka_unit_test(test_ts_writes),
 		cmocka_unit_test(test_adaptive_samples_after_reset),
 		cmocka_unit_test(test_adaptive_held_newcomer_judged_by_prior),
+		cmocka_unit_test(test_adaptive_cr0_set_charged_by_the_cpu),
 		cmocka_unit_test(test_tracing_counts_nothing),
 		cmocka_unit_test(test_policy_flags),
 	};
