@@ -91,7 +91,7 @@
 #define ADAPT_MAX_LEVEL 10u    /* the interval doubles at most 10 times */
 #define ADAPT_KEPT_SHARE 3u    /* s is taken as a third of the share measured */
 #define ADAPT_MIN_NEWCOMERS 2u /* newcomers watched (on any CPU) before they judge the next */
-#define ADAPT_WATCH_ONE 65535u /* fpu_cpu.watch_s of a CPU whose every task would keep TS set */
+#define ADAPT_WATCH_ONE 65536u /* fpu_cpu.watch_s's unit: a CPU whose every task keeps TS set */
 #define ADAPT_WATCH_DECAY 16   /* ... moved a sixteenth of the way at each switch-in */
 #define ADAPT_MOVED 0xffu      /* fpu_adaptive.cpu after an announced move */
 #define ADAPT_MOVED_OUT 0xfeu  /* ... after a move while switched out (fpu_task_migrated) */
@@ -151,6 +151,7 @@ static void record_kept(struct fpu_adaptive *a, unsigned int kept)
 /* What a task's next slice is expected to cost either way, in ns times @scale. */
 struct weights {
 	uint64_t now, trap, scale;
+	bool keeps_ts; /* with TS set and none of the next set charged, a trap wins */
 };
 
 /*
@@ -173,11 +174,12 @@ static struct weights weigh(bool ts, const struct fpu_adaptive *a, bool holds, b
 	}
 	/* k / D of the next CR0 set is charged to the clear, (D - k) / D to the set */
 	uint64_t cr0 = costs.cr0_ns, D = ADAPT_WATCH_ONE;
+	uint64_t use = costs.trap_ns + cr0 + restore;
 	return (struct weights){
+		.keeps_ts = scale * (restore + cr0) + lost * save >= (scale - lost) * use,
 		.now = D * scale * (restore + (ts ? cr0 : 0)) + scale * (ts ? k * cr0 : 0) +
 		       D * lost * save,
-		.trap = scale * (ts ? 0 : (D - k) * cr0) +
-			(scale - lost) * (D * (costs.trap_ns + cr0 + restore) + k * cr0),
+		.trap = scale * (ts ? 0 : (D - k) * cr0) + (scale - lost) * (D * use + k * cr0),
 		.scale = D * scale,
 	};
 }
@@ -192,7 +194,7 @@ static bool now_wins(const struct fpu_cpu *c, const struct fpu_adaptive *a)
 static void note_watch(struct fpu_cpu *c, bool watch)
 {
 	int f = c->watch_s;
-	f += ((watch ? (int)ADAPT_WATCH_ONE : 0) - f) / ADAPT_WATCH_DECAY;
+	f += ((watch ? (int)ADAPT_WATCH_ONE - 1 : 0) - f) / ADAPT_WATCH_DECAY;
 	c->watch_s = (uint16_t)f;
 }
 
@@ -233,10 +235,8 @@ static enum choice choose(struct fpu_cpu *c, struct fpu_adaptive *a, bool holds,
 {
 	unsigned int k = c->watch_s;
 	struct weights w = weigh(c->ts, a, holds, live, k);
-	if (!reload) {
-		struct weights s = weigh(true, a, holds, live, 0);
-		note_watch(c, s.now >= s.trap);
-	}
+	if (!reload)
+		note_watch(c, w.keeps_ts);
 	if (w.now >= w.trap)
 		return WATCH;
 	if (holds && live && !c->ts)
