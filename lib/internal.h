@@ -43,7 +43,7 @@ struct fpu_cpu {
 	/* adaptive: switch-ins here since a task came here or left unannounced, up to 255 */
 	uint8_t calm;
 	/* adaptive: of the recent switch-ins here, the share that would have left TS set
-	 * had they found it set, in 65535ths (a moving average) */
+	 * had they found it set, in 65536ths (a moving average) */
 	uint16_t watch_s;
 	struct fpu_stats stats;
 } __attribute__((aligned(64)));

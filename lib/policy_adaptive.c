@@ -360,7 +360,7 @@ static void adaptive_switch(struct fpu_cpu *c, unsigned int cpu, struct fpu *pre
 		/* Still live here, unsaved: its own again, as under smp-lazy. */
 		next->holder = -1;
 		if (!c->ts) {
-			note_watch(c, false);
+			note_watch(c, false); /* not weighed here: counted as keeping TS clear */
 			fpu_activate(c, cpu, next); /* nothing to do: a skipped restore */
 		} else { /* TS set: clearing it is weighed against a trap */
 			struct fpu_adaptive *by = judge_by(c, a); /* the prior, if no estimate */
