@@ -21,7 +21,11 @@
  *   of the tasks new before it, on any CPU (fpu_newcomers, one prior for
  *   all CPUs: seed 002: at boot most new tasks use the FPU at once), once
  *   there are ADAPT_MIN_NEWCOMERS of them; before that it is watched. The
- *   prior is sampled like a task's own estimate.
+ *   prior is sampled like a task's own estimate, and each task it judges
+ *   on its own count too (prior_outlived): the prior's interval is shared by
+ *   every task it judges, and one that outlives its first slices without a
+ *   use would otherwise wait for it (a shell in a pipeline: 2,994 switch-ins
+ *   given, docs/model.md).
  * - Saves as in smp-lazy (the fpu_held_* mechanism): the outgoing task's
  *   live registers stay in this CPU, unsaved, until another task needs them
  *   (a load saves them first) or the task uses the FPU on another CPU,
@@ -91,6 +95,8 @@
 #define ADAPT_MAX_LEVEL 10u    /* the interval doubles at most 10 times */
 #define ADAPT_KEPT_SHARE 3u    /* s is taken as a third of the share measured */
 #define ADAPT_MIN_NEWCOMERS 2u /* newcomers watched (on any CPU) before they judge the next */
+#define ADAPT_PRIOR_K 16u      /* a task judged by the prior: sampled at K (margin / waste) */
+#define ADAPT_PRIOR_MIN 32u    /* ... x (p / (1 - p)) of its own decisions, at least 32 */
 #define ADAPT_WATCH_ONE 65536u /* fpu_cpu.watch_s's unit: a CPU whose every task keeps TS set */
 #define ADAPT_WATCH_DECAY 16   /* ... moved a sixteenth of the way at each switch-in */
 #define ADAPT_MOVED 0xffu      /* fpu_adaptive.cpu after an announced move */
@@ -151,6 +157,7 @@ static void record_kept(struct fpu_adaptive *a, unsigned int kept)
 /* What a task's next slice is expected to cost either way, in ns times @scale. */
 struct weights {
 	uint64_t now, trap, scale;
+	uint64_t lost; /* q = lost / (scale / ADAPT_WATCH_ONE) */
 	bool keeps_ts; /* with TS set and none of the next set charged, a trap wins */
 };
 
@@ -181,6 +188,7 @@ static struct weights weigh(bool ts, const struct fpu_adaptive *a, bool holds, b
 		       D * lost * save,
 		.trap = scale * (ts ? 0 : (D - k) * cr0) + (scale - lost) * (D * use + k * cr0),
 		.scale = D * scale,
+		.lost = lost,
 	};
 }
 
@@ -211,8 +219,10 @@ static void end_slice(struct fpu_cpu *c, struct fpu_adaptive *a)
 	}
 	unsigned int used = (a->slice & ADAPT_USED) ? 1u : 0u;
 	struct fpu_adaptive *judged = a->nobs ? a : &fpu_newcomers;
-	if (!a->nobs)
+	if (!a->nobs) {
 		record(&fpu_newcomers, used);
+		a->since = 0; /* from now on, its own decisions since its own samples */
+	}
 	record(a, used);
 	if (a->slice & ADAPT_SAMPLED) {
 		if (!now_wins(c, judged))
@@ -226,12 +236,35 @@ static void end_slice(struct fpu_cpu *c, struct fpu_adaptive *a)
 enum choice { WATCH, GIVE, SAMPLE };
 
 /*
- * "now" or a trap for a task judged by @a (its own estimate or the prior),
- * and whether to sample; @reload: after a reset, an import or a kernel-FPU
- * section (adaptive_reload).
+ * Whether to sample @own, a task the prior has given its registers in
+ * own->since decisions: the prior says what tasks do in their first slices,
+ * and a task that outlives them may never use the FPU (a shell waiting on
+ * its pipeline). Sampled once the waste of those decisions, were its slices
+ * all without a use, reaches ADAPT_PRIOR_K times what a sample costs if it
+ * uses the FPU, each weighed by how likely the prior finds it (lost of
+ * scale slices without a use, one more of each: a prior of uses alone still
+ * samples).
  */
-static enum choice choose(struct fpu_cpu *c, struct fpu_adaptive *a, bool holds, bool live,
-			  bool reload)
+static bool prior_outlived(struct fpu_adaptive *own, const struct weights *w, uint64_t margin,
+			   uint64_t ws)
+{
+	uint64_t scale = w->scale / ADAPT_WATCH_ONE;
+	if (own->since < 0xffff)
+		own->since++;
+	if (own->since < ADAPT_PRIOR_MIN ||
+	    own->since * ws * (w->lost + 1) < ADAPT_PRIOR_K * margin * (scale - w->lost + 1))
+		return false;
+	own->since = 0;
+	return true;
+}
+
+/*
+ * "now" or a trap for the task known by @own, judged by @a (its own estimate
+ * or the prior), and whether to sample; @reload: after a reset, an import or
+ * a kernel-FPU section (adaptive_reload).
+ */
+static enum choice choose(struct fpu_cpu *c, struct fpu_adaptive *a, struct fpu_adaptive *own,
+			  bool holds, bool live, bool reload)
 {
 	unsigned int k = c->watch_s;
 	struct weights w = weigh(c->ts, a, holds, live, k);
@@ -253,6 +286,8 @@ static enum choice choose(struct fpu_cpu *c, struct fpu_adaptive *a, bool holds,
 	bool sure = a->since * ws * ws < (ADAPT_K * margin * margin) << a->level;
 	if (reload && a->since >= (ADAPT_RELOAD_K * (a->nobs + 1u)) << a->level)
 		sure = false; /* a margin made from few slices, none of them like this one */
+	if (a != own && prior_outlived(own, &w, margin, ws))
+		return SAMPLE;
 	if (a->since < 1u << a->level || sure)
 		return GIVE;
 	a->since = 0;
@@ -366,7 +401,7 @@ static void adaptive_switch(struct fpu_cpu *c, unsigned int cpu, struct fpu *pre
 			struct fpu_adaptive *by = judge_by(c, a); /* the prior, if no estimate */
 			if (!by)
 				note_watch(c, true);
-			act(c, next, by ? choose(c, by, true, true, false) : WATCH);
+			act(c, next, by ? choose(c, by, a, true, true, false) : WATCH);
 		}
 		return;
 	}
@@ -390,7 +425,7 @@ static void adaptive_switch(struct fpu_cpu *c, unsigned int cpu, struct fpu *pre
 	struct fpu_adaptive *by = judge_by(c, a);
 	if (!by)
 		note_watch(c, true);
-	act(c, next, by ? choose(c, by, fpregs_hold(c, cpu, next), false, false) : WATCH);
+	act(c, next, by ? choose(c, by, a, fpregs_hold(c, cpu, next), false, false) : WATCH);
 }
 
 /*
@@ -431,7 +466,7 @@ static void adaptive_reload(struct fpu_cpu *c, unsigned int cpu, struct fpu *cur
 	enum choice ch = WATCH;
 	if ((a->slice & (ADAPT_OBSERVING | ADAPT_USED)) != ADAPT_OBSERVING && by &&
 	    __atomic_load_n(&cur->holder, __ATOMIC_ACQUIRE) < 0)
-		ch = choose(c, by, false, false, true);
+		ch = choose(c, by, a, false, false, true);
 	if (ch == GIVE) {
 		give(cur);
 		return;

@@ -350,6 +350,49 @@ static void test_adaptive_held_newcomer_judged_by_prior(void **state)
 }
 
 /*
+ * A task the newcomers' prior gives its registers, and which never uses
+ * them, is sampled on its own count of the prior's decisions for it, not
+ * only when the prior's own interval (shared by every task it judges, long
+ * once its samples agree) falls on it: here after 682 switch-ins. With a
+ * prior of 1 use in 2 first slices, b's held registers given back cost the
+ * two CR0 writes (about 66 ns at f = 1/2) against a trap's half of
+ * 929 + 66: sampled once 16 x 434 / 66 = 105 such decisions are made.
+ * Once seen not to use the FPU, it is watched as under lazy.
+ */
+static void test_adaptive_prior_outlived(void **state)
+{
+	struct fpu_costs saved;
+	struct task *z = new_task(51), *a = new_task(52), *b = new_task(53);
+	unsigned int given = 0;
+
+	fpu_get_costs(&saved);
+	fpu_set_costs(&amd_host);
+	start_policy("adaptive");
+	switch_to(NULL, z); /* watched, no use */
+	switch_to(z, a);    /* watched, a use: the prior is 1 use in 2 */
+	task_uses_fpu(a, false);
+	switch_to(a, z);
+	for (;;) {
+		switch_to(z, b);
+		if (fake_ts || ++given > 2000)
+			break; /* the sample (TS left set), or none */
+		switch_to(b, z);
+	}
+	if (given < 31 || given > 127)
+		fail_msg("b given its registers %u times before its sample (want 31..127)", given);
+	switch_to(b, z); /* the sample: no use */
+	for (int i = 0; i < 8; i++) {
+		switch_to(z, b);
+		assert_true(fake_ts); /* seen not to use the FPU: watched */
+		switch_to(b, z);
+	}
+	fpu_set_costs(&saved);
+	free_task(z);
+	free_task(a);
+	free_task(b);
+}
+
+/*
  * The CR0 write that sets TS again is charged by what this CPU's switch-ins
  * do: where every one would leave TS set, to the use that clears it (as
  * under lazy, a slice without a use writes no CR0); where none would, to the
@@ -660,6 +703,7 @@ int main(void)
 		cmocka_unit_test(test_adaptive_samples_after_reset),
 		cmocka_unit_test(test_adaptive_held_newcomer_judged_by_prior),
 		cmocka_unit_test(test_adaptive_cr0_set_charged_by_the_cpu),
+		cmocka_unit_test(test_adaptive_prior_outlived),
 		cmocka_unit_test(test_tracing_counts_nothing),
 		cmocka_unit_test(test_policy_flags),
 	};
