@@ -27,6 +27,7 @@ static void usage(FILE *f)
 		"usage: fpulab replay TRACE... [--policy LIST|all] [--repeat K] [--trap-ns NS]\n"
 		"                     [--cr0-ns NS] [--ipi-ns NS] [--costs FILE]\n"
 		"                     [--insn auto|xsave|...] [--adaptive-costs measured|default]\n"
+		"                     [--batch-costs FILE]\n"
 		"                     [--sweep trap|ipi=LO..HI]\n"
 		"                     [--format table|json|csv] [--output FILE] [--plot DIR]\n"
 		"Replays each trace natively on this CPU under each policy, through libfpu with\n"
@@ -54,6 +55,9 @@ static void usage(FILE *f)
 		"the per-event costs above and this CPU's batch save and restore; default:\n"
 		"libfpu's built-in costs, as the lab kernel uses them (to replay a lab row of\n"
 		"adaptive exactly). The costs charged are the same either way.\n"
+		"--batch-costs FILE: each trace's batch save and restore from the rows of an\n"
+		"earlier `replay --format json` on this CPU (the trace's own rows), not timed\n"
+		"again: adaptive then decides, and every row is priced, as in that replay.\n"
 		"--format, --output: the rows (an oracle row and a row per policy and trace)\n"
 		"as a table (default), JSON lines or CSV, with provenance; `fpulab compare`\n"
 		"reads two such files (docs/model.md). --plot DIR: an SVG of each policy's\n"
@@ -103,6 +107,9 @@ static int parse_args(int argc, char **argv, struct opts *o, int *first_trace)
 				return 2;
 		} else if (!strcmp(a, "--costs")) {
 			if (costs_load(v, o))
+				return 1;
+		} else if (!strcmp(a, "--batch-costs")) {
+			if (batch_costs_load(v, o))
 				return 1;
 		} else if (!strcmp(a, "--adaptive-costs")) {
 			if (strcmp(v, "measured") && strcmp(v, "default"))
@@ -195,6 +202,10 @@ int cmd_replay(int argc, char **argv)
 		if (trace_open(argv[i], &t, err, sizeof(err))) {
 			fprintf(stderr, "fpulab replay: %s\n", err);
 			rc = 1;
+		} else if (o.batch_rows && !batch_costs_has(&o, argv[i])) {
+			fprintf(stderr, "fpulab replay: --batch-costs %s: no replay row of %s\n",
+				o.batch_file, argv[i]);
+			rc = 1;
 		}
 		trace_free(&t);
 	}
@@ -239,6 +250,7 @@ int cmd_replay(int argc, char **argv)
 	free(tg.control_dev);
 	free(tg.priced_ratio);
 	free(o.host);
+	json_decref(o.batch_rows);
 	size_t rows = out.rows;
 	if (output_close(&out) < 0)
 		return 1;

@@ -63,6 +63,8 @@ struct opts {
 	unsigned long repeat;
 	struct param trap, cr0, ipi;
 	const char *costs_file;   /* --costs FILE of the lab's costs experiment */
+	const char *batch_file;   /* --batch-costs FILE: an earlier replay's rows; NULL: measure */
+	json_t *batch_rows;       /* ... its rows */
 	bool adaptive_builtin;    /* --adaptive-costs default: libfpu's, as the lab */
 	struct fpu_costs builtin; /* libfpu's built-in costs, read before any is set */
 	int insn;
@@ -273,6 +275,25 @@ double costs_assumed_ns(const struct opts *o, const struct replay_counts *n);
  */
 double costs_priced(const struct opts *o, const struct replay_counts *n, double save_ns,
 		    double rest_ns);
+
+/*
+ * batch_costs_load - --batch-costs @path: the JSON rows of an earlier
+ * `fpulab replay --format json`, whose batch save and restore (save_ns,
+ * restore_ns) each trace then takes instead of timing them. Return: 0, or 1
+ * after a message (unreadable, no replay row).
+ */
+int batch_costs_load(const char *path, struct opts *o);
+
+/*
+ * batch_costs_find - the batch save and restore, in ns, that @o's
+ * --batch-costs rows give the trace @path (the row of the same path, or of
+ * the same file), on this CPU (the rows' save_insn and xcr0 must be this
+ * replay's). Return: 0, or 1 after a message naming the trace.
+ */
+int batch_costs_find(const struct opts *o, const char *path, double *save_ns, double *rest_ns);
+
+/* batch_costs_has - whether @o's --batch-costs rows have a row of the trace @path. */
+bool batch_costs_has(const struct opts *o, const char *path);
 
 /* costs_source - a row's source (result_file.h's): native, or native plus lab costs measured where. */
 const char *costs_source(const struct opts *o);

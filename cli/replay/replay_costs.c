@@ -2,12 +2,16 @@
 /*
  * fpulab replay's per-event costs: --trap-ns, --cr0-ns, --ipi-ns, --costs FILE
  * (the lab's costs experiment, `fpulab host costs`, or an object of them), and what
- * they add per switch.
+ * they add per switch; the batch save and restore of an earlier replay (--batch-costs).
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+
+#include <fpu/xstate.h>
 
 #include "fpulab/abi.h"
 #include "replay.h"
@@ -187,6 +191,89 @@ double costs_priced(const struct opts *o, const struct replay_counts *n, double 
 	double sw = (double)(n->switches ? n->switches : 1);
 	return (save_ns * (double)n->saves + rest_ns * (double)n->restores) / sw +
 	       costs_assumed_ns(o, n);
+}
+
+int batch_costs_load(const char *path, struct opts *o)
+{
+	char err[512];
+	json_t *rows = result_file_load(path, err, sizeof(err));
+	size_t i, n = 0;
+	json_t *row;
+
+	if (!rows) {
+		fprintf(stderr, "fpulab replay: --batch-costs: %s\n", err);
+		return 1;
+	}
+	json_array_foreach(rows, i, row)
+		n += !strcmp(json_string_value(json_object_get(row, "experiment")) ?: "", "replay");
+	if (!n) {
+		fprintf(stderr, "fpulab replay: --batch-costs %s: no row of `fpulab replay`\n",
+			path);
+		json_decref(rows);
+		return 1;
+	}
+	json_decref(o->batch_rows);
+	o->batch_rows = rows;
+	o->batch_file = path;
+	return 0;
+}
+
+/* Whether a row's trace @name is the trace at @path: the same name, or the same file. */
+static bool same_trace(const char *name, const char *path)
+{
+	struct stat a, b;
+	return !strcmp(name, path) ||
+	       (!stat(name, &a) && !stat(path, &b) && a.st_dev == b.st_dev && a.st_ino == b.st_ino);
+}
+
+/* The first replay row of the trace at @path with its batch costs; NULL: none. */
+static json_t *batch_row(const struct opts *o, const char *path)
+{
+	size_t i;
+	json_t *row;
+
+	json_array_foreach(o->batch_rows, i, row)
+	{
+		const char *exp = json_string_value(json_object_get(row, "experiment"));
+		const char *name = json_string_value(json_object_get(row, "trace"));
+		if (exp && !strcmp(exp, "replay") && name && same_trace(name, path) &&
+		    json_is_number(json_object_get(row, "save_ns")) &&
+		    json_is_number(json_object_get(row, "restore_ns")))
+			return row;
+	}
+	return NULL;
+}
+
+bool batch_costs_has(const struct opts *o, const char *path)
+{
+	return batch_row(o, path) != NULL;
+}
+
+int batch_costs_find(const struct opts *o, const char *path, double *save_ns, double *rest_ns)
+{
+	char xcr0[32];
+	json_t *row = batch_row(o, path);
+
+	snprintf(xcr0, sizeof(xcr0), "0x%" PRIx64, xstate_cfg.xcr0);
+	if (row) {
+		const char *insn = json_string_value(json_object_get(row, "save_insn"));
+		const char *mask = json_string_value(json_object_get(row, "xcr0"));
+		if (!insn || strcmp(insn, fpu_insn_name(xstate_cfg.save_insn)) || !mask ||
+		    strcmp(mask, xcr0)) {
+			fprintf(stderr,
+				"fpulab replay: --batch-costs %s: %s was timed with %s, mask %s; "
+				"this replay uses %s, mask %s\n",
+				o->batch_file, path, insn ? insn : "?", mask ? mask : "?",
+				fpu_insn_name(xstate_cfg.save_insn), xcr0);
+			return 1;
+		}
+		*save_ns = json_number_value(json_object_get(row, "save_ns"));
+		*rest_ns = json_number_value(json_object_get(row, "restore_ns"));
+		return 0;
+	}
+	fprintf(stderr, "fpulab replay: --batch-costs %s: no replay row of %s\n", o->batch_file,
+		path);
+	return 1;
 }
 
 /* The source of a row's figures (result_file.h's): native, plus lab costs measured where. */

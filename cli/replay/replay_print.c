@@ -37,11 +37,19 @@ static void print_header_trace(const struct trace_replay *tr)
 		       fpu_insn_name(xstate_cfg.save_insn),
 		       xstate_cfg.compacted ? "compacted" : "standard", xstate_cfg.kernel_size,
 		       xcr0_text(xcr0, sizeof(xcr0)), tr->tpn * 1000);
-	output_comment(
-		out,
-		"batch: native save %.1f ns, restore %.1f ns (mask 0x%x dirty, one buffer, median of 201 "
-		"batches of 16): the oracle's costs%s",
-		tr->save_ns, tr->rest_ns, tr->umask, o->adaptive_builtin ? "" : " and adaptive's");
+	if (o->batch_rows)
+		output_comment(
+			out,
+			"batch: native save %.1f ns, restore %.1f ns (mask 0x%x dirty), from "
+			"--batch-costs %s, not timed again: the oracle's costs%s",
+			tr->save_ns, tr->rest_ns, tr->umask, o->batch_file,
+			o->adaptive_builtin ? "" : " and adaptive's");
+	else
+		output_comment(out,
+			       "batch: native save %.1f ns, restore %.1f ns (mask 0x%x dirty, one "
+			       "buffer, median of 201 batches of 16): the oracle's costs%s",
+			       tr->save_ns, tr->rest_ns, tr->umask,
+			       o->adaptive_builtin ? "" : " and adaptive's");
 	output_comment(
 		out,
 		"floor: each policy's own saves and restores (same areas, masks, order and registers), "

@@ -123,11 +123,20 @@ static int trace_prepare(struct trace_replay *tr)
 		trace_free(&tr->t);
 		return 1;
 	}
-	uint64_t save_t, rest_t;
-	replay_floor(tr->rp, tr->umask ? tr->umask : 3, 201, &save_t, &rest_t);
-	/* to 0.1 ns, as the rows print them: priced = counts x the printed unit costs, exactly */
-	tr->save_ns = round((double)save_t / tr->tpn * 10) / 10;
-	tr->rest_ns = round((double)rest_t / tr->tpn * 10) / 10;
+	if (o->batch_rows) { /* an earlier replay's: the same decisions and prices */
+		if (batch_costs_find(o, tr->path, &tr->save_ns, &tr->rest_ns)) {
+			replay_free(tr->rp);
+			tr->rp = NULL;
+			trace_free(&tr->t);
+			return 1;
+		}
+	} else {
+		uint64_t save_t, rest_t;
+		replay_floor(tr->rp, tr->umask ? tr->umask : 3, 201, &save_t, &rest_t);
+		/* to 0.1 ns, as the rows print them: priced = counts x the printed unit costs */
+		tr->save_ns = round((double)save_t / tr->tpn * 10) / 10;
+		tr->rest_ns = round((double)rest_t / tr->tpn * 10) / 10;
+	}
 	/* adaptive decides by the costs this replay charges (fpu_set_costs), or by
 	 * libfpu's built-in ones as in the lab (--adaptive-costs default) */
 	tr->fc = (struct fpu_costs){ (uint32_t)lround(o->trap.ns), (uint32_t)lround(o->cr0.ns),

@@ -27,7 +27,7 @@ rc=$?
 t "\$FPULAB_HOST_COSTS without host costs rows: exit 1, says so" [ "$rc" = 1 -a -n "$(grep 'FPULAB_HOST_COSTS .*no row of `fpulab host costs`' "$work/err")" ]
 
 if ! grep -qw xsave /proc/cpuinfo; then
-	skips 13 "replay costs" "no XSAVE"
+	skips 19 "replay costs" "no XSAVE"
 	finish
 	exit
 fi
@@ -94,6 +94,23 @@ else
 	skip "sweep --plot" "no gnuplot"
 	skip "sweep --plot: the SVG" "no gnuplot"
 fi
+
+# --batch-costs: an earlier replay's batch save and restore, not timed again: the same decisions and prices.
+"$fpulab" replay "$work/p1.trace" --repeat 1 --policy lazy,adaptive --costs "$work/hc.json" --format json --output "$work/b1.json" 2> "$work/err"
+jq -c '.save_ns = 1000 | .restore_ns = 2000' "$work/b1.json" > "$work/b-dear.json"
+"$fpulab" replay "$work/p1.trace" --repeat 1 --policy lazy,adaptive --costs "$work/hc.json" --batch-costs "$work/b-dear.json" --format json --output "$work/b2.json" 2> "$work/err"
+t "--batch-costs: the file's batch save and restore, and priced by them" \
+	jq -e -s 'all(.[]; .save_ns == 1000 and .restore_ns == 2000) and all(.[] | select(.policy != "oracle"); (.priced_ns_per_switch - (.saves * 1000 + .restores * 2000 + .nm_traps * .trap_ns + .ts_writes * .cr0_ns + .flush_ipis * .ipi_ns) / .switches | fabs) < 1e-9)' "$work/b2.json"
+t "--batch-costs: adaptive decides by them (dearer loads: no more restores than with the timed ones)" \
+	jq -e -s '[.[] | select(.policy == "adaptive")] | .[0].restores >= .[1].restores' "$work/b1.json" "$work/b2.json"
+"$fpulab" replay "$work/p1.trace" --repeat 1 --policy lazy,adaptive --costs "$work/hc.json" --batch-costs "$work/b1.json" --format json --output "$work/b3.json" 2> "$work/err"
+t "--batch-costs of its own rows: the same counts and priced costs again" \
+	jq -e -n --slurpfile a "$work/b1.json" --slurpfile b "$work/b3.json" '[$a[] | [.policy, .saves, .restores, .nm_traps, .ts_writes, .priced_ns_per_switch]] == [$b[] | [.policy, .saves, .restores, .nm_traps, .ts_writes, .priced_ns_per_switch]]'
+"$fpulab" trace synth pingpong-both -o "$work/p2.trace" --switches 400 --xcr0 0x7 > /dev/null 2>&1
+check "--batch-costs without the trace's rows: exit 1, names it" 1 - "no replay row of $work/p2.trace" -- "$fpulab" replay "$work/p1.trace" "$work/p2.trace" --batch-costs "$work/b1.json"
+jq -c '.save_insn = "fxsave"' "$work/b1.json" > "$work/b-fx.json"
+check "--batch-costs timed with another instruction: exit 1, says which" 1 - "was timed with fxsave" -- "$fpulab" replay "$work/p1.trace" --repeat 1 --policy lazy --batch-costs "$work/b-fx.json"
+check "--batch-costs of a file without replay rows: exit 1" 1 - 'no row of `fpulab replay`' -- "$fpulab" replay "$work/p1.trace" --batch-costs "$work/hc.json"
 
 # Measured by the replay itself (no cache): every source this host's, said so.
 env -u FPULAB_HOST_COSTS "$fpulab" replay "$work/p1.trace" --repeat 1 --policy eager --ipi-ns 1000 --format json --output "$work/m.json" 2> "$work/err"
