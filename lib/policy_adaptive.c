@@ -129,6 +129,19 @@ void fpu_get_costs(struct fpu_costs *c)
 	*c = costs;
 }
 
+/* @a x @b, or UINT64_MAX where it does not fit: the sampling tests compare products of costs. */
+static uint64_t mul_sat(uint64_t a, uint64_t b)
+{
+	uint64_t r;
+	return __builtin_mul_overflow(a, b, &r) ? UINT64_MAX : r;
+}
+
+/* @a << @n (n < 64), or UINT64_MAX where it does not fit. */
+static uint64_t shl_sat(uint64_t a, unsigned int n)
+{
+	return a > UINT64_MAX >> n ? UINT64_MAX : a << n;
+}
+
 static unsigned int popcount8(unsigned int x)
 {
 	x = (x & 0x55) + ((x >> 1) & 0x55);
@@ -252,7 +265,8 @@ static bool prior_outlived(struct fpu_adaptive *own, const struct weights *w, ui
 	if (own->since < 0xffff)
 		own->since++;
 	if (own->since < ADAPT_PRIOR_MIN ||
-	    own->since * ws * (w->lost + 1) < ADAPT_PRIOR_K * margin * (scale - w->lost + 1))
+	    mul_sat(own->since, mul_sat(ws, w->lost + 1)) <
+		    mul_sat(ADAPT_PRIOR_K, mul_sat(margin, scale - w->lost + 1)))
 		return false;
 	own->since = 0;
 	return true;
@@ -283,7 +297,8 @@ static enum choice choose(struct fpu_cpu *c, struct fpu_adaptive *a, struct fpu_
 	waste = waste > (c->ts ? 0 : (D - k) * cr0) ? waste - (c->ts ? 0 : (D - k) * cr0) : D;
 	/* in ns times the estimate's own scale, as without D */
 	uint64_t margin = (w.trap - w.now) / D, ws = waste / D * (w.scale / D);
-	bool sure = a->since * ws * ws < (ADAPT_K * margin * margin) << a->level;
+	bool sure = mul_sat(a->since, mul_sat(ws, ws)) <
+		    shl_sat(mul_sat(ADAPT_K, mul_sat(margin, margin)), a->level);
 	if (reload && a->since >= (ADAPT_RELOAD_K * (a->nobs + 1u)) << a->level)
 		sure = false; /* a margin made from few slices, none of them like this one */
 	if (a != own && prior_outlived(own, &w, margin, ws))

@@ -393,6 +393,41 @@ static void test_adaptive_prior_outlived(void **state)
 }
 
 /*
+ * A sure call stays sure at any cost. Here the margin of giving held
+ * registers back is 128 slices x an 8.4-ms trap = 2^30 ns-slices, and the
+ * sampling test's 16 x margin^2 is 2^64: in 64 bits it wrapped to 0, and a
+ * task that uses the FPU in every slice was sampled (a trap of 8.4 ms) once
+ * its level's 1,024 switch-ins had passed. Saturated, it is never sampled.
+ */
+static void test_adaptive_huge_trap_not_sampled(void **state)
+{
+	static const struct fpu_costs dear = {
+		.trap_ns = 1u << 23, .cr0_ns = 44, .ipi_ns = 22272, .save_ns = 47, .restore_ns = 108
+	};
+	struct fpu_costs saved;
+	struct task *z = new_task(61), *t = new_task(62);
+	unsigned int sampled = 0;
+
+	fpu_get_costs(&saved);
+	fpu_set_costs(&dear);
+	start_policy("adaptive");
+	switch_to(NULL, z);         /* z: watched, never a use */
+	t->fpu.adaptive.nobs = 128; /* t: a use in each of 128 slices, long trusted */
+	t->fpu.adaptive.uses = 128;
+	t->fpu.adaptive.level = 10;
+	for (int i = 0; i < 3000; i++) {
+		switch_to(z, t);
+		sampled += fake_ts;
+		task_uses_fpu(t, false);
+		switch_to(t, z);
+	}
+	assert_int_equal(sampled, 0);
+	fpu_set_costs(&saved);
+	free_task(z);
+	free_task(t);
+}
+
+/*
  * The CR0 write that sets TS again is charged by what this CPU's switch-ins
  * do: where every one would leave TS set, to the use that clears it (as
  * under lazy, a slice without a use writes no CR0); where none would, to the
@@ -704,6 +739,7 @@ int main(void)
 		cmocka_unit_test(test_adaptive_held_newcomer_judged_by_prior),
 		cmocka_unit_test(test_adaptive_cr0_set_charged_by_the_cpu),
 		cmocka_unit_test(test_adaptive_prior_outlived),
+		cmocka_unit_test(test_adaptive_huge_trap_not_sampled),
 		cmocka_unit_test(test_tracing_counts_nothing),
 		cmocka_unit_test(test_policy_flags),
 	};
