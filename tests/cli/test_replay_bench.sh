@@ -58,6 +58,8 @@ bench "--trap-ns -5: refused before recording" 2 "--trap-ns: '-5' is not a cost 
 bench "--bogus: refused before recording" 2 "--bogus: unknown option" --bogus
 bench "-o without DIR: says so, exit 2" 2 "replay-bench: -o needs a DIR" --repeat 1 -o
 bench "--output in a missing folder: refused before recording" 2 "cannot create a file in $work/nowhere" --output "$work/nowhere/r.json"
+echo '{"experiment": "run", "policy": "eager"}' > "$work/runs.json"
+bench "--batch-costs without replay rows: refused before recording" 2 "refuses --batch-costs $work/runs.json; nothing recorded" --batch-costs "$work/runs.json"
 bench "--help after other options: the usage, nothing recorded" 0 - --repeat 1 --help
 name="--help prints the usage" t grep -q "tools/replay-bench \[-o DIR\]" "$work/out"
 name="--repeat 0 left no default folder behind" t [ ! -e "$work/build/replay-bench" ]
@@ -70,9 +72,12 @@ if grep -qw xsave /proc/cpuinfo; then
 	echo keep > "$work/rb/mine.txt"
 	bench "-o DIR it made: accepted again" 0 - --repeat 1 --policy eager -o "$work/rb"
 	name="-o DIR again: its own files replaced, another file kept" t [ ! -s "$work/rb/context-switch.err" -a "$(cat "$work/rb/mine.txt")" = keep ]
+	"$work/fpulab" replay "$work/rb"/*.trace --repeat 1 --policy eager --format json --output "$work/rb.json" 2> /dev/null
+	bench "--batch-costs of an earlier replay of DIR: recorded again, replayed at its batch costs" 0 - --repeat 1 --policy eager -o "$work/rb" --batch-costs "$work/rb.json"
+	name="--batch-costs: every trace's batch line names the file" t [ "$(grep -c "from --batch-costs $work/rb.json" "$work/out")" = 6 ]
 	mkdir "$work/empty"
 	bench "-o an empty directory: accepted" 0 - --repeat 1 --policy eager -o "$work/empty"
 else
-	skips 5 "replay-bench records and replays" "no XSAVE"
+	skips 7 "replay-bench records and replays" "no XSAVE"
 fi
 finish
