@@ -287,8 +287,8 @@ int batch_costs_load(const char *path, struct opts *o);
 /*
  * batch_costs_find - the batch save and restore, in ns, that @o's
  * --batch-costs rows give the trace @path (the row of the same path, or of
- * the same file), on this CPU (the rows' save_insn and xcr0 must be this
- * replay's). Return: 0, or 1 after a message naming the trace.
+ * the same file), on this CPU (the rows' host_cpu, save_insn and xcr0 must be
+ * this replay's). Return: 0, or 1 after a message naming the trace.
  */
 int batch_costs_find(const struct opts *o, const char *path, double *save_ns, double *rest_ns);
 

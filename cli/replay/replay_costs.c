@@ -258,13 +258,18 @@ int batch_costs_find(const struct opts *o, const char *path, double *save_ns, do
 	if (row) {
 		const char *insn = json_string_value(json_object_get(row, "save_insn"));
 		const char *mask = json_string_value(json_object_get(row, "xcr0"));
+		const char *cpu = json_string_value(json_object_get(row, "host_cpu"));
+		const char *here = o->out ? json_string_value(
+						    json_object_get(o->out->provenance, "host_cpu"))
+					  : NULL;
 		if (!insn || strcmp(insn, fpu_insn_name(xstate_cfg.save_insn)) || !mask ||
-		    strcmp(mask, xcr0)) {
+		    strcmp(mask, xcr0) || !cpu || !here || strcmp(cpu, here)) {
 			fprintf(stderr,
-				"fpulab replay: --batch-costs %s: %s was timed with %s, mask %s; "
-				"this replay uses %s, mask %s\n",
+				"fpulab replay: --batch-costs %s: %s was timed with %s, mask %s on "
+				"%s; this replay uses %s, mask %s on %s\n",
 				o->batch_file, path, insn ? insn : "?", mask ? mask : "?",
-				fpu_insn_name(xstate_cfg.save_insn), xcr0);
+				cpu ? cpu : "?", fpu_insn_name(xstate_cfg.save_insn), xcr0,
+				here ? here : "?");
 			return 1;
 		}
 		*save_ns = json_number_value(json_object_get(row, "save_ns"));

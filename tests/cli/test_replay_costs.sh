@@ -27,7 +27,7 @@ rc=$?
 t "\$FPULAB_HOST_COSTS without host costs rows: exit 1, says so" [ "$rc" = 1 -a -n "$(grep 'FPULAB_HOST_COSTS .*no row of `fpulab host costs`' "$work/err")" ]
 
 if ! grep -qw xsave /proc/cpuinfo; then
-	skips 19 "replay costs" "no XSAVE"
+	skips 20 "replay costs" "no XSAVE"
 	finish
 	exit
 fi
@@ -110,6 +110,8 @@ t "--batch-costs of its own rows: the same counts and priced costs again" \
 check "--batch-costs without the trace's rows: exit 1, names it" 1 - "no replay row of $work/p2.trace" -- "$fpulab" replay "$work/p1.trace" "$work/p2.trace" --batch-costs "$work/b1.json"
 jq -c '.save_insn = "fxsave"' "$work/b1.json" > "$work/b-fx.json"
 check "--batch-costs timed with another instruction: exit 1, says which" 1 - "was timed with fxsave" -- "$fpulab" replay "$work/p1.trace" --repeat 1 --policy lazy --batch-costs "$work/b-fx.json"
+jq -c '.host_cpu = "Another CPU"' "$work/b1.json" > "$work/b-cpu.json"
+check "--batch-costs timed on another CPU: exit 1, says which" 1 - "on Another CPU; this replay uses" -- "$fpulab" replay "$work/p1.trace" --repeat 1 --policy lazy --batch-costs "$work/b-cpu.json"
 check "--batch-costs of a file without replay rows: exit 1" 1 - 'no row of `fpulab replay`' -- "$fpulab" replay "$work/p1.trace" --batch-costs "$work/hc.json"
 
 # Measured by the replay itself (no cache): every source this host's, said so.
