@@ -75,6 +75,7 @@ void fpu_cpu_init(void)
 	c->trace_armed = false;
 	c->calm = 255;
 	c->watch_s = 0;
+	c->hold_gain = 0;
 }
 
 static const struct fpu_policy *policy_by_name(const char *name)
@@ -453,6 +454,7 @@ void fpu_cpu_quiesce(void)
 	fpu_newcomers = (struct fpu_adaptive){ 0 };
 	c->calm = 255;
 	c->watch_s = 0;
+	c->hold_gain = 0;
 }
 
 /* ---- user-visible state ---- */

@@ -45,6 +45,12 @@ struct fpu_cpu {
 	/* adaptive: of the recent switch-ins here, the share that would have left TS set
 	 * had they found it set, in 65536ths (a moving average) */
 	uint16_t watch_s;
+	/*
+	 * adaptive: ns that holding state here has spared (a save for each
+	 * switch-in finding its registers its own) less what it has cost (a flush
+	 * IPI for each fetch of state held here), at most one IPI ahead
+	 */
+	int32_t hold_gain;
 	struct fpu_stats stats;
 } __attribute__((aligned(64)));
 

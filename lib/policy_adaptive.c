@@ -31,7 +31,13 @@
  *   (a load saves them first) or the task uses the FPU on another CPU,
  *   whose #NM then has them flushed (an IPI, and wait). A task that is
  *   moving (fpu_task_migrated() before its switch-out) is saved at
- *   switch-out instead. One moved while switched out is saved at once by
+ *   switch-out instead, and so is every task on a CPU where holding has
+ *   cost more than it spared (struct fpu_cpu.hold_gain: a save for each
+ *   switch-in that finds its task's registers still its own, held or not,
+ *   less an IPI for each flush of state held there, capped at one IPI ahead:
+ *   an IPI stops holding until the saves it would spare make up for it; in
+ *   the lab's stress trace each of three IPIs fetched a different task,
+ *   thousands of switches apart). One moved while switched out is saved at once by
  *   the CPU holding it (no IPI later; adaptive_migrated), and so is one
  *   that moved that way or unannounced lately at its switch-outs, until it
  *   has stayed on one CPU for ipi_ns / save_ns switch-ins (at most 255):
@@ -347,6 +353,29 @@ static void note_cpu(struct fpu_cpu *c, struct fpu_adaptive *a, unsigned int cpu
 
 #define ADAPT_NEED (FPU_F_NEED_LOAD | FPU_F_NEED_TS | FPU_F_NOT_IN_USER)
 
+/* A save that holding spared (or would have) on @c: hold_gain, at most one IPI ahead. */
+static void hold_spared(struct fpu_cpu *c)
+{
+	int64_t g = (int64_t)c->hold_gain + costs.save_ns;
+	int64_t cap = costs.ipi_ns < INT32_MAX ? costs.ipi_ns : INT32_MAX;
+	c->hold_gain = (int32_t)(g < cap ? g : cap);
+}
+
+/*
+ * @f's state fetched by @cpu (its #NM, or an export): if another CPU holds
+ * it, that CPU's holding costs its flush IPI (written from here: a lost
+ * update of a heuristic counter is harmless, as for calm).
+ */
+static void adaptive_fetch(struct fpu_cpu *c, unsigned int cpu, struct fpu *f)
+{
+	int holder = __atomic_load_n(&f->holder, __ATOMIC_ACQUIRE);
+	if (holder >= 0 && holder != (int)cpu) {
+		int64_t g = (int64_t)fpu_cpus[holder].hold_gain - costs.ipi_ns;
+		fpu_cpus[holder].hold_gain = (int32_t)(g > INT32_MIN ? g : INT32_MIN);
+	}
+	fpu_held_fetch(c, cpu, f);
+}
+
 /* Leave the task a trap: TS set on its way to ring 3 (none if it blocks first). */
 static void observe(const struct fpu_cpu *c, struct fpu *f, unsigned int how)
 {
@@ -384,7 +413,7 @@ static void switch_out(struct fpu_cpu *c, unsigned int cpu, struct fpu *prev)
 		prev->adaptive.slice = ADAPT_HAD_REGS; /* the next switch-in records s */
 	bool moving = flags & FPU_F_MIGRATING;         /* fpu_task_migrated(): it moves now */
 	if (c->live && c->owner == prev) {
-		if (moving || prev->adaptive.stay) /* do not make its next CPU wait */
+		if (moving || prev->adaptive.stay || c->hold_gain < 0) /* not held: saved now */
 			fpu_save_regs(c, cpu, prev);
 		else /* held here, unsaved */
 			__atomic_store_n(&prev->holder, (int)cpu, __ATOMIC_RELEASE);
@@ -402,6 +431,8 @@ static void adaptive_switch(struct fpu_cpu *c, unsigned int cpu, struct fpu *pre
 	struct fpu_adaptive *a = &next->adaptive;
 	note_cpu(c, a, cpu);
 	int holder = __atomic_load_n(&next->holder, __ATOMIC_ACQUIRE);
+	if (holder == (int)cpu || (holder < 0 && fpregs_hold(c, cpu, next)))
+		hold_spared(c); /* held, it was not saved; saved, holding would have spared it */
 	if (a->slice & ADAPT_HAD_REGS) {
 		record_kept(a, holder == (int)cpu || fpregs_hold(c, cpu, next));
 		a->slice = 0;
@@ -466,7 +497,7 @@ static void adaptive_migrated(struct fpu_cpu *c, unsigned int cpu, struct fpu *f
 static void adaptive_handle_nm(struct fpu_cpu *c, unsigned int cpu, struct fpu *cur)
 {
 	cur->adaptive.slice |= ADAPT_USED;
-	fpu_held_fetch(c, cpu, cur); /* held by another CPU: its flush IPI, and wait */
+	adaptive_fetch(c, cpu, cur); /* held by another CPU: its flush IPI, and wait */
 	fpu_activate(c, cpu, cur);
 }
 
@@ -501,7 +532,7 @@ const struct fpu_policy fpu_policy_adaptive = {
 	.switch_to = adaptive_switch,
 	.handle_nm = adaptive_handle_nm,
 	.flush_ipi = fpu_held_flush_ipi,
-	.fetch = fpu_held_fetch,
+	.fetch = adaptive_fetch,
 	.saved = fpu_held_saved,
 	.migrated = adaptive_migrated,
 	.reload = adaptive_reload,

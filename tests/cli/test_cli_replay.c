@@ -379,6 +379,37 @@ static void test_adaptive_flush_at_use(void **state)
 }
 
 /*
+ * A flush IPI costs the CPU that held the state: on CPU 0 task 1 is held
+ * unsaved after its slice, and an export of it from CPU 1 sends the IPI.
+ * CPU 0's holding is then an IPI behind (struct fpu_cpu.hold_gain), so task
+ * 3 is saved at its switch-out there, and its export from CPU 1 needs no
+ * IPI (two before).
+ */
+static void test_adaptive_holding_pays(void **state)
+{
+	struct fpulab_trace_event e[] = {
+		tev_on(0, FPULAB_EV_SWITCH, 0, 1, 0), tev_on(0, FPULAB_EV_USE, 1, 0, 0x3),
+		tev_on(0, FPULAB_EV_SWITCH, 1, 0, 0), tev_on(1, FPULAB_EV_SWITCH, 0, 2, 0),
+		tev_on(1, FPULAB_EV_EXPORT, 1, 0, 0), tev_on(0, FPULAB_EV_SWITCH, 0, 3, 0),
+		tev_on(0, FPULAB_EV_USE, 3, 0, 0x3),  tev_on(0, FPULAB_EV_SWITCH, 3, 0, 0),
+		tev_on(1, FPULAB_EV_EXPORT, 3, 0, 0), tev_on(1, FPULAB_EV_SWITCH, 2, 0, 0),
+	};
+	struct trace t;
+	struct replay_result r;
+
+	hand_trace(&t, e, 10, 2, 3, 0);
+	struct replay *rp = replay_new(&t, FPU_INSN_AUTO);
+	assert_non_null(rp);
+	r = run(rp, "adaptive", 6);
+	assert_int_equal(r.n.flush_ipis, 1);
+	assert_int_equal(r.n.saves, 2); /* task 1's flush, task 3's switch-out */
+	assert_int_equal(r.n.integrity_errors, 0);
+	r = run(rp, "smp-lazy", 6);
+	assert_int_equal(r.n.flush_ipis, 2);
+	replay_free(rp);
+}
+
+/*
  * A newcomer is watched until 2 were watched (ADAPT_MIN_NEWCOMERS), on any
  * CPU (one prior for all): three new tasks, each using the FPU at once;
  * the first two trap, the third is judged by their prior (both used it)
@@ -617,6 +648,7 @@ int main(void)
 		cmocka_unit_test(test_export_then_use),
 		cmocka_unit_test(test_runs_start_clean),
 		cmocka_unit_test(test_adaptive_flush_at_use),
+		cmocka_unit_test(test_adaptive_holding_pays),
 		cmocka_unit_test(test_adaptive_newcomers),
 		cmocka_unit_test(test_import_reset),
 		cmocka_unit_test(test_returns),
