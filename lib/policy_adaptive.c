@@ -431,10 +431,12 @@ static void adaptive_switch(struct fpu_cpu *c, unsigned int cpu, struct fpu *pre
 	struct fpu_adaptive *a = &next->adaptive;
 	note_cpu(c, a, cpu);
 	int holder = __atomic_load_n(&next->holder, __ATOMIC_ACQUIRE);
-	if (holder == (int)cpu || (holder < 0 && fpregs_hold(c, cpu, next)))
+	/* its registers still its own here: held unsaved, or saved and not reloaded since */
+	bool own = holder == (int)cpu || (holder < 0 && fpregs_hold(c, cpu, next));
+	if (own)
 		hold_spared(c); /* held, it was not saved; saved, holding would have spared it */
 	if (a->slice & ADAPT_HAD_REGS) {
-		record_kept(a, holder == (int)cpu || fpregs_hold(c, cpu, next));
+		record_kept(a, own);
 		a->slice = 0;
 	}
 	if (holder == (int)cpu) {
@@ -471,7 +473,7 @@ static void adaptive_switch(struct fpu_cpu *c, unsigned int cpu, struct fpu *pre
 	struct fpu_adaptive *by = judge_by(c, a);
 	if (!by)
 		note_watch(c, true);
-	act(c, next, by ? choose(c, by, a, fpregs_hold(c, cpu, next), false, false) : WATCH);
+	act(c, next, by ? choose(c, by, a, own, false, false) : WATCH); /* holder < 0 here */
 }
 
 /*
