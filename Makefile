@@ -106,11 +106,8 @@ $(BUILD)/host/cli/replay/replay_engine.c.o $(BUILD)/host/cli/replay/replay_log.c
 # ... and reads a trace's events from its file between them (trace_iter_next).
 $(BUILD)/host/cli/trace/trace_iter.c.o: HCFLAGS += -mgeneral-regs-only
 
-# replay's floor logs libfpu's saves and restores through these (cli/replay/replay_engine.c).
-REPLAY_LDFLAGS := -Wl,--wrap=xstate_save -Wl,--wrap=xstate_restore
-
 $(BUILD)/fpulab: $(CLI_OBJS) $(BUILD)/libfpu.a
-	$(CC) $(HCFLAGS) -o $@ $(CLI_OBJS) $(BUILD)/libfpu.a $(HLDLIBS) $(REPLAY_LDFLAGS)
+	$(CC) $(HCFLAGS) -o $@ $(CLI_OBJS) $(BUILD)/libfpu.a $(HLDLIBS)
 
 # Dependencies first: on a fresh machine they are what the build needs.
 # The results and plots stay in $(BUILD)/results; the summary is what to read first.

@@ -11,6 +11,7 @@
  * - Ownership: see fpregs_hold() in internal.h, the one statement of it.
  */
 #include "internal.h"
+#include "xsave_insn.h"
 
 const struct fpu_arch_ops *fpu_ops;
 struct fpu_cpu fpu_cpus[FPU_MAX_CPUS];
@@ -26,7 +27,8 @@ static const struct fpu_policy *const policies[] = {
 
 static const char *policy_names[NR_POLICIES + 1];
 static const struct fpu_policy *policy = &fpu_policy_eager;
-static bool tracing; /* fpu_set_tracing() */
+static bool tracing;                 /* fpu_set_tracing() */
+static fpu_insn_trace_fn insn_trace; /* fpu_set_insn_trace() */
 
 static bool streq(const char *a, const char *b)
 {
@@ -215,6 +217,30 @@ void fpu_ts_clear_slow(struct fpu_cpu *c)
 	c->stats.ts_writes++;
 }
 
+void fpu_set_insn_trace(fpu_insn_trace_fn fn)
+{
+	insn_trace = fn;
+}
+
+/* The one save and the one restore of a task's area, inline (xsave_insn.h). */
+static inline void save_area(struct xregs_state *area, uint64_t mask)
+{
+	enum fpu_save_insn insn = xstate_cfg.save_insn;
+
+	if (unlikely(insn_trace != NULL))
+		insn_trace(false, insn, area, xsave_mask(insn, mask));
+	xsave_insn(insn, area, mask);
+}
+
+static inline void restore_area(const struct xregs_state *area, uint64_t mask)
+{
+	enum fpu_save_insn insn = xstate_cfg.save_insn;
+
+	if (unlikely(insn_trace != NULL))
+		insn_trace(true, insn, area, mask);
+	xrstor_insn(insn, area, mask);
+}
+
 void fpu_save_regs(struct fpu_cpu *c, unsigned int cpu, struct fpu *f)
 {
 	/* State on a task's behalf lands only in its own area: @f must own the registers. */
@@ -224,7 +250,7 @@ void fpu_save_regs(struct fpu_cpu *c, unsigned int cpu, struct fpu *f)
 	if (FPU_FAULT(FPU_FAULT_SKIP_SAVE_ON_MIGRATE) && (f->flags & FPU_F_MIGRATING))
 		; /* injected: the registers never reach the save area */
 	else
-		xstate_save(f->state, xstate_cfg.kernel_mask);
+		save_area(f->state, xstate_cfg.kernel_mask);
 	if (xstate_cfg.pkru_offset) {
 		/* The register is @f's PKRU only while @f runs here (pkru.c). */
 		if (xstate_cfg.pkru && f == c->cur)
@@ -251,7 +277,7 @@ void fpu_load_regs(struct fpu_cpu *c, unsigned int cpu, struct fpu *f)
 		fpu_ts_clear(c);
 	if (unlikely(scrub_needed()) && !fpregs_hold(c, cpu, f) && xstate_scrub_fxsave_leak())
 		c->stats.scrubs++;
-	xstate_restore(f->state, xstate_cfg.kernel_mask & ~XFEATURE_MASK_PKRU); /* pkru.c */
+	restore_area(f->state, xstate_cfg.kernel_mask & ~XFEATURE_MASK_PKRU); /* pkru.c */
 	/* lazy-pkru: as if XRSTOR had loaded PKRU, only with the registers */
 	if (FPU_FAULT(FPU_FAULT_LAZY_PKRU) && xstate_cfg.pkru)
 		fpu_pkru_write(c, f->pkru);

@@ -5,55 +5,13 @@
  * pointer-leak scrub. Intel SDM Vol. 1 §13.7-13.12; AMD APM Vol. 2 §11.5.
  *
  * Reads xstate_cfg (xstate.c) and calls nothing there but xstate_init_image().
- *
- * All forms are the REX.W (64-bit) ones, so FIP/FDP are stored as 64-bit.
+ * The instructions themselves are in xsave_insn.h, inline, shared with core.c.
  */
-#include <fpu/xstate.h>
-
-#define XOP_SAVE(insn, buf, mask)                                               \
-	__asm__ volatile(insn " %0"                                             \
-			 : "+m"(*(buf))                                         \
-			 : "a"((uint32_t)(mask)), "d"((uint32_t)((mask) >> 32)) \
-			 : "memory")
-#define XOP_RESTORE(insn, buf, mask)                                                         \
-	__asm__ volatile(insn " %0"                                                          \
-			 :                                                                   \
-			 : "m"(*(buf)), "a"((uint32_t)(mask)), "d"((uint32_t)((mask) >> 32)) \
-			 : "memory")
-
-static inline bool insn_compacted(enum fpu_save_insn insn)
-{
-	return insn == FPU_INSN_XSAVEC || insn == FPU_INSN_XSAVES;
-}
+#include "xsave_insn.h"
 
 void xstate_save_insn(enum fpu_save_insn insn, struct xregs_state *buf, uint64_t mask)
 {
-	/*
-	 * XSAVEC/XSAVES write XCOMP_BV = RFBM | bit 63, which moves every
-	 * component: a compacted buffer is always saved with the full kernel mask.
-	 */
-	if (insn_compacted(insn))
-		mask = xstate_cfg.kernel_mask;
-
-	switch (insn) {
-	case FPU_INSN_FXSAVE:
-		__asm__ volatile("fxsave64 %0" : "=m"(buf->legacy) : : "memory");
-		break;
-	case FPU_INSN_XSAVE:
-		XOP_SAVE("xsave64", buf, mask);
-		break;
-	case FPU_INSN_XSAVEOPT:
-		XOP_SAVE("xsaveopt64", buf, mask);
-		break;
-	case FPU_INSN_XSAVEC:
-		XOP_SAVE("xsavec64", buf, mask);
-		break;
-	case FPU_INSN_XSAVES:
-		XOP_SAVE("xsaves64", buf, mask);
-		break;
-	default:
-		break;
-	}
+	xsave_insn(insn, buf, mask);
 }
 
 void xstate_save(struct xregs_state *buf, uint64_t mask)
@@ -63,21 +21,7 @@ void xstate_save(struct xregs_state *buf, uint64_t mask)
 
 void xstate_restore_insn(enum fpu_save_insn insn, const struct xregs_state *buf, uint64_t mask)
 {
-	switch (insn) {
-	case FPU_INSN_FXSAVE:
-		__asm__ volatile("fxrstor64 %0" : : "m"(buf->legacy) : "memory");
-		break;
-	case FPU_INSN_XSAVES:
-		XOP_RESTORE("xrstors64", buf, mask);
-		break;
-	case FPU_INSN_XSAVE:
-	case FPU_INSN_XSAVEOPT:
-	case FPU_INSN_XSAVEC: /* XRSTOR takes either format, from XCOMP_BV[63] */
-		XOP_RESTORE("xrstor64", buf, mask);
-		break;
-	default:
-		break;
-	}
+	xrstor_insn(insn, buf, mask);
 }
 
 void xstate_restore(const struct xregs_state *buf, uint64_t mask)

@@ -30,14 +30,13 @@ $(BUILD)/tests/test_guarantees: tests/unit/test_guarantees.c $(BUILD)/libfpu-tes
 CLI_UNIT_OBJS := $(filter-out $(BUILD)/host/cli/main.c.o,$(CLI_OBJS))
 $(BUILD)/tests/test_cli_%: tests/cli/test_cli_%.c $(CLI_UNIT_OBJS) $(BUILD)/libfpu.a
 	@mkdir -p $(dir $@)
-	$(CC) $(HCFLAGS) -Icli -MMD -o $@ $< $(CLI_UNIT_OBJS) $(BUILD)/libfpu.a -lcmocka $(HLDLIBS) \
-		$(REPLAY_LDFLAGS)
+	$(CC) $(HCFLAGS) -Icli -MMD -o $@ $< $(CLI_UNIT_OBJS) $(BUILD)/libfpu.a -lcmocka $(HLDLIBS)
 # replay against libfpu with a fault injected: the engine's report of the first integrity error
 $(BUILD)/tests/test_cli_replay_faults: tests/cli/test_cli_replay_faults.c $(CLI_UNIT_OBJS) \
 		$(BUILD)/libfpu-test.a
 	@mkdir -p $(dir $@)
 	$(CC) $(HCFLAGS) -Icli -MMD -o $@ $< $(CLI_UNIT_OBJS) $(BUILD)/libfpu-test.a -lcmocka \
-		$(HLDLIBS) $(REPLAY_LDFLAGS)
+		$(HLDLIBS)
 TEST_BINS += $(patsubst tests/cli/%.c,$(BUILD)/tests/%,$(wildcard tests/cli/test_cli_*.c))
 # The cmocka executables (libfpu's and the cli's unit tests), for make test-ubsan.
 UNIT_BINS := $(TEST_BINS)

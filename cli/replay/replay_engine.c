@@ -170,38 +170,24 @@ static void host_send_flush_ipi(unsigned int cpu)
 }
 
 /*
- * libfpu's two instruction entry points, wrapped at link time
- * (-Wl,--wrap=xstate_save,--wrap=xstate_restore: the Makefile): while a run
- * records, each save and restore is logged with its area and mask. Outside
- * a recording run the wrapper costs one load and branch per instruction.
+ * libfpu's saves and restores of the tasks' areas, heard through
+ * fpu_set_insn_trace() while a run records (record_run): each is logged with
+ * its area and mask for the bare replay. Outside a recording run no hook is
+ * set and libfpu pays one load and branch per instruction.
  */
-void __real_xstate_save(struct xregs_state *buf, uint64_t mask);
-void __real_xstate_restore(const struct xregs_state *buf, uint64_t mask);
-void __wrap_xstate_save(struct xregs_state *buf, uint64_t mask);
-void __wrap_xstate_restore(const struct xregs_state *buf, uint64_t mask);
-
-void __wrap_xstate_save(struct xregs_state *buf, uint64_t mask)
+static void rec_insn(bool restore, enum fpu_save_insn insn, const struct xregs_state *area,
+		     uint64_t mask)
 {
-	if (__builtin_expect(rec != NULL, 0)) {
-		static const uint32_t kind[FPU_INSN_NR] = {
-			[FPU_INSN_FXSAVE] = OP_FXSAVE,     [FPU_INSN_XSAVE] = OP_XSAVE,
-			[FPU_INSN_XSAVEOPT] = OP_XSAVEOPT, [FPU_INSN_XSAVEC] = OP_XSAVEC,
-			[FPU_INSN_XSAVES] = OP_XSAVEC, /* kernel mode only: never in replay */
-		};
-		/* as xstate_save_insn: a compacted save always takes the full kernel mask */
-		if (xstate_cfg.compacted)
-			mask = xstate_cfg.kernel_mask;
-		rec_op(kind[xstate_cfg.save_insn], buf, mask, 0);
-	}
-	__real_xstate_save(buf, mask);
-}
+	static const uint32_t save_op[FPU_INSN_NR] = {
+		[FPU_INSN_FXSAVE] = OP_FXSAVE,     [FPU_INSN_XSAVE] = OP_XSAVE,
+		[FPU_INSN_XSAVEOPT] = OP_XSAVEOPT, [FPU_INSN_XSAVEC] = OP_XSAVEC,
+		[FPU_INSN_XSAVES] = OP_XSAVEC, /* kernel mode only: never in replay */
+	};
 
-void __wrap_xstate_restore(const struct xregs_state *buf, uint64_t mask)
-{
-	if (__builtin_expect(rec != NULL, 0))
-		rec_op(xstate_cfg.save_insn == FPU_INSN_FXSAVE ? OP_FXRSTOR : OP_XRSTOR, buf, mask,
-		       0);
-	__real_xstate_restore(buf, mask);
+	if (restore)
+		rec_op(insn == FPU_INSN_FXSAVE ? OP_FXRSTOR : OP_XRSTOR, area, mask, 0);
+	else
+		rec_op(save_op[insn], area, mask, 0);
 }
 
 static void host_wait_relax(void)
@@ -975,12 +961,14 @@ static int play_events(struct replay *rp, struct replay_result *r)
 	rp->res = r;
 	rp->switch_events = 0;
 	rec = r->log;
+	fpu_set_insn_trace(rec ? rec_insn : NULL);
 	rp->ev_index = 0;
 	while ((n = trace_iter_next(&rp->it, &ev)) > 0)
 		for (size_t j = 0; j < n; j++, rp->ev_index++) {
 			rp->switch_events += ev[j].type == FPULAB_EV_SWITCH;
 			play_event(rp, &ev[j], r);
 		}
+	fpu_set_insn_trace(NULL);
 	rec = NULL;
 	return rp->it.err ? -1 : 0;
 }

@@ -382,6 +382,21 @@ uint32_t fpu_get_pkru(struct fpu *fpu);
  */
 void fpu_set_tracing(bool on);
 
+/**
+ * fpu_set_insn_trace - call @fn before each save or restore instruction
+ * that libfpu's hooks execute on a task's area (not the entry points of
+ * xstate.h, which a caller times or logs itself), with the instruction
+ * (xstate_cfg.save_insn; a restore is the XRSTOR* that reads its format),
+ * the area and the requested-feature bitmap it runs under (for a compacted
+ * save, the full kernel mask: SDM Vol. 1 §13.10). NULL (the default) stops
+ * it. For a tool that logs the instructions to replay them bare (fpulab
+ * replay's floor); the hook runs with the task's registers live, so it must
+ * not touch the vector registers. At a quiescent point.
+ */
+typedef void (*fpu_insn_trace_fn)(bool restore, enum fpu_save_insn insn,
+				  const struct xregs_state *area, uint64_t mask);
+void fpu_set_insn_trace(fpu_insn_trace_fn fn);
+
 /*
  * Costs the adaptive policy weighs, in ns per event: an #NM round trip, one
  * CR0 write (set or clear TS), an IPI round trip, one save and one restore

@@ -683,6 +683,65 @@ static void test_tracing_counts_nothing(void **state)
 	}
 }
 
+/* fpu_set_insn_trace: what the hook heard of the ping-pong above. */
+static struct {
+	uint64_t saves, restores, bad;
+	const struct xregs_state *a, *b;
+} heard;
+
+static void hear_insn(bool restore, enum fpu_save_insn insn, const struct xregs_state *area,
+		      uint64_t mask)
+{
+	uint64_t want = restore ? xstate_cfg.kernel_mask & ~XFEATURE_MASK_PKRU
+				: xstate_cfg.kernel_mask;
+
+	if (restore)
+		heard.restores++;
+	else
+		heard.saves++;
+	if (insn != xstate_cfg.save_insn || (area != heard.a && area != heard.b) || mask != want)
+		heard.bad++;
+}
+
+/* The hook hears each save and restore the counters count, on the tasks' own areas. */
+static void test_insn_trace_hears_each_instruction(void **state)
+{
+	for (const char *const *p = fpu_policy_names(); *p; p++) {
+		struct task *a = new_task(1), *b = new_task(2);
+		uint64_t saves = 0;
+
+		memset(&heard, 0, sizeof(heard));
+		heard.a = a->fpu.state;
+		heard.b = b->fpu.state;
+		start_policy(*p);
+		fpu_set_insn_trace(hear_insn);
+		switch_to(NULL, a);
+		task_uses_fpu(a, false);
+		for (int i = 0; i < 4; i++) {
+			switch_to(a, b);
+			task_uses_fpu(b, i > 0);
+			switch_to(b, a);
+			task_uses_fpu(a, true);
+		}
+		fpu_set_insn_trace(NULL);
+		struct fpu_stats *s = fpu_stats_cpu(0);
+		for (int k = 0; k < FPU_INSN_NR; k++)
+			saves += s->saves[k];
+		if (heard.saves != saves || heard.restores != s->restores || heard.bad)
+			fail_msg("%s: heard %lu saves, %lu restores (%lu wrong); counted %lu, %lu",
+				 *p, (unsigned long)heard.saves, (unsigned long)heard.restores,
+				 (unsigned long)heard.bad, (unsigned long)saves,
+				 (unsigned long)s->restores);
+		assert_true(heard.restores >= 8);
+		switch_to(a, b); /* unhooked: heard nothing more */
+		task_uses_fpu(b, true);
+		assert_int_equal(heard.saves, saves);
+		free_task(a);
+		free_task(b);
+		current = NULL;
+	}
+}
+
 /* The policy properties tools rank by are data (fpu_policy_flags), one baseline: eager. */
 static void test_policy_flags(void **state)
 {
@@ -741,6 +800,7 @@ int main(void)
 		cmocka_unit_test(test_adaptive_prior_outlived),
 		cmocka_unit_test(test_adaptive_huge_trap_not_sampled),
 		cmocka_unit_test(test_tracing_counts_nothing),
+		cmocka_unit_test(test_insn_trace_hears_each_instruction),
 		cmocka_unit_test(test_policy_flags),
 	};
 	return cmocka_run_group_tests_name("libfpu policies (host, one CPU)", tests, setup, NULL);
