@@ -279,6 +279,19 @@ static bool prior_outlived(struct fpu_adaptive *own, const struct weights *w, ui
 }
 
 /*
+ * Whether @a's margin (ns times its scale) is still sure after a->since
+ * decisions, each wasting @ws if the slice has no use; asked only once
+ * the level's interval is over, since it needs four saturating products.
+ */
+static bool sure_enough(const struct fpu_adaptive *a, uint64_t margin, uint64_t ws, bool reload)
+{
+	if (reload && a->since >= (ADAPT_RELOAD_K * (a->nobs + 1u)) << a->level)
+		return false; /* a margin made from few slices, none of them like this one */
+	return mul_sat(a->since, mul_sat(ws, ws)) <
+	       shl_sat(mul_sat(ADAPT_K, mul_sat(margin, margin)), a->level);
+}
+
+/*
  * "now" or a trap for the task known by @own, judged by @a (its own estimate
  * or the prior), and whether to sample; @reload: after a reset, an import or
  * a kernel-FPU section (adaptive_reload).
@@ -303,13 +316,9 @@ static enum choice choose(struct fpu_cpu *c, struct fpu_adaptive *a, struct fpu_
 	waste = waste > (c->ts ? 0 : (D - k) * cr0) ? waste - (c->ts ? 0 : (D - k) * cr0) : D;
 	/* in ns times the estimate's own scale, as without D */
 	uint64_t margin = (w.trap - w.now) / D, ws = waste / D * (w.scale / D);
-	bool sure = mul_sat(a->since, mul_sat(ws, ws)) <
-		    shl_sat(mul_sat(ADAPT_K, mul_sat(margin, margin)), a->level);
-	if (reload && a->since >= (ADAPT_RELOAD_K * (a->nobs + 1u)) << a->level)
-		sure = false; /* a margin made from few slices, none of them like this one */
 	if (a != own && prior_outlived(own, &w, margin, ws))
 		return SAMPLE;
-	if (a->since < 1u << a->level || sure)
+	if (a->since < 1u << a->level || sure_enough(a, margin, ws, reload))
 		return GIVE;
 	a->since = 0;
 	return SAMPLE;
