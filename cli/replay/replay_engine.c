@@ -171,7 +171,7 @@ static void host_send_flush_ipi(unsigned int cpu)
 
 /*
  * libfpu's saves and restores of the tasks' areas, heard through
- * fpu_set_insn_trace() while a run records (record_run): each is logged with
+ * fpu_set_insn_trace() while a run records (replay_record): each is logged with
  * its area and mask for the bare replay. Outside a recording run no hook is
  * set and libfpu pays one load and branch per instruction.
  */
