@@ -185,8 +185,8 @@ struct weights {
  * this CPU's registers hold its state (no restore); @live: they are live
  * already (held unsaved: giving them back adds no save).
  */
-static struct weights weigh(bool ts, const struct fpu_adaptive *a, bool holds, bool live,
-			    unsigned int k)
+static inline struct weights weigh(bool ts, const struct fpu_adaptive *a, bool holds, bool live,
+				   unsigned int k)
 {
 	uint64_t n = a->nobs, used = a->uses < a->nobs ? a->uses : a->nobs;
 	/* (clipped: the newcomers' prior is shared by all CPUs, unlocked, so
@@ -309,6 +309,8 @@ static enum choice choose(struct fpu_cpu *c, struct fpu_adaptive *a, struct fpu_
 		return GIVE; /* costs nothing: never sampled */
 	if (a->since < 0xffff)
 		a->since++;
+	if (a == own && a->since < 1u << a->level)
+		return GIVE; /* within the level's interval: no margin needed */
 	/* what "now" wastes in a slice without a use, at least 1 ns */
 	uint64_t cr0 = costs.cr0_ns, D = ADAPT_WATCH_ONE;
 	uint64_t waste = D * ((holds ? 0 : costs.restore_ns) + (live ? 0 : costs.save_ns)) +
