@@ -62,10 +62,11 @@
  *   the estimate still chooses "now" (not held, TS clear) raises the level
  *   (at most ADAPT_MAX_LEVEL); one that turns it to a trap starts at 0.
  *   Giving back registers that cost nothing to give back is never sampled.
- * The decision, with p = uses / observations, s the share of switch-ins
- * that found its registers still its own (a third of it: measured only
- * after slices that had registers, it overstates how often registers given
- * now survive), q = (1 - p)(1 - s) / (1 - s(1 - p)) the chance that
+ * The decision, with p = uses / observations (a task's own estimate counts
+ * the prior as one observation more: count_the_prior), s the share of
+ * switch-ins that found its registers still its own (a third of it:
+ * measured only after slices that had registers, it overstates how often
+ * registers given now survive), q = (1 - p)(1 - s) / (1 - s(1 - p)) the chance that
  * registers given now are lost before a use (for held registers, q = 1 - p:
  * this slice only), and ts whether TS is set now:
  *   now  = (holds ? 0 : restore) + (ts ? (1 + f) cr0 : 0) + q * (live ? 0 : save)
@@ -173,6 +174,25 @@ static void record_kept(struct fpu_adaptive *a, unsigned int kept)
 		a->nkept++;
 }
 
+/*
+ * A task's own estimate counts the newcomers' prior as one observation
+ * more: p = (uses + p0) / (observations + 1), p0 the prior's uses over its
+ * observations, both counts times the prior's observations to stay in
+ * integers. One slice with a use is then no certainty: a pipeline's shell,
+ * watched once as it used the FPU, was given its registers at every
+ * switch-in and reload after until a sample, dozens of them later
+ * (docs/model.md). Nothing is counted before the prior has observations,
+ * nor for a task never seen to use the FPU: it is watched as under lazy.
+ */
+static void count_the_prior(uint64_t *n, uint64_t *used)
+{
+	uint64_t n0 = fpu_newcomers.nobs, u0 = fpu_newcomers.uses < n0 ? fpu_newcomers.uses : n0;
+	if (!n0)
+		return;
+	*used = *used * n0 + u0;
+	*n = (*n + 1) * n0;
+}
+
 /* What a task's next slice is expected to cost either way, in ns times @scale. */
 struct weights {
 	uint64_t now, trap, scale;
@@ -191,6 +211,8 @@ static inline struct weights weigh(bool ts, const struct fpu_adaptive *a, bool h
 	uint64_t n = a->nobs, used = a->uses < a->nobs ? a->uses : a->nobs;
 	/* (clipped: the newcomers' prior is shared by all CPUs, unlocked, so
 	 * two updates at once may leave uses above nobs) */
+	if (used && a != &fpu_newcomers)
+		count_the_prior(&n, &used); /* (never seen to use it: p = 0, as under lazy) */
 	uint64_t restore = holds ? 0 : costs.restore_ns, save = live ? 0 : costs.save_ns;
 	uint64_t scale = n, lost = n - used; /* q = lost / scale */
 	if (!holds && used && a->nkept) {

@@ -393,6 +393,46 @@ static void test_adaptive_prior_outlived(void **state)
 }
 
 /*
+ * One watched slice with a use is no certainty: a task's own estimate counts
+ * the newcomers' prior as one observation more (count_the_prior). Here the
+ * prior is 1 use in 2 first slices and b used the FPU in its one watched
+ * slice: p = (1 + 1/2) / 2, not 1, so its margin is smaller and b, which
+ * never uses its registers again, is sampled after fewer gives (each a
+ * restore and a save: c, which uses the FPU in every slice, takes the
+ * registers between them). At these costs the interval is ADAPT_K x
+ * (margin / waste)^2: 892 gives with the prior counted, 1343 at p = 1.
+ */
+static void test_adaptive_one_use_is_no_certainty(void **state)
+{
+	struct fpu_costs saved;
+	struct task *z = new_task(61), *b = new_task(62), *c = new_task(63);
+	unsigned int given = 0;
+
+	fpu_get_costs(&saved);
+	fpu_set_costs(&amd_host);
+	start_policy("adaptive");
+	switch_to(NULL, z); /* watched, no use */
+	switch_to(z, b);    /* watched, a use: the prior is 1 use in 2 */
+	task_uses_fpu(b, false);
+	switch_to(b, c);
+	task_uses_fpu(c, false);
+	for (;;) {
+		switch_to(c, b);
+		if (fake_ts || ++given > 2000)
+			break; /* the sample (TS left set), or none */
+		switch_to(b, c);
+		task_uses_fpu(c, false);
+	}
+	if (given < 600 || given > 1200)
+		fail_msg("b given its registers %u times before its sample (want 600..1200)",
+			 given);
+	fpu_set_costs(&saved);
+	free_task(z);
+	free_task(b);
+	free_task(c);
+}
+
+/*
  * A sure call stays sure at any cost. Here the margin of giving held
  * registers back is 128 slices x an 8.4-ms trap = 2^30 ns-slices, and the
  * sampling test's 16 x margin^2 is 2^64: in 64 bits it wrapped to 0, and a
@@ -801,6 +841,7 @@ int main(void)
 		cmocka_unit_test(test_adaptive_held_newcomer_judged_by_prior),
 		cmocka_unit_test(test_adaptive_cr0_set_charged_by_the_cpu),
 		cmocka_unit_test(test_adaptive_prior_outlived),
+		cmocka_unit_test(test_adaptive_one_use_is_no_certainty),
 		cmocka_unit_test(test_adaptive_huge_trap_not_sampled),
 		cmocka_unit_test(test_tracing_counts_nothing),
 		cmocka_unit_test(test_insn_trace_hears_each_instruction),
