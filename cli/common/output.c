@@ -251,6 +251,29 @@ static void csv_cell(FILE *f, const char *s)
 	fputc('"', f);
 }
 
+/*
+ * The header is the first row's keys; a later row's key missing from it
+ * would be lost without a word, so the first such key is said on stderr.
+ */
+static void csv_check_keys(struct output *o, json_t *row)
+{
+	const char *key;
+	json_t *v;
+
+	json_object_foreach(row, key, v)
+	{
+		bool found = false;
+		for (size_t i = 0; i < json_array_size(o->csv_keys) && !found; i++)
+			found = !strcmp(json_string_value(json_array_get(o->csv_keys, i)), key);
+		if (!found && !o->csv_key_lost) {
+			fprintf(stderr,
+				"fpulab: CSV: a row's key '%s' is not in the header: left out\n",
+				key);
+			o->csv_key_lost = true;
+		}
+	}
+}
+
 static void write_csv(struct output *o, FILE *f, json_t *row)
 {
 	char buf[64];
@@ -264,6 +287,7 @@ static void write_csv(struct output *o, FILE *f, json_t *row)
 		}
 		fputc('\n', f);
 	}
+	csv_check_keys(o, row);
 	for (size_t i = 0; i < json_array_size(o->csv_keys); i++) {
 		const char *key = json_string_value(json_array_get(o->csv_keys, i));
 		const char *cell = output_cell(json_object_get(row, key), -1, buf, sizeof(buf));

@@ -61,7 +61,8 @@ struct output {
 	json_t *provenance; /* object: keys added to every JSON and CSV row */
 	const struct output_column *columns;
 	size_t ncolumns;
-	json_t *csv_keys; /* array: the CSV header, fixed by the first row */
+	json_t *csv_keys;  /* array: the CSV header, fixed by the first row */
+	bool csv_key_lost; /* a later row had a key the header lacks (said once) */
 	bool table_heading_done;
 	char *kept; /* everything written, for the fallback to stdout */
 	size_t kept_len, kept_cap;

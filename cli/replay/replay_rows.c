@@ -166,6 +166,8 @@ json_t *oracle_row(const struct trace_info *ti, const struct opts *o,
 	row_costs(r, o, table);
 	set(r, "counts_identical", NULL); /* the policy rows' keys, for CSV's header */
 	set(r, "break_even_trap_ns", NULL);
+	set(r, "break_even_trap_ns_min", NULL);
+	set(r, "break_even_trap_ns_max", NULL);
 	set(r, "verdict", NULL);
 	set(r, "floor_ns_per_switch", ns1(oracle_ns));
 	set(r, "timing_residue_ns_per_switch", NULL);

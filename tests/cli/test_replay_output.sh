@@ -74,6 +74,7 @@ t "table: the pooled cost of an empty region by entry point, with its run count"
 
 run b.out --format csv --output "$work/b.csv" --costs "$work/costs.json"
 t "replay --format csv: exit 0" [ "$rc" = 0 ]
+t "csv: every key of every JSON row in its header (the oracle's row first: it has them all)" [ -z "$(jq -s -r --arg h "$(head -n 1 "$work/b.csv")" '($h | split(",")) as $k | [.[] | keys_unsorted[]] | unique | map(select(. as $x | $k | index($x) | not)) | join(",")' "$work/a.json")" ]
 t "csv: the JSON's keys as its header, a row per line" [ "$(head -n 1 "$work/b.csv")" = "$(jq -s -r '.[0] | keys_unsorted | join(",")' "$work/a.json")" -a "$(wc -l < "$work/b.csv")" = 4 ]
 t "csv: RFC 4180 quoting of a source with a comma; the cost the file lacks from this host" \
 	grep -q ',"lab costs, emulated (TCG)",41.2,"lab costs, emulated (TCG)",[0-9.]*,"\(measured on this host: IPI round trip\|assumed (\)' "$work/b.csv"
