@@ -88,6 +88,14 @@ run d.out --format json --output "$work/d.json"
 rc=$?
 t "compare two replay files: exit 0 within the threshold, a line per configuration" \
 	[ "$rc" = 0 -a "$(grep -c '^replay \(oracle\|eager\|lazy\) pingpong-both cpus=1 tasks=2 ' "$work/cmp")" = 3 ]
+# B given a trap 1000 ns dearer, its native figures unchanged: what B reads at A's costs is A's.
+jq -c 'if .policy == "lazy" then (.nm_traps * 1000 / .switches) as $d | .trap_ns += 1000 |
+	.ns_per_switch_median += $d | .ns_per_switch_min += $d | .ns_per_switch_max += $d else . end' \
+	"$work/a.json" > "$work/f.json"
+"$fpulab" compare --format json "$work/a.json" "$work/f.json" > "$work/cmpf" 2> "$work/err"
+rc=$?
+t "compare: B given other per-event costs is read at A's (lazy's ratio 1, the costs named), exit 0" \
+	[ "$rc" = 0 -a "$(jq -s -r '.[] | select(.configuration | startswith("replay lazy ")) | "\(.ratio) \(.verdict) \(.b_repriced)"' "$work/cmpf")" = "1 same trap_ns $(jq -s -r '.[0].trap_ns + 1000' "$work/a.json")->$(jq -s -r '.[0].trap_ns' "$work/a.json")" ]
 run e.out --format json --output "$work/e.json" --costs "$work/costs.json"
 "$fpulab" compare "$work/a.json" "$work/e.json" > /dev/null 2> "$work/err"
 rc=$?
