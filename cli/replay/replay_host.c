@@ -107,11 +107,16 @@ void costs_host_comment(const struct opts *o, struct output *out)
 			       hc->c[HOST_COST_SYSCALL].note);
 		return;
 	}
-	output_comment(out,
-		       "this host's trap range%s: %.1f ns (syscall round trip, lower bound) to "
-		       "%.1f ns (%s, estimate), medians of %zu runs, %s; verdicts hold over it or "
-		       "say undecided (fpulab host costs)",
-		       hc->hypervisor ? " (under a hypervisor)" : "", o->trap_lo, o->trap_hi,
-		       o->trap_est, hc->c[HOST_COST_SYSCALL].ns.n,
-		       *hc->from ? hc->from : "measured by this replay");
+	const struct stats_summary *lo = &hc->c[HOST_COST_SYSCALL].ns, *hi = lo;
+	for (size_t i = 0; i < HOST_COST_NR; i++)
+		if (hc->c[i].key && !strcmp(hc->c[i].key, o->trap_est))
+			hi = &hc->c[i].ns;
+	output_comment(
+		out,
+		"this host's trap range%s: %.1f ns (syscall round trip, lower bound; "
+		"min %.1f, max %.1f) to %.1f ns (%s, estimate; min %.1f, max %.1f), medians "
+		"of %zu runs, %s; verdicts hold over it or say undecided (fpulab host costs)",
+		hc->hypervisor ? " (under a hypervisor)" : "", o->trap_lo, lo->min, lo->max,
+		o->trap_hi, o->trap_est, hi->min, hi->max, lo->n,
+		*hc->from ? hc->from : "measured by this replay");
 }

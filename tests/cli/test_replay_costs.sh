@@ -64,7 +64,7 @@ t "json: each lazy row's verdict agrees with its break-even, its range and the r
 t "table: --trap-ns and --ipi-ns override this host's figures; the range stays the host's" \
 	grep -q '^# costs per event: #NM trap 250.0 ns (trap-ns), CR0 write 44.1 ns (cited: .*), IPI 700.0 ns (ipi-ns)$' "$work/o.out"
 t "table: the trap range line names the file and says the host is a guest" \
-	grep -q "^# this host's trap range (under a hypervisor): 100.0 ns (syscall round trip, lower bound) to 300.0 ns (fault, estimate), medians of 3 runs, .*hc.json of 2026-01-01T00:00:00Z" "$work/o.out"
+	grep -q "^# this host's trap range (under a hypervisor): 100.0 ns (syscall round trip, lower bound; min 90.0, max 120.0) to 300.0 ns (fault, estimate; min 280.0, max 320.0), medians of 3 runs, .*hc.json of 2026-01-01T00:00:00Z" "$work/o.out"
 t "table: a verdict beside each break-even" grep -q '^#   verdict: \(decided: \|undecided between 100.0 and 300.0 ns\)' "$work/o.out"
 
 # The sweep: its crossover of eager and lazy is the break-even the same replay prints.
