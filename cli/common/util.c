@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 int vusage_error(const char *cmd, const char *fmt, va_list ap)
 {
@@ -25,6 +26,31 @@ int usage_error(const char *cmd, const char *fmt, ...)
 	vusage_error(cmd, fmt, ap);
 	va_end(ap);
 	return 2;
+}
+
+/* Whether @st and the file at @path are one file. */
+static bool same_file(const struct stat *st, const char *path)
+{
+	struct stat other;
+	return stat(path, &other) == 0 && other.st_dev == st->st_dev && other.st_ino == st->st_ino;
+}
+
+int refuse_output_over_input(const char *cmd, const char *out, int argc, char **argv)
+{
+	struct stat st;
+
+	if (!out || stat(out, &st) != 0 || !S_ISREG(st.st_mode))
+		return 0; /* a new file, or one written in place (/dev/null, a FIFO) */
+	for (int i = 1; i < argc; i++) {
+		const char *arg = argv[i], *eq = strchr(arg, '=');
+		if (out >= arg && out <= arg + strlen(arg))
+			continue; /* the output's own argument */
+		if (same_file(&st, arg) || (arg[0] == '-' && eq && same_file(&st, eq + 1)))
+			return usage_error(
+				cmd, "the output %s is the input %s: refusing to overwrite it", out,
+				arg[0] == '-' && eq ? eq + 1 : arg);
+	}
+	return 0;
 }
 
 int fail_why(char *buf, size_t len, const char *fmt, ...)

@@ -21,6 +21,18 @@ int vusage_error(const char *cmd, const char *fmt, va_list ap)
 	__attribute__((format(printf, 2, 0)));
 
 /*
+ * refuse_output_over_input - 2 (a usage error, said on stderr as "fpulab
+ * CMD: ...") when @out names the same existing file (st_dev and st_ino: a
+ * link or another spelling of the path counts) as one of the command's
+ * arguments @argv[1..argc), a file an option names included ("--costs F",
+ * "--costs=F"); 0 otherwise, and when @out is NULL or does not exist yet.
+ * @out's own argument (the --output or -o value, by pointer) is passed over.
+ * The outputs are written to a temporary file renamed at the end, so without
+ * this the input would be read whole and then replaced.
+ */
+int refuse_output_over_input(const char *cmd, const char *out, int argc, char **argv);
+
+/*
  * fail_why - the reason, formatted as printf does, into @buf (@len bytes);
  * returns -1, so that a check that says why it failed can write
  * `return fail_why(why, len, "not an ELF file")`.

@@ -267,6 +267,8 @@ int cmd_import_serial(int argc, char **argv)
 
 	if (rc)
 		return rc < 0 ? 0 : rc;
+	if (refuse_output_over_input("import-serial", path, argc, argv))
+		return 2;
 	FILE *f = fopen(im.log, "r");
 	if (!f) {
 		fprintf(stderr, "fpulab import-serial: cannot read %s: %s\n", im.log,

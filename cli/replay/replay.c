@@ -66,7 +66,7 @@ static void usage(FILE *f)
 		"Exit status: 0 ok; 1 a trace unreadable or failing its check (nothing is\n"
 		"replayed), an integrity error, runs whose counts differ, a bare run that cannot\n"
 		"match its calls, a --costs file refused; 2 usage error (also an --output FILE or\n"
-		"--plot DIR that cannot be made).\n",
+		"--plot DIR that cannot be made, or an --output that is one of its inputs).\n",
 		REPEAT_DEFAULT, IPI_NS_DEFAULT);
 }
 
@@ -188,6 +188,10 @@ int cmd_replay(int argc, char **argv)
 
 	if (rc >= 0)
 		return rc;
+	if (refuse_output_over_input("replay", o.output.path, argc, argv)) {
+		free(o.host);
+		return 2;
+	}
 	fpu_get_costs(&o.builtin); /* before any trace sets them */
 	int np = policy_list(o.policies, pols);
 	if (np < 0)

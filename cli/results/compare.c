@@ -390,6 +390,8 @@ int cmd_compare(int argc, char **argv)
 	}
 	if (argc - optind != 2)
 		return usage_error("compare", "needs two result files, A and B");
+	if (refuse_output_over_input("compare", oo.path, argc, argv))
+		return 2;
 	if (output_open(&o, oo.format, oo.path, "compare") < 0) {
 		fprintf(stderr, "fpulab compare: %s\n", o.error);
 		return 2;

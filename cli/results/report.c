@@ -725,6 +725,8 @@ static int write_json(json_t *table, const char *path, int argc, char **argv)
 {
 	struct output o;
 
+	if (refuse_output_over_input("report", path, argc, argv))
+		return 2;
 	if (output_open(&o, OUTPUT_JSON, path, "report") < 0) {
 		fprintf(stderr, "fpulab report: %s\n", o.error);
 		return 2;
@@ -738,6 +740,8 @@ static int write_json(json_t *table, const char *path, int argc, char **argv)
 /* The table or markdown, after the provenance, to @path or stdout. Returns the status. */
 static int write_text(json_t *table, int format, const char *path, int argc, char **argv)
 {
+	if (refuse_output_over_input("report", path, argc, argv))
+		return 2;
 	FILE *out = path ? fopen(path, "w") : stdout;
 
 	if (!out) {

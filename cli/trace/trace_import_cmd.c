@@ -108,6 +108,10 @@ int cmd_trace_import(int argc, char **argv)
 		return usage_error("trace", "import from standard input needs -o FILE");
 	if (!out)
 		out = def = default_output(in);
+	if (refuse_output_over_input("trace", out, argc, argv)) {
+		free(def);
+		return 2;
+	}
 	rc = perf_import_file(in, out, &o, &r, err, sizeof(err));
 	if (rc)
 		fprintf(stderr, "fpulab trace import: %s: %s\n", in, err);

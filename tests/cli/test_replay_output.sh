@@ -103,4 +103,14 @@ t "compare refuses native figures against figures with emulated lab costs" [ "$r
 "$fpulab" compare "$work/a.json" "$here/fixtures/compare-a.json" > /dev/null 2> "$work/err"
 rc=$?
 t "compare refuses native replay figures against the lab's emulated ticks" [ "$rc" = 2 -a -n "$(grep 'a.json has native (.*compare-a.json has emulated' "$work/err")" ]
+cp "$work/p1.trace" "$work/in.trace"
+ln -s in.trace "$work/link.trace"
+"$fpulab" replay "$work/link.trace" --repeat 1 --policy lazy --output "$work/in.trace" > /dev/null 2> "$work/err"
+rc=$?
+cmp -s "$work/p1.trace" "$work/in.trace"
+same=$?
+t "replay --output a trace it reads (through a link): exit 2, the trace untouched, both paths named" \
+	[ "$rc" = 2 -a "$same" = 0 -a -n "$(grep -F "the output $work/in.trace is the input $work/link.trace: refusing to overwrite it" "$work/err")" ]
+"$fpulab" compare "$work/a.json" "$work/d.json" --output "$work/d.json" > /dev/null 2> "$work/err"
+t "compare --output B: exit 2, B untouched" [ $? = 2 -a "$(jq -s length "$work/d.json")" -gt 0 ]
 finish

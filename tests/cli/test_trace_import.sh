@@ -287,4 +287,15 @@ else
 	fi
 	check "live: the trace reads back" 0 "imported from a Linux recording (perf)" - -- "$fpulab" trace info "$work/live.trace"
 fi
+# ---- an output that is the input: refused before anything is written ----
+cp "$fx/signal.txt" "$work/rec.txt"
+"$fpulab" trace import "$work/rec.txt" -o "$work/./rec.txt" > /dev/null 2> "$work/err"
+rc=$?
+if [ "$rc" = 2 ] && cmp -s "$fx/signal.txt" "$work/rec.txt" &&
+	grep -qF "the output $work/./rec.txt is the input $work/rec.txt: refusing to overwrite it" "$work/err"; then
+	ok "trace import -o INPUT: exit 2, the recording untouched, both paths named"
+else
+	not_ok "trace import -o INPUT: exit 2, the recording untouched, both paths named" "rc $rc" "$(head -n 2 "$work/err")"
+fi
+
 finish
