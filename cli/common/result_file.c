@@ -11,25 +11,56 @@
 #include "clock.h"
 #include "util.h"
 
-json_t *result_file_load_partial(const char *path, char *err, size_t len, char *partial,
-				 size_t plen)
+char *result_file_read(const char *path, size_t *n, char *err, size_t len)
 {
 	FILE *f = fopen(path, "r");
-	json_t *rows, *v;
-	json_error_t je;
-	char *line = NULL;
-	size_t cap = 0, lineno = 0;
 	struct stat st;
+	char *buf = NULL;
 
-	if (partial && plen)
-		*partial = '\0';
+	*n = 0;
 	if (!f) {
 		snprintf(err, len, "cannot open %s: %s", path, strerror(errno));
 		return NULL;
 	}
 	if (fstat(fileno(f), &st) == 0 && S_ISDIR(st.st_mode)) {
 		snprintf(err, len, "%s: is a directory, not a result file", path);
-		fclose(f);
+	} else {
+		buf = malloc(RESULT_FILE_MAX_BYTES + 2);
+		if (!buf)
+			abort();
+		*n = fread(buf, 1, RESULT_FILE_MAX_BYTES + 1, f);
+		buf[*n] = '\0';
+		if (ferror(f))
+			snprintf(err, len, "cannot read %s: %s", path, strerror(errno));
+		else if (*n > RESULT_FILE_MAX_BYTES)
+			snprintf(err, len, "%s: larger than %u MiB: not a result file", path,
+				 RESULT_FILE_MAX_BYTES >> 20);
+		if (ferror(f) || *n > RESULT_FILE_MAX_BYTES) {
+			free(buf);
+			buf = NULL;
+		}
+	}
+	fclose(f);
+	return buf;
+}
+
+json_t *result_file_load_partial(const char *path, char *err, size_t len, char *partial,
+				 size_t plen)
+{
+	size_t n;
+	char *bytes = result_file_read(path, &n, err, len);
+	FILE *f = bytes && n ? fmemopen(bytes, n, "r") : NULL;
+	json_t *rows, *v;
+	json_error_t je;
+	char *line = NULL;
+	size_t cap = 0, lineno = 0;
+
+	if (partial && plen)
+		*partial = '\0';
+	if (!f) {
+		if (bytes)
+			snprintf(err, len, "%s: %s", path, n ? strerror(errno) : "no result rows");
+		free(bytes);
 		return NULL;
 	}
 	rows = json_array();
@@ -80,6 +111,7 @@ json_t *result_file_load_partial(const char *path, char *err, size_t len, char *
 	}
 	free(line);
 	fclose(f);
+	free(bytes);
 	if (rows && !json_array_size(rows)) {
 		snprintf(err, len, "%s: no result rows", path);
 		json_decref(rows);

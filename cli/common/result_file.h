@@ -14,9 +14,25 @@
 #include <stddef.h>
 
 /*
+ * The most a result or costs file may hold, in bytes: what a replay of a
+ * thousand traces writes (about 65 KB of JSON lines per trace, 8 rows),
+ * and what stops /dev/zero or an endless FIFO from filling memory.
+ */
+#define RESULT_FILE_MAX_BYTES (64u << 20)
+
+/*
+ * result_file_read - the bytes of the file at @path, NUL-terminated, their
+ * count in *@n; read as a stream (a FIFO, a device) as well as a file, never
+ * more than RESULT_FILE_MAX_BYTES + 1. Returns a buffer to free(), or NULL
+ * with a one-line reason in @err (cannot open, a directory, too large).
+ */
+char *result_file_read(const char *path, size_t *n, char *err, size_t len);
+
+/*
  * result_file_load - every row of the file at @path, as a new JSON array.
  * Returns NULL with a one-line reason in @err (cannot open, a directory,
- * line N is not a JSON object, no rows at all).
+ * larger than RESULT_FILE_MAX_BYTES, line N is not a JSON object, no rows
+ * at all).
  */
 json_t *result_file_load(const char *path, char *err, size_t len);
 

@@ -44,6 +44,24 @@ static const json_t *row_of(json_t *rows, const char *trace, const char *policy)
 	return NULL;
 }
 
+/* The runs a policy row of @trace summarises (the oracle's and Linux's are one each); NAN if none. */
+static double policy_runs(json_t *rows, const char *trace)
+{
+	size_t i;
+	json_t *row;
+
+	json_array_foreach(rows, i, row)
+	{
+		const char *p = result_str(row, "policy", "");
+		if (!strcmp(result_str(row, "experiment", ""), "replay") &&
+		    !strcmp(result_str(row, "trace", ""), trace) && strcmp(p, "oracle") &&
+		    strcmp(p, "linux (recorded)") &&
+		    json_is_number(json_object_get(row, "repeats")))
+			return json_number_value(json_object_get(row, "repeats"));
+	}
+	return NAN;
+}
+
 /* "H .. L" of @key and @key_evidence in @row, scaled by @k; "-" for a missing end. */
 static void both(char *buf, size_t len, const json_t *row, const char *key, const char *fmt,
 		 double k)
@@ -84,8 +102,9 @@ static void linux_head(FILE *out, json_t *rows, const json_t *lr, const char *tr
 	if (json_is_true(json_object_get(lr, "linux_lossy")))
 		fprintf(out, " (perf lost %.0f events, %.0f resyncs)",
 			number(lr, "linux_perf_lost"), number(lr, "linux_resyncs"));
-	fprintf(out, "; #NM counts exact, times medians of %.0f runs\n",
-		d ? number(d, "repeats") : NAN);
+	double runs = policy_runs(rows, trace);
+	fprintf(out, "; #NM counts exact, times medians of %.0f run%s\n", runs,
+		runs == 1 ? "" : "s");
 	both(os, sizeof(os), o, "saves", "%.0f", 1);
 	both(orr, sizeof(orr), o, "restores", "%.0f", 1);
 	fprintf(out, "  Linux's own: %.0f saves, %.0f restores", number(lr, "saves"), la);

@@ -159,7 +159,7 @@ expect "... and its rows summarised" "$work/s9" '^  all +smp-lazy +0\.75x'
 rc=$?
 [ "$rc" = 0 ] && ok "a Linux replay: exit 0" || not_ok "a Linux replay: exit 0" "exit $rc" "$(cat "$work/e11")"
 expect "linux: what was recorded: its workload, time, CPUs, switches, processes" "$work/s11" \
-	'^linux: a recorded Linux workload replayed under every policy \(.*fee\.trace\): linux, 0\.005 s on 2 CPUs, 53 switches, 1 process \(forks\), 2 execs; #NM counts exact, times medians of 1 runs$'
+	'^linux: a recorded Linux workload replayed under every policy \(.*fee\.trace\): linux, 0\.005 s on 2 CPUs, 53 switches, 1 process \(forks\), 2 execs; #NM counts exact, times medians of 1 run$'
 expect "linux: Linux's own counts beside deferred's and the oracle's at both bounds" "$work/s11" \
 	"^  Linux's own: 48 saves, 49 restores; deferred 49, 50 \(\+2\.04%; window start \+1, signal frames -0, other \+0: within 3%\); oracle 41 \.\. 0 saves, 50 \.\. 1 restores \(every-return \.\. evidence bound\)$"
 expect "linux: lazy's #NM at both bounds, per 1000 processes, its share of the CPU time" "$work/s11" \
@@ -174,5 +174,16 @@ if grep -q "no row to summarise" "$work/s12"; then not_ok "a Linux replay alone:
 
 "$fpulab" summary "$fx/compare-a.json" > "$work/s10" 2> /dev/null
 grep -q PARTIAL "$work/s10" && not_ok "a complete file: no PARTIAL line" || ok "a complete file: no PARTIAL line"
+
+# A reader stops at RESULT_FILE_MAX_BYTES (64 MiB): /dev/zero is refused, not read until memory runs out.
+timeout 60 "$fpulab" summary /dev/zero > /dev/null 2> "$work/e13"
+rc=$?
+expect "summary /dev/zero: refused at the size limit" "$work/e13" '^fpulab summary: /dev/zero: larger than 64 MiB: not a result file$'
+[ "$rc" = 2 ] && ok "... exit 2" || not_ok "... exit 2" "exit $rc"
+"$fpulab" trace synth pingpong-one -o "$work/p.trace" --switches 400 > /dev/null 2>&1
+timeout 60 "$fpulab" replay "$work/p.trace" --repeat 1 --policy lazy --costs /dev/zero > /dev/null 2> "$work/e14"
+rc=$?
+expect "replay --costs /dev/zero: refused at the size limit, exit 1 (a --costs file refused)" "$work/e14" '/dev/zero: larger than 64 MiB: not a result file$'
+[ "$rc" = 1 ] && ok "... exit 1" || not_ok "... exit 1" "exit $rc"
 
 finish
