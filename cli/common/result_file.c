@@ -44,6 +44,27 @@ char *result_file_read(const char *path, size_t *n, char *err, size_t len)
 	return buf;
 }
 
+/* Whether every element of @rows (from @path) is a result row; else why not, in @err. */
+static bool rows_only(const char *path, json_t *rows, char *err, size_t len)
+{
+	size_t i;
+	json_t *row;
+
+	json_array_foreach(rows, i, row)
+	{
+		if (result_is_row(row))
+			continue;
+		char *text = json_dumps(row, JSON_COMPACT | JSON_ENCODE_ANY);
+		snprintf(err, len,
+			 "%s: row %zu is not a result row (a JSON object with an \"experiment\"): "
+			 "%.60s%s",
+			 path, i + 1, text ? text : "?", text && strlen(text) > 60 ? "..." : "");
+		free(text);
+		return false;
+	}
+	return true;
+}
+
 json_t *result_file_load_partial(const char *path, char *err, size_t len, char *partial,
 				 size_t plen)
 {
@@ -112,8 +133,9 @@ json_t *result_file_load_partial(const char *path, char *err, size_t len, char *
 	free(line);
 	fclose(f);
 	free(bytes);
-	if (rows && !json_array_size(rows)) {
+	if (rows && !json_array_size(rows))
 		snprintf(err, len, "%s: no result rows", path);
+	if (rows && (!json_array_size(rows) || !rows_only(path, rows, err, len))) {
 		json_decref(rows);
 		rows = NULL;
 	}

@@ -31,8 +31,8 @@ char *result_file_read(const char *path, size_t *n, char *err, size_t len);
 /*
  * result_file_load - every row of the file at @path, as a new JSON array.
  * Returns NULL with a one-line reason in @err (cannot open, a directory,
- * larger than RESULT_FILE_MAX_BYTES, line N is not a JSON object, no rows
- * at all).
+ * larger than RESULT_FILE_MAX_BYTES, line N is not a JSON object, row N is
+ * not a result row (an object with an "experiment"), no rows at all).
  */
 json_t *result_file_load(const char *path, char *err, size_t len);
 

@@ -603,27 +603,6 @@ static int summary_print(FILE *out, json_t *rows)
 	return 0;
 }
 
-/* Whether every element of @rows (from @path) is a result row; else why not, in @err. */
-static bool rows_only(const char *path, json_t *rows, char *err, size_t len)
-{
-	size_t i;
-	json_t *row;
-
-	json_array_foreach(rows, i, row)
-	{
-		if (result_is_row(row))
-			continue;
-		char *text = json_dumps(row, JSON_COMPACT | JSON_ENCODE_ANY);
-		snprintf(err, len,
-			 "%s: row %zu is not a result row (a JSON object with an \"experiment\"): "
-			 "%.60s%s",
-			 path, i + 1, text ? text : "?", text && strlen(text) > 60 ? "..." : "");
-		free(text);
-		return false;
-	}
-	return true;
-}
-
 int cmd_summary(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -662,10 +641,6 @@ int cmd_summary(int argc, char **argv)
 		char partial[256];
 		json_t *got = result_file_load_partial(argv[i], err, sizeof(err), partial,
 						       sizeof(partial));
-		if (got && !rows_only(argv[i], got, err, sizeof(err))) {
-			json_decref(got);
-			got = NULL;
-		}
 		if (!got) {
 			fprintf(stderr, "fpulab summary: %s\n", err);
 			json_decref(rows);

@@ -148,5 +148,15 @@ rc=$?
 "$fpulab" report --format pdf > /dev/null 2>&1
 rc=$?
 [ "$rc" = 2 ] && ok "an unknown format: exit 2" || not_ok "an unknown format: exit 2" "exit $rc"
+for bad in '[1,2,3]' '{}' '{"trap_ns": -5}'; do
+	printf '%s\n' "$bad" > "$work/bad.json"
+	"$fpulab" report --from "$work/bad.json" --linux-seconds 0 > /dev/null 2> "$work/e"
+	rc=$?
+	if [ "$rc" = 2 ] && grep -q 'bad.json: row 1 is not a result row (a JSON object with an "experiment")' "$work/e"; then
+		ok "report --from $bad: not result rows, exit 2"
+	else
+		not_ok "report --from $bad: not result rows, exit 2" "exit $rc" "$(cat "$work/e")"
+	fi
+done
 
 finish
