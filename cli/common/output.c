@@ -405,6 +405,8 @@ static int close_plots(struct output *o)
 		return 0;
 	if (json_array_size(o->plot_rows))
 		plots = plot_rows(o->plot_rows, o->plot_dir, o->cmd);
+	if (plots >= 0)
+		plots += o->plots_beside;
 	if (plots == 0)
 		fprintf(stderr, "fpulab %s: --plot %s: no row has a figure to plot\n", o->cmd,
 			o->plot_dir);

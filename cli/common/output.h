@@ -70,6 +70,7 @@ struct output {
 	const char *plot_dir; /* output_plot(): SVG plots of the rows at output_close() */
 	json_t *plot_rows;    /* the rows for the plots (JSON objects) */
 	bool plot_own_rows;   /* given by output_plot_row(), not taken from output_row() */
+	int plots_beside;     /* SVGs a command drew into plot_dir itself (a sweep's) */
 	bool write_failed;
 	char error[256];
 };

@@ -277,7 +277,8 @@ static void sweep_plot(const struct trace_replay *tr, const double *x, const dou
 
 	for (int p = 0; p < tr->np; p++)
 		series[p] = tr->rows[p].policy;
-	plot_lines(&pl, o->plot_dir, "replay");
+	if (plot_lines(&pl, o->plot_dir, "replay") == 0)
+		o->out->plots_beside++;
 	free(name);
 	free(title);
 	free(xl);

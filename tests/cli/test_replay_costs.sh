@@ -90,6 +90,8 @@ if command -v gnuplot > /dev/null; then
 	t "sweep --plot: sweep-ipi-p1.svg, a line per policy, the measured range shaded" \
 		grep -q 'rect from 4000, graph 0 to 6000, graph 1' "$work/plot/sweep-ipi-p1.gp"
 	t "... and the SVG is drawn" [ -s "$work/plot/sweep-ipi-p1.svg" ]
+	t "... and counted with the rows' plot: as many SVGs said as written" \
+		grep -q "^fpulab replay: plots: $work/plot/ ($(find "$work/plot" -name '*.svg' | wc -l) SVG)$" "$work/err"
 else
 	skip "sweep --plot" "no gnuplot"
 	skip "sweep --plot: the SVG" "no gnuplot"
