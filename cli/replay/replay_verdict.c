@@ -180,8 +180,9 @@ static void sweep_comments(const struct trace_replay *tr, const double *y, bool 
 			l += (size_t)snprintf(line + l, sizeof(line) - l, " %13.1f",
 					      y[p * SWEEP_POINTS + i]);
 		output_comment(o->out, "%s%s", line,
-			       ranged && sweep_x(s, i) >= lo && sweep_x(s, i) <= hi ? "  (measured)"
-										    : "");
+			       ranged && sweep_x(s, i) >= lo && sweep_x(s, i) <= hi
+				       ? "  (in this host's range)"
+				       : "");
 	}
 }
 

@@ -76,8 +76,8 @@ if [ -n "$be" ] && awk -v b="$be" 'BEGIN { exit !(b >= 0 && b <= 100000) }'; the
 else
 	t "sweep: no crossover where the break-even ($be) is outside the sweep" grep -q '^# sweep: eager and lazy do not cross in 0.0..100000.0 ns$' "$work/s.out"
 fi
-t "sweep: 11 points, one column per policy, the measured ones marked" \
-	[ "$(grep -c '^#  *[0-9.]*  *[-0-9.]*  *[-0-9.]*  *[-0-9.]*\( *(measured)\)\?$' "$work/s.out")" = 11 -a "$(grep -c '(measured)$' "$work/s.out")" = 0 ]
+t "sweep: 11 points, one column per policy, those in this host's range marked" \
+	[ "$(grep -c '^#  *[0-9.]*  *[-0-9.]*  *[-0-9.]*  *[-0-9.]*\( *(in this host'"'"'s range)\)\?$' "$work/s.out")" = 11 -a "$(grep -c "(in this host's range)$" "$work/s.out")" = 0 ]
 "$fpulab" replay "$work/p1.trace" --repeat 2 --policy eager,lazy --costs "$work/hc.json" --sweep trap=0..1000 --format json --output "$work/s.json" 2> "$work/err"
 t "sweep json: 11 rows per policy; a total linear in the trap cost; the crossover = break_even_trap_ns" \
 	jq -e -s '(map(select(.experiment == "replay-sweep")) | length == 22) and
