@@ -34,10 +34,11 @@ static void usage(FILE *f)
 		"(DIR/WORKLOAD.trace; DIR is created if missing, one level, like mkdir). Use\n"
 		"masks are drawn from MASK (default: this host's XCR0). dump prints one event\n"
 		"per line; info counts them. import converts a Linux recording (the text of\n"
-		"perf script, - for standard input, or a perf.data); record makes one with perf\n"
-		"(as root) while CMD runs or for N seconds (default 5), and imports it\n"
-		"(docs/linux-traces.md); record --check only says whether recording works\n"
-		"here (exit 0) or why not (exit 1). Workloads:\n",
+		"perf script, - for standard input, or a perf.data; without -o into\n"
+		"./BASENAME.trace, its .xz, .txt, .perf-script, .data or .perf dropped); record\n"
+		"makes one with perf (as root) while CMD runs or for N seconds (default 5), and\n"
+		"imports it (docs/linux-traces.md); record --check only says whether recording\n"
+		"works here (exit 0) or why not (exit 1). Workloads:\n",
 		SWITCHES_DEFAULT, SWITCHES_MAX);
 	const char *const *names = trace_workloads();
 	for (int i = 0; names[i]; i++)
