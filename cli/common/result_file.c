@@ -65,12 +65,10 @@ static bool rows_only(const char *path, json_t *rows, char *err, size_t len)
 	return true;
 }
 
-json_t *result_file_load_partial(const char *path, char *err, size_t len, char *partial,
-				 size_t plen)
+json_t *result_rows_parse(const char *path, char *bytes, size_t n, char *err, size_t len,
+			  char *partial, size_t plen)
 {
-	size_t n;
-	char *bytes = result_file_read(path, &n, err, len);
-	FILE *f = bytes && n ? fmemopen(bytes, n, "r") : NULL;
+	FILE *f = n ? fmemopen(bytes, n, "r") : NULL;
 	json_t *rows, *v;
 	json_error_t je;
 	char *line = NULL;
@@ -79,9 +77,7 @@ json_t *result_file_load_partial(const char *path, char *err, size_t len, char *
 	if (partial && plen)
 		*partial = '\0';
 	if (!f) {
-		if (bytes)
-			snprintf(err, len, "%s: %s", path, n ? strerror(errno) : "no result rows");
-		free(bytes);
+		snprintf(err, len, "%s: %s", path, n ? strerror(errno) : "no result rows");
 		return NULL;
 	}
 	rows = json_array();
@@ -132,13 +128,27 @@ json_t *result_file_load_partial(const char *path, char *err, size_t len, char *
 	}
 	free(line);
 	fclose(f);
-	free(bytes);
 	if (rows && !json_array_size(rows))
 		snprintf(err, len, "%s: no result rows", path);
 	if (rows && (!json_array_size(rows) || !rows_only(path, rows, err, len))) {
 		json_decref(rows);
 		rows = NULL;
 	}
+	return rows;
+}
+
+json_t *result_file_load_partial(const char *path, char *err, size_t len, char *partial,
+				 size_t plen)
+{
+	size_t n;
+	char *bytes = result_file_read(path, &n, err, len);
+	json_t *rows = NULL;
+
+	if (partial && plen)
+		*partial = '\0';
+	if (bytes)
+		rows = result_rows_parse(path, bytes, n, err, len, partial, plen);
+	free(bytes);
 	return rows;
 }
 

@@ -44,6 +44,15 @@ json_t *result_file_load(const char *path, char *err, size_t len);
 json_t *result_file_load_partial(const char *path, char *err, size_t len, char *partial,
 				 size_t plen);
 
+/*
+ * result_rows_parse - as result_file_load_partial, of the @n bytes at @bytes
+ * (NUL-terminated, as result_file_read returns them) that came from @path:
+ * for a reader that has read the file already and must not open it again
+ * (a FIFO's bytes are gone once read). @bytes stay the caller's.
+ */
+json_t *result_rows_parse(const char *path, char *bytes, size_t n, char *err, size_t len,
+			  char *partial, size_t plen);
+
 /* result_is_row - whether @v is a result row: a JSON object with a string "experiment". */
 bool result_is_row(const json_t *v);
 

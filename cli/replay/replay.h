@@ -262,7 +262,9 @@ int costs_parse_ns(const char *opt, const char *v, struct param *p);
  * costs_load - --costs @path: the JSON rows of `fpulab host costs` (this
  * host's figures, costs_load_host) or of the lab's costs experiment
  * (their medians, labelled by clock) or one object of trap_ns, cr0_ns and
- * ipi_ns, into @o's per-event costs. Return: 0, or 1 after a message.
+ * ipi_ns, into @o's per-event costs. The file is read once, as a stream
+ * (a FIFO too), through result_file_read(): never more than
+ * RESULT_FILE_MAX_BYTES. Return: 0, or 1 after a message.
  */
 int costs_load(const char *path, struct opts *o);
 

@@ -116,30 +116,51 @@ static int load_lab_costs(const char *path, json_t *rows, struct opts *o)
 	return 0;
 }
 
+/*
+ * The --costs file @path, read once (@bytes, @n; a FIFO cannot be read
+ * twice) as result rows: `fpulab host costs`' or the costs experiment's.
+ * Return: 0, or 1 after a message.
+ */
+static int costs_load_rows(const char *path, char *bytes, size_t n, struct opts *o)
+{
+	char err[512];
+	json_t *rows = result_rows_parse(path, bytes, n, err, sizeof(err), NULL, 0);
+	int rc;
+
+	if (!rows) {
+		fprintf(stderr, "fpulab replay: --costs: %s\n", err);
+		return 1;
+	}
+	rc = costs_load_host(path, rows, o);
+	if (rc > 0)
+		rc = load_lab_costs(path, rows, o);
+	json_decref(rows);
+	return rc != 0;
+}
+
 int costs_load(const char *path, struct opts *o)
 {
+	char err[512];
+	size_t n;
+	char *bytes = result_file_read(path, &n, err, sizeof(err));
 	json_error_t je;
-	json_t *j = json_load_file(path, 0, &je);
+	json_t *j = bytes ? json_loadb(bytes, n, 0, &je) : NULL;
 	static const char *const keys[] = { "trap_ns", "cr0_ns", "ipi_ns" };
 	struct param *ps[] = { &o->trap, &o->cr0, &o->ipi };
 	int found = 0;
 
-	if (!j || json_is_array(j) || json_object_get(j, "experiment")) {
-		/* JSON lines (or an array) of result rows: the costs experiment's */
-		char err[512];
-		json_t *rows = result_file_load(path, err, sizeof(err));
-		int rc;
-		json_decref(j);
-		if (!rows) {
-			fprintf(stderr, "fpulab replay: --costs: %s\n", err);
-			return 1;
-		}
-		rc = costs_load_host(path, rows, o);
-		if (rc > 0)
-			rc = load_lab_costs(path, rows, o);
-		json_decref(rows);
-		return rc != 0;
+	if (!bytes) {
+		fprintf(stderr, "fpulab replay: --costs: %s\n", err);
+		return 1;
 	}
+	if (!j || json_is_array(j) || json_object_get(j, "experiment")) {
+		/* JSON lines (or an array) of result rows */
+		int rc = costs_load_rows(path, bytes, n, o);
+		json_decref(j);
+		free(bytes);
+		return rc;
+	}
+	free(bytes);
 	if (!json_is_object(j)) {
 		fprintf(stderr, "fpulab replay: --costs %s: not a JSON object\n", path);
 		json_decref(j);

@@ -26,8 +26,18 @@ FPULAB_HOST_COSTS=$work/none.json "$fpulab" replay "$work/p1.trace" > /dev/null 
 rc=$?
 t "\$FPULAB_HOST_COSTS without host costs rows: exit 1, says so" [ "$rc" = 1 -a -n "$(grep 'FPULAB_HOST_COSTS .*no row of `fpulab host costs`' "$work/err")" ]
 
+# The --costs file is read once, at most RESULT_FILE_MAX_BYTES (64 MiB): a larger object is refused.
+{ printf '{"trap_ns": 1, "x": "'; head -c 65M /dev/zero | tr '\0' x; printf '"}\n'; } > "$work/big.json"
+check "replay --costs: a JSON object over 64 MiB is refused, exit 1" 1 - "big.json: larger than 64 MiB: not a result file" -- \
+	timeout 60 "$fpulab" replay "$work/p1.trace" --costs "$work/big.json"
+rm -f "$work/big.json"
+check "replay --batch-costs /dev/zero: refused at the size limit, exit 1" 1 - "--batch-costs: /dev/zero: larger than 64 MiB: not a result file" -- \
+	timeout 60 "$fpulab" replay "$work/p1.trace" --batch-costs /dev/zero
+check "\$FPULAB_HOST_COSTS=/dev/zero: refused at the size limit, exit 1" 1 - "/dev/zero: larger than 64 MiB: not a result file" -- \
+	env FPULAB_HOST_COSTS=/dev/zero timeout 60 "$fpulab" replay "$work/p1.trace"
+
 if ! grep -qw xsave /proc/cpuinfo; then
-	skips 20 "replay costs" "no XSAVE"
+	skips 27 "replay costs" "no XSAVE"
 	finish
 	exit
 fi
@@ -115,6 +125,17 @@ check "--batch-costs timed with another instruction: exit 1, says which" 1 - "wa
 jq -c '.host_cpu = "Another CPU"' "$work/b1.json" > "$work/b-cpu.json"
 check "--batch-costs timed on another CPU: exit 1, says which" 1 - "on Another CPU; this replay uses" -- "$fpulab" replay "$work/p1.trace" --repeat 1 --policy lazy --batch-costs "$work/b-cpu.json"
 check "--batch-costs of a file without replay rows: exit 1" 1 - 'no row of `fpulab replay`' -- "$fpulab" replay "$work/p1.trace" --batch-costs "$work/hc.json"
+
+# A FIFO is read once: host costs rows and a costs object through one (a second open would wait forever).
+mkfifo "$work/costs.fifo"
+cat "$work/hc.json" > "$work/costs.fifo" &
+check "replay --costs FIFO of host costs rows: read once, exit 0" 0 - - -- \
+	timeout 60 "$fpulab" replay "$work/p1.trace" --repeat 1 --policy lazy --costs "$work/costs.fifo"
+kill "$!" 2> /dev/null
+echo '{"trap_ns": 100, "cr0_ns": 10, "ipi_ns": 1000}' > "$work/costs.fifo" &
+check "replay --costs FIFO of a costs object: exit 0" 0 - - -- \
+	timeout 60 "$fpulab" replay "$work/p1.trace" --repeat 1 --policy lazy --costs "$work/costs.fifo"
+kill "$!" 2> /dev/null
 
 # Measured by the replay itself (no cache): every source this host's, said so.
 env -u FPULAB_HOST_COSTS "$fpulab" replay "$work/p1.trace" --repeat 1 --policy eager --ipi-ns 1000 --format json --output "$work/m.json" 2> "$work/err"
