@@ -127,4 +127,9 @@ else
 	not_ok "new keys and old keys: the same summary" "jq made no file of the new keys"
 fi
 
+# Both files through the bounded reader (RESULT_FILE_MAX_BYTES, 64 MiB): /dev/zero is refused at once.
+timeout 60 "$fpulab" compare "$fx/compare-a.json" /dev/zero > /dev/null 2> "$work/ez"
+rc=$?
+expect "compare A /dev/zero: refused at the size limit" "$work/ez" '^fpulab compare: /dev/zero: larger than 64 MiB: not a result file$'
+[ "$rc" = 2 ] && ok "... exit 2" || not_ok "... exit 2" "exit $rc"
 finish

@@ -159,4 +159,23 @@ for bad in '[1,2,3]' '{}' '{"trap_ns": -5}'; do
 	fi
 done
 
+
+# --from through the bounded reader (RESULT_FILE_MAX_BYTES, 64 MiB): /dev/zero and an endless FIFO fail at once.
+timeout 60 "$fpulab" report --from /dev/zero --linux-seconds 0 > /dev/null 2> "$work/e"
+rc=$?
+if [ "$rc" = 2 ] && grep -qx 'fpulab report: /dev/zero: larger than 64 MiB: not a result file' "$work/e"; then
+	ok "report --from /dev/zero: refused at the size limit, exit 2"
+else
+	not_ok "report --from /dev/zero: refused at the size limit, exit 2" "exit $rc" "$(cat "$work/e")"
+fi
+mkfifo "$work/rows.fifo"
+yes '{"experiment": "context-switch", "policy": "eager"}' > "$work/rows.fifo" 2> /dev/null &
+timeout 60 "$fpulab" report --from "$work/rows.fifo" --linux-seconds 0 > /dev/null 2> "$work/e"
+rc=$?
+kill "$!" 2> /dev/null
+if [ "$rc" = 2 ] && grep -q 'rows.fifo: larger than 64 MiB: not a result file' "$work/e"; then
+	ok "report --from an endless FIFO of rows: refused at the size limit, exit 2"
+else
+	not_ok "report --from an endless FIFO of rows: refused at the size limit, exit 2" "exit $rc" "$(cat "$work/e")"
+fi
 finish
