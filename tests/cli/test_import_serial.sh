@@ -69,4 +69,6 @@ cat "$work/pc.log" "$work/pc.log" > "$work/two.log"
 check "two boots: exit 1" 1 - "more than one boot" -- "$fpulab" import-serial "$work/two.log"
 sed 's/^@fpulab hello version=1 /@fpulab hello version=1 /; s/ hypervisor=none//' "$work/pc.log" > "$work/old.log"
 check "a hello without hypervisor=: exit 1" 1 - "cannot be named" -- "$fpulab" import-serial "$work/old.log"
+check "/dev/zero: a line over 1 MiB, not a serial log: exit 1 at once" 1 - "/dev/zero: line 1: longer than 1 MiB: not a serial log" -- \
+	timeout 20 "$fpulab" import-serial /dev/zero
 finish
