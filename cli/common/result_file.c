@@ -11,6 +11,31 @@
 #include "clock.h"
 #include "util.h"
 
+/*
+ * All of @f, at most RESULT_FILE_MAX_BYTES + 1 bytes (one more says it is
+ * larger), NUL-terminated, into a buffer that doubles as the bytes come.
+ */
+static char *read_bounded(FILE *f, size_t *n)
+{
+	size_t cap = 64 << 10;
+	char *buf = NULL;
+
+	*n = 0;
+	do {
+		if (*n == cap || !buf) {
+			cap = buf ? 2 * cap : cap;
+			if (cap > RESULT_FILE_MAX_BYTES + 1)
+				cap = RESULT_FILE_MAX_BYTES + 1;
+			buf = realloc(buf, cap + 1);
+			if (!buf)
+				abort();
+		}
+		*n += fread(buf + *n, 1, cap - *n, f);
+	} while (*n == cap && cap <= RESULT_FILE_MAX_BYTES && !ferror(f));
+	buf[*n] = '\0';
+	return buf;
+}
+
 char *result_file_read(const char *path, size_t *n, char *err, size_t len)
 {
 	FILE *f = fopen(path, "r");
@@ -25,11 +50,7 @@ char *result_file_read(const char *path, size_t *n, char *err, size_t len)
 	if (fstat(fileno(f), &st) == 0 && S_ISDIR(st.st_mode)) {
 		snprintf(err, len, "%s: is a directory, not a result file", path);
 	} else {
-		buf = malloc(RESULT_FILE_MAX_BYTES + 2);
-		if (!buf)
-			abort();
-		*n = fread(buf, 1, RESULT_FILE_MAX_BYTES + 1, f);
-		buf[*n] = '\0';
+		buf = read_bounded(f, n);
 		if (ferror(f))
 			snprintf(err, len, "cannot read %s: %s", path, strerror(errno));
 		else if (*n > RESULT_FILE_MAX_BYTES)
