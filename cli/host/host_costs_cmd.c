@@ -94,10 +94,10 @@ static int run_costs(struct host_common *h, int argc, char **argv)
 	host_costs_measure(&hc, h->repeat, true);
 	host_comment_machine(&out);
 	output_comment(&out,
-		       "%s; ns per operation, median, min and max of %u runs (cited: converted, "
+		       "%s; ns per operation, median, min and max of %u run%s (cited: converted, "
 		       "not run)",
 		       hc.hypervisor ? "under a hypervisor (CPUID.1:ECX[31])" : "no hypervisor",
-		       hc.repeat);
+		       hc.repeat, plural(hc.repeat));
 	if (hc.hypervisor)
 		output_provenance(&out, "hypervisor_vendor", json_string(hc.hv_vendor));
 	for (int i = 0; i < HOST_COST_NR; i++)

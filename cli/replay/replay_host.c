@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "common/result_file.h"
+#include "common/util.h"
 #include "host/host_costs.h"
 #include "replay.h"
 
@@ -115,8 +116,8 @@ void costs_host_comment(const struct opts *o, struct output *out)
 		out,
 		"this host's trap range%s: %.1f ns (syscall round trip, lower bound; "
 		"min %.1f, max %.1f) to %.1f ns (%s, estimate; min %.1f, max %.1f), medians "
-		"of %zu runs, %s; verdicts hold over it or say undecided (fpulab host costs)",
+		"of %zu run%s, %s; verdicts hold over it or say undecided (fpulab host costs)",
 		hc->hypervisor ? " (under a hypervisor)" : "", o->trap_lo, lo->min, lo->max,
-		o->trap_hi, o->trap_est, hi->min, hi->max, lo->n,
+		o->trap_hi, o->trap_est, hi->min, hi->max, lo->n, plural(lo->n),
 		*hc->from ? hc->from : "measured by this replay");
 }

@@ -55,8 +55,8 @@ static void print_header_trace(const struct trace_replay *tr)
 		"floor: each policy's own saves and restores (same areas, masks, order and registers), "
 		"replayed without libfpu in the same timed regions, minus those regions timed empty "
 		"(the timing residue, below); overhead = native - floor - residue: libfpu's own; ns per "
-		"switch, medians of %lu runs interleaved with the policy's",
-		o->repeat);
+		"switch, medians of %lu run%s interleaved with the policy's",
+		o->repeat, plural(o->repeat));
 }
 
 /* The timing residue's comment: one empty region's ticks by entry point any policy timed. */
@@ -77,9 +77,10 @@ static void print_header_residue(const struct trace_replay *tr)
 	output_comment(tr->o->out,
 		       "timing residue: one empty timed region, TSC ticks beyond the %" PRIu64
 		       "-tick overhead subtracted, by entry point: %s (pooled over the empty runs "
-		       "of all %d policies, median of %lu runs); a policy's residue is its timed "
+		       "of all %d policies, median of %lu run%s); a policy's residue is its timed "
 		       "regions at these costs",
-		       replay_timer_overhead(tr->rp), regions, tr->np, rs->repeat);
+		       replay_timer_overhead(tr->rp), regions, tr->np, rs->repeat,
+		       plural(rs->repeat));
 	for (int h = 0; h < REPLAY_HOOK_NR; h++)
 		if (tr->empty_region[h] < 0) {
 			output_comment(
@@ -126,8 +127,8 @@ static void print_header_costs(const struct trace_replay *tr)
 			o->costs_file, o->trap.runs, o->cr0.runs, o->ipi.runs);
 	output_comment(
 		out,
-		"ns per switch; native: median, min, max of %lu runs (policies interleaved); priced: the counts alone at this CPU's batch save and restore and the per-event costs (deterministic for a trace and cost set); params: the per-event costs above (#NM x trap + TS writes x CR0 + IPIs x IPI) per switch; residue: what the timing itself adds to native (its timed regions x the pooled empty-region cost below); total = native median - residue + params; costs: each cost's source",
-		o->repeat);
+		"ns per switch; native: median, min, max of %lu run%s (policies interleaved); priced: the counts alone at this CPU's batch save and restore and the per-event costs (deterministic for a trace and cost set); params: the per-event costs above (#NM x trap + TS writes x CR0 + IPIs x IPI) per switch; residue: what the timing itself adds to native (its timed regions x the pooled empty-region cost below); total = native median - residue + params; costs: each cost's source",
+		o->repeat, plural(o->repeat));
 }
 
 /* The comments before the trace's table. */
@@ -186,8 +187,8 @@ static void print_footer_ranking(const struct trace_replay *tr)
 	output_comment(
 		out,
 		"hook calls over 20000 ticks (interrupted or preempted) left out of native: %" PRIu64
-		" over %lu runs of %d policies",
-		clipped, o->repeat, tr->np);
+		" over %lu run%s of %d policies",
+		clipped, o->repeat, plural(o->repeat), tr->np);
 	output_comment(out, "best static policy: %s (%.1f ns per switch)", tr->best_name, tr->best);
 	for (int p = 0; p < tr->np; p++)
 		if (policy_is_adaptive(tr->rows[p].policy) && tr->rows[p].vs_best.n) {
@@ -199,18 +200,18 @@ static void print_footer_ranking(const struct trace_replay *tr)
 					 100 * q->conf, q->lo, q->hi);
 			output_comment(out,
 				       "%s / best static (%s), total of run k over total of "
-				       "run k: median %.3fx%s, min %.3fx, max %.3fx of %lu runs",
+				       "run k: median %.3fx%s, min %.3fx, max %.3fx of %lu run%s",
 				       tr->rows[p].policy, tr->best_name, q->med, ci, q->min,
-				       q->max, q->n);
+				       q->max, q->n, plural(q->n));
 		}
 	if (tr->ctl >= 0 && tr->control.n)
 		output_comment(out,
 			       "resolution: %s (the static policy best by counts) replayed again "
 			       "after every round, its total of run k over its own of run k: "
-			       "median %.3fx, min %.3fx, max %.3fx of %lu runs (1x if replay "
+			       "median %.3fx, min %.3fx, max %.3fx of %lu run%s (1x if replay "
 			       "resolved everything)",
 			       tr->pols[tr->ctl], tr->control.med, tr->control.min, tr->control.max,
-			       tr->control.n);
+			       tr->control.n, plural(tr->control.n));
 }
 
 /* Adaptive's figures on this trace, into the targets over every trace. */
@@ -280,9 +281,10 @@ static void print_footer_libfpu(const struct trace_replay *tr, const struct prow
 	if (w->skip_med >= 0)
 		snprintf(skip, sizeof(skip),
 			 "; skipped-restore switch: libfpu %.1f TSC ticks (mean over %" PRIu64
-			 " switches, native minus floor, median of %lu runs; per-call median "
+			 " switches, native minus floor, median of %lu run%s; per-call median "
 			 "%.0f native ticks)",
-			 unsigned_zero(w->skip_lib, 0.05), w->nskip, o->repeat, w->skip_med);
+			 unsigned_zero(w->skip_lib, 0.05), w->nskip, o->repeat, plural(o->repeat),
+			 w->skip_med);
 	share_of(share, sizeof(share), w->overhead, fl, FLOOR_RATIO_MIN_NS, "floor");
 	output_comment(
 		o->out,

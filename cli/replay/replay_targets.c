@@ -8,6 +8,7 @@
 
 #include "replay.h"
 #include "common/stats.h"
+#include "common/util.h"
 
 static void worst(double x, const char *trace, double *w, const char **wt)
 {
@@ -84,10 +85,10 @@ void targets_print(struct output *out, const struct targets *tg, unsigned long r
 			       "targets over %u traces (totals in ns per switch: native less the "
 			       "timing residue, plus the per-event costs; adaptive's total over "
 			       "the best static policy's, run k against run k, median of %lu "
-			       "paired runs): adaptive within 1.02x of the best static policy on "
+			       "paired run%s): adaptive within 1.02x of the best static policy on "
 			       "%u (worst %.3fx: %s; largest gap of the median totals %.1f ns per "
 			       "switch: %s)",
-			       tg->traces, repeat, tg->near_best, tg->worst_best,
+			       tg->traces, repeat, plural(repeat), tg->near_best, tg->worst_best,
 			       tg->worst_best_trace, tg->worst_gap, tg->worst_gap_trace);
 		if (tg->with_interval)
 			output_comment(
@@ -105,11 +106,11 @@ void targets_print(struct output *out, const struct targets *tg, unsigned long r
 				out,
 				"targets: resolution: on each trace the static policy best by "
 				"counts replayed again after every round, against itself paired by "
-				"run (median of %lu runs): from %.3fx to %.3fx over %u traces "
+				"run (median of %lu run%s): from %.3fx to %.3fx over %u traces "
 				"(median deviation from 1x %.1f%%, largest %.1f%%; over 2%% on %u); "
 				"adaptive's median is nearer 1.02x than that trace's deviation, "
 				"so its verdict is not resolved, on %u",
-				repeat, tg->control_lo, tg->control_hi, tg->controls, 100 * dev_med,
+				repeat, plural(repeat), tg->control_lo, tg->control_hi, tg->controls, 100 * dev_med,
 				100 * tg->control_dev[tg->controls - 1], tg->control_over_2pc,
 				tg->undecided);
 		}

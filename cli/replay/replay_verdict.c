@@ -258,9 +258,9 @@ static void sweep_plot(const struct trace_replay *tr, const double *x, const dou
 				o->sweep.param);
 	char *xl = xasprintf("%s cost, ns per %s", o->sweep.param,
 			     strcmp(o->sweep.param, "trap") ? "IPI" : "#NM trap");
-	char *src = xasprintf("native replay on this CPU (median of %lu runs) + per-event costs; "
+	char *src = xasprintf("native replay on this CPU (median of %lu run%s) + per-event costs; "
 			      "shaded: this host's measured range",
-			      o->repeat);
+			      o->repeat, plural(o->repeat));
 	const char *series[MAX_POLICIES];
 	struct plot_lines pl = { name,
 				 title,
