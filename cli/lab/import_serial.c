@@ -113,9 +113,9 @@ static void on_hung(struct import *im, const char *rec)
 	im->dropped += n;
 	fprintf(stderr,
 		"fpulab import-serial: the kernel's watchdog: %s, policy %s, repeat %llu hung (no "
-		"record for %llu s); %zu runs of its unfinished configuration are not rows\n",
+		"record for %llu s); %zu run%s of its unfinished configuration %s not rows\n",
 		g.experiment, g.policy, (unsigned long long)g.repeat, (unsigned long long)g.seconds,
-		n);
+		n, plural(n), n == 1 ? "is" : "are");
 }
 
 /* One line of the log. Returns -1 to stop (im->error says why). */
@@ -230,8 +230,8 @@ static int judge(struct import *im)
 		size_t pending = collector_discard(&im->collector);
 		fprintf(stderr,
 			"fpulab import-serial: %s ends before the done record (the capture stopped "
-			"early?); %zu runs of an unfinished configuration are not rows\n",
-			im->log, pending);
+			"early?); %zu run%s of an unfinished configuration %s not rows\n",
+			im->log, pending, plural(pending), pending == 1 ? "is" : "are");
 		report_partial(&im->report, "the serial log ends before the done record",
 			       im->collector.configs_done, 0, pending);
 		return 1;

@@ -646,8 +646,8 @@ static int judge(struct run_state *s, const struct session_end *end)
 	rc = judge_records(s, rc);
 	if (rc && pending)
 		fprintf(stderr,
-			"fpulab: %zu runs of the unfinished configuration were not reported\n",
-			pending);
+			"fpulab: %zu run%s of the unfinished configuration %s not reported\n",
+			pending, plural(pending), pending == 1 ? "was" : "were");
 	return rc;
 }
 

@@ -40,7 +40,7 @@ rc=$?
 	ok "costs: ns per operation at the hello's 3 GHz" || not_ok "costs: ns per operation" "$(jq -c 'select(.cost)' "$work/pc.json" | head -c 300)"
 [ "$(jq -r '.tsc_invariant' "$work/pc.json" | sort -u)" = true ] && [ "$(jq -r '.clock_ref' "$work/pc.json" | sort -u)" = hpet ] &&
 	ok "rows carry the hello's clock facts" || not_ok "rows carry the hello's clock facts"
-grep -qF 'stress, policy lazy, repeat 0 hung (no record for 120 s); 1 runs of its unfinished configuration are not rows' "$work/err" &&
+grep -qF 'stress, policy lazy, repeat 0 hung (no record for 120 s); 1 run of its unfinished configuration is not rows' "$work/err" &&
 	ok "the hung run is said, its configuration left out" || not_ok "the hung run is said" "$(cat "$work/err")"
 cp "$work/pc.log" "$work/pc-again.log"
 "$fpulab" import-serial "$work/pc-again.log" -o "$work/pc2.json" 2> /dev/null

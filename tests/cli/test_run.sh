@@ -350,7 +350,7 @@ if [ "$rc" = 1 ] && [ "$lines" = 3 ] && grep -qF '"placement": "same-cpu"' "$wor
    tail -n 1 "$work/rows.json" | grep -qF '{"partial": true, "reason": "the guest panicked"'; then
 	ok "--output keeps the rows completed before a later panic"
 else not_ok "--output keeps the rows completed before a later panic" "rc=$rc lines=$lines"; fi
-expect "the unfinished configuration is reported as such" 1 - "1 runs of the unfinished configuration were not reported"
+expect "the unfinished configuration is reported as such" 1 - "1 run of the unfinished configuration was not reported"
 
 echo "precious" > "$work/keep.txt"
 FAKE_GUEST_STATUS=35 run_fpulab "$work/panic" --output "$work/keep.txt"
