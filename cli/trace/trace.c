@@ -38,7 +38,9 @@ static void usage(FILE *f)
 		"./BASENAME.trace, its .xz, .txt, .perf-script, .data or .perf dropped); record\n"
 		"makes one with perf (as root) while CMD runs or for N seconds (default 5), and\n"
 		"imports it (docs/linux-traces.md); record --check only says whether recording\n"
-		"works here (exit 0) or why not (exit 1). Workloads:\n",
+		"works here (exit 0) or why not (exit 1). Exit status otherwise: 0 ok; 1 an\n"
+		"input unreadable or refused (nothing is written); 2 usage error (also an -o\n"
+		"that cannot be made, or one that names an input). Workloads:\n",
 		SWITCHES_DEFAULT, SWITCHES_MAX);
 	const char *const *names = trace_workloads();
 	for (int i = 0; names[i]; i++)
@@ -121,17 +123,23 @@ static int cmd_synth(int argc, char **argv)
 	}
 	if (!xcr0)
 		xcr0 = host_xcr0();
-	if (strcmp(name, "all"))
+	if (strcmp(name, "all")) {
+		char err[256];
+		if (trace_out_check(out, err, sizeof(err))) { /* before anything is made */
+			fprintf(stderr, "fpulab trace synth: -o %s\n", err);
+			return 2;
+		}
 		return synth_one(name, out, switches, seed, xcr0);
+	}
 	struct stat st;
 	if (stat(out, &st) && errno == ENOENT && mkdir(out, 0777) && errno != EEXIST) {
 		fprintf(stderr, "fpulab trace synth: all: cannot create -o %s: %s\n", out,
 			strerror(errno));
-		return 1;
+		return 2;
 	}
 	if (stat(out, &st) || !S_ISDIR(st.st_mode)) {
 		fprintf(stderr, "fpulab trace synth: all: -o %s is not a directory\n", out);
-		return 1;
+		return 2;
 	}
 	const char *const *names = trace_workloads();
 	int dirlen = (int)strlen(out);

@@ -112,6 +112,11 @@ int cmd_trace_import(int argc, char **argv)
 		free(def);
 		return 2;
 	}
+	if (trace_out_check(out, err, sizeof(err))) { /* before the input is read */
+		fprintf(stderr, "fpulab trace import: -o %s\n", err);
+		free(def);
+		return 2;
+	}
 	rc = perf_import_file(in, out, &o, &r, err, sizeof(err));
 	if (rc)
 		fprintf(stderr, "fpulab trace import: %s: %s\n", in, err);

@@ -338,7 +338,7 @@ int cmd_trace_record(int argc, char **argv)
 		return rc;
 	if (o.out && trace_out_check(o.out, err, sizeof(err))) { /* before CMD runs */
 		fprintf(stderr, "fpulab trace record: -o %s\n", err);
-		return 1;
+		return 2;
 	}
 	if (preflight(&sigreturn))
 		return 1;

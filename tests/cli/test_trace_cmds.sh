@@ -12,9 +12,11 @@ check "trace synth: no -o says why" 2 - "synth needs a WORKLOAD and -o FILE|DIR"
 check "trace synth --switches 0: out of range" 2 - "--switches: 0 is out of range" -- "$fpulab" trace synth boot -o "$work/x" --switches 0
 echo precious > "$work/afile"
 check "trace synth --xcr0 with a supervisor bit (PT): a usage error" 2 - "--xcr0: '0x107' is not a mask with bit 0 (x87) within the XCR0 bits x86 defines (0x602ff)" -- "$fpulab" trace synth boot -o "$work/x" --xcr0 0x107
-check "trace synth all into a file: not a directory" 1 - "-o $work/afile is not a directory" -- "$fpulab" trace synth all -o "$work/afile"
+check "trace synth all into a file: not a directory, exit 2" 2 - "-o $work/afile is not a directory" -- "$fpulab" trace synth all -o "$work/afile"
+check "trace synth -o in a missing folder: exit 2, said before anything is made" 2 - "fpulab trace synth: -o $work/nodir/x.trace: cannot create a file in $work/nodir" -- "$fpulab" trace synth boot -o "$work/nodir/x.trace"
+check "trace synth -o a directory: exit 2" 2 - "fpulab trace synth: -o $work: is a directory" -- "$fpulab" trace synth boot -o "$work"
 check "trace synth all: a missing DIR is made (one level)" 0 "$work/fresh/boot.trace: boot" - -- "$fpulab" trace synth all -o "$work/fresh" --switches 50
-check "trace synth all: a DIR two levels down is not (mkdir, not mkdir -p)" 1 - "cannot create -o $work/nodir/x: No such file or directory" -- "$fpulab" trace synth all -o "$work/nodir/x"
+check "trace synth all: a DIR two levels down is not (mkdir, not mkdir -p), exit 2" 2 - "cannot create -o $work/nodir/x: No such file or directory" -- "$fpulab" trace synth all -o "$work/nodir/x"
 check "trace synth all -o DIR/: DIR/WORKLOAD.trace, no double slash" 0 "$work/fresh/pingpong-one.trace: pingpong-one, 75 events, 1 CPU, 2 tasks, 1264 bytes" - -- "$fpulab" trace synth all -o "$work/fresh/" --switches 50
 check "trace synth pingpong-both: 1 CPU (not 1 CPUs)" 0 "pingpong-both, 200 events, 1 CPU, 2 tasks, 3264 bytes" - -- "$fpulab" trace synth pingpong-both -o "$work/pp.trace" --switches 100 --xcr0 0x7
 check "trace info counts switches and uses" 0 "FPU uses per switch 1.000" - -- "$fpulab" trace info "$work/pp.trace"
@@ -90,7 +92,7 @@ if grep -qw xsave /proc/cpuinfo; then
 	check "replay: break-even of eager vs lazy is printed" 0 "break-even trap cost, eager vs lazy:" - -- "$fpulab" replay "$work/pp.trace" --repeat 1 --policy eager,lazy
 	"$fpulab" trace synth pingpong-one -o "$work/p1.trace" --switches 400 > /dev/null
 	"$fpulab" trace synth migrating -o "$work/mig.trace" --switches 400 > /dev/null
-	check "replay: adaptive's targets over every trace, short ones left out" 0 "targets over 2 traces (totals in ns per switch: native less the timing residue, plus the per-event costs; adaptive's total over the best static policy's, run k against run k, median of 1 paired runs): adaptive within 1.02x of the best static policy on" - -- "$fpulab" replay "$work/p1.trace" "$work/mig.trace" "$work/pp.trace" --repeat 1 --policy eager,adaptive
+	check "replay: adaptive's targets over every trace, short ones left out" 0 "targets over 2 traces (totals in ns per switch: native less the timing residue, plus the per-event costs; adaptive's total over the best static policy's, run k against run k, median of 1 paired run): adaptive within 1.02x of the best static policy on" - -- "$fpulab" replay "$work/p1.trace" "$work/mig.trace" "$work/pp.trace" --repeat 1 --policy eager,adaptive
 	# at the costs libfpu's adaptive was tuned for (this host's IPI is ten times dearer)
 	check "replay: by counts alone, adaptive beats eager on pingpong-one and migrating" 0 "(saves and restores at the batch costs plus the per-event costs: its decisions without its bookkeeping), adaptive within 1.02x of the best static policy on 2 of 2" - -- "$fpulab" replay "$work/p1.trace" "$work/mig.trace" "$work/pp.trace" --repeat 1 --policy eager,adaptive --trap-ns 150 --cr0-ns 30 --ipi-ns 1000
 	check "replay: the trace of 100 switches is left out of the targets" 0 "targets: 1 traces of fewer than 200 switches left out" - -- "$fpulab" replay "$work/p1.trace" "$work/mig.trace" "$work/pp.trace" --repeat 1 --policy eager,adaptive

@@ -254,9 +254,9 @@ else
 	skip "record --check: what recording needs is here" "needs root or perf_event_paranoid -1"
 fi
 check "record: -o is required" 2 - "record needs -o FILE" -- "$fpulab" trace record --seconds 1
-check "record: -o in a missing folder: refused before anything runs" 1 - "fpulab trace record: -o $work/none/r.trace: cannot create a file in $work/none: No such file or directory" -- "$fpulab" trace record -o "$work/none/r.trace" -- touch "$work/ran"
+check "record: -o in a missing folder: refused before anything runs, exit 2" 2 - "fpulab trace record: -o $work/none/r.trace: cannot create a file in $work/none: No such file or directory" -- "$fpulab" trace record -o "$work/none/r.trace" -- touch "$work/ran"
 holds "record: ... CMD never ran" test ! -e "$work/ran"
-check "import: -o in a missing folder: named, not its temporary file" 1 - "$work/none/i.trace: cannot create a file in $work/none: No such file or directory" -- "$fpulab" trace import "$fx/signal.txt" -o "$work/none/i.trace"
+check "import: -o in a missing folder: named, not its temporary file, exit 2" 2 - "-o $work/none/i.trace: cannot create a file in $work/none: No such file or directory" -- "$fpulab" trace import "$fx/signal.txt" -o "$work/none/i.trace"
 check "record: --seconds out of range" 2 - "--seconds: 0 is out of range" -- "$fpulab" trace record -o "$work/r.trace" --seconds 0
 
 # ---- live: a second of this machine, when it can record ----
