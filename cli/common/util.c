@@ -8,7 +8,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <libgen.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 int vusage_error(const char *cmd, const char *fmt, va_list ap)
 {
@@ -191,4 +193,19 @@ void help_item(FILE *f, int term_width, const char *term, const char *text)
 		p += word;
 	}
 	fputc('\n', f);
+}
+
+int output_path_check(const char *path, char *err, size_t errlen)
+{
+	struct stat st;
+	char *dir = xstrdup(path);
+	int rc = 0;
+
+	if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
+		rc = fail_why(err, errlen, "%s: is a directory", path);
+	else if (access(dirname(dir), W_OK | X_OK))
+		rc = fail_why(err, errlen, "%s: cannot create a file in %s: %s", path, dir,
+			      strerror(errno));
+	free(dir);
+	return rc;
 }

@@ -33,6 +33,15 @@ int vusage_error(const char *cmd, const char *fmt, va_list ap)
 int refuse_output_over_input(const char *cmd, const char *out, int argc, char **argv);
 
 /*
+ * output_path_check - whether an output can be written at @path: not a
+ * directory, and its folder takes a new file (the temporary one outputs are
+ * written to, then renamed). Call it before work that would be lost.
+ * Returns 0, or -1 with the reason in @err (@errlen bytes), naming @path
+ * and its folder, never a temporary file.
+ */
+int output_path_check(const char *path, char *err, size_t errlen);
+
+/*
  * fail_why - the reason, formatted as printf does, into @buf (@len bytes);
  * returns -1, so that a check that says why it failed can write
  * `return fail_why(why, len, "not an ELF file")`.

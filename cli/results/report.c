@@ -577,7 +577,11 @@ static void usage(FILE *f)
 		"                   lines)\n"
 		"  --output FILE    write the table to FILE\n"
 		"  --plot DIR       SVG plots of the experiments' results into DIR (gnuplot)\n"
-		"  --help           this text\n",
+		"  --help           this text\n"
+		"Exit status: 0 the table is written (a claim not measured says why in it);\n"
+		"1 a plot, the scratch folder or the writing failed; 2 usage error (also a\n"
+		"--from file unreadable or not fpulab's rows, an --output that cannot be\n"
+		"made or that is one of its inputs: said before anything runs).\n",
 		REPORT_LINUX_SECONDS);
 }
 
@@ -599,6 +603,22 @@ struct report_opts {
 	const char *plot_dir;
 	struct report_linux lx; /* --linux-trace, --linux-seconds */
 };
+
+/* Whether --output @path can be written, said before minutes of experiments: -1 to go on, or 2. */
+static int report_output_check(const char *path, int argc, char **argv)
+{
+	char err[512];
+
+	if (!path)
+		return -1;
+	if (refuse_output_over_input("report", path, argc, argv))
+		return 2;
+	if (output_path_check(path, err, sizeof(err))) {
+		fprintf(stderr, "fpulab report: --output %s\n", err);
+		return 2;
+	}
+	return -1;
+}
 
 /* Parse @argv into @o. Returns -1 to go on, or the exit status (0 after --help). */
 static int report_parse(int argc, char **argv, struct report_opts *o)
@@ -653,7 +673,7 @@ static int report_parse(int argc, char **argv, struct report_opts *o)
 		return usage_error("report", "unexpected argument '%s'", argv[optind]);
 	if (o->lx.trace && report_linux_check(o->lx.trace))
 		return 2;
-	return -1;
+	return report_output_check(o->out.path, argc, argv);
 }
 
 /* Every row of the files @from into @rows. 0, or 2 after a message. */

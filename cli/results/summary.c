@@ -628,7 +628,9 @@ int cmd_summary(int argc, char **argv)
 			       "break-even trap cost; for a replay of a recorded Linux workload, Linux's\n"
 			       "own counts beside deferred's and the oracle's and each policy's #NM and\n"
 			       "share of the CPU time at both --fp-use bounds; then where the results\n"
-			       "and plots are.\n");
+			       "and plots are.\n"
+			       "Exit status: 0 ok; 1 a plot could not be made; 2 usage error (also a\n"
+			       "FILE unreadable or not fpulab's rows).\n");
 			return 0;
 		default:
 			return usage_error("summary", "unknown option");

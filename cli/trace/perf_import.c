@@ -4,6 +4,7 @@
  * inputs: perf script text from a file or standard input, a perf.data
  * (through `perf script`), or either compressed with xz (perf_internal.h).
  */
+#include "common/util.h"
 #include "perf_internal.h"
 #include "perf_tool.h"
 
@@ -142,7 +143,7 @@ static int import_into(FILE *in, const char *out_path, const struct perf_import_
 	if (!rc) {
 		snprintf(tmp, len, "%s.tmp%d", out_path, (int)getpid());
 		f = fopen(tmp, "w+b");
-		if (!f && trace_out_check(out_path, err, errlen))
+		if (!f && output_path_check(out_path, err, errlen))
 			rc = -1;
 		else if (!f)
 			rc = -1, snprintf(err, errlen, "%s: %s", tmp, strerror(errno));

@@ -4,7 +4,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <libgen.h>
 #include <inttypes.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -219,21 +218,6 @@ int trace_write_header(FILE *f, const struct fpulab_trace_header *hdr,
 	return 0;
 }
 
-int trace_out_check(const char *path, char *err, size_t errlen)
-{
-	struct stat st;
-	char *dir = xstrdup(path);
-	int rc = 0;
-
-	if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
-		rc = fail_why(err, errlen, "%s: is a directory", path);
-	else if (access(dirname(dir), W_OK | X_OK))
-		rc = fail_why(err, errlen, "%s: cannot create a file in %s: %s", path, dir,
-			      strerror(errno));
-	free(dir);
-	return rc;
-}
-
 int trace_write(const char *path, const struct trace *t, char *err, size_t errlen)
 {
 	size_t len = strlen(path) + 16;
@@ -245,7 +229,7 @@ int trace_write(const char *path, const struct trace *t, char *err, size_t errle
 	snprintf(tmp, len, "%s.tmp%d", path, (int)getpid());
 	f = fopen(tmp, "wb");
 	if (!f) {
-		if (!trace_out_check(path, err, errlen)) /* the reason is not the folder's */
+		if (!output_path_check(path, err, errlen)) /* the reason is not the folder's */
 			fail_why(err, errlen, "%s: %s", tmp, strerror(errno));
 		free(tmp);
 		return -1;

@@ -145,14 +145,6 @@ int trace_open(const char *path, struct trace *t, char *err, size_t errlen);
  */
 int trace_write(const char *path, const struct trace *t, char *err, size_t errlen);
 
-/**
- * trace_out_check - whether a trace can be written at @path: not a
- * directory, and its folder takes a new file (the temporary one it is
- * written to, then renamed). Call it before work that would be lost.
- * Return: 0, or -1 with the reason in @err (@errlen bytes), naming @path
- * and its folder, never the temporary file.
- */
-int trace_out_check(const char *path, char *err, size_t errlen);
 
 /* trace_free - free @t's events and Linux block, or close its file. */
 void trace_free(struct trace *t);

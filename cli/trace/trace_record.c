@@ -336,7 +336,7 @@ int cmd_trace_record(int argc, char **argv)
 	rc = parse_args(argc, argv, &o);
 	if (rc)
 		return rc;
-	if (o.out && trace_out_check(o.out, err, sizeof(err))) { /* before CMD runs */
+	if (o.out && output_path_check(o.out, err, sizeof(err))) { /* before CMD runs */
 		fprintf(stderr, "fpulab trace record: -o %s\n", err);
 		return 2;
 	}

@@ -178,4 +178,12 @@ if [ "$rc" = 2 ] && grep -q 'rows.fifo: larger than 64 MiB: not a result file' "
 else
 	not_ok "report --from an endless FIFO of rows: refused at the size limit, exit 2" "exit $rc" "$(cat "$work/e")"
 fi
+# Without --from, report runs minutes of experiments: an --output it cannot write is said first.
+# (QEMU is not on PATH here: a report that ran would say so, not this.)
+PATH=/nonexistent:/usr/bin:/bin check "report --output in a missing folder: exit 2 before any experiment runs" 2 - \
+	"fpulab report: --output $work/none/r.txt: cannot create a file in $work/none" -- "$fpulab" report --output "$work/none/r.txt"
+[ ! -s "$work/out" ] && ok "and nothing on stdout (no experiment ran)" || not_ok "and nothing on stdout (no experiment ran)" "$(head -n 3 "$work/out")"
+check "report --output a directory: exit 2" 2 - "fpulab report: --output $work: is a directory" -- "$fpulab" report --output "$work" --from "$fx/report-context-switch.json"
+check "report --help gives the exit status" 0 "Exit status: 0 the table is written" - -- "$fpulab" report --help
+check "summary --help gives the exit status" 0 "Exit status: 0 ok; 1 a plot could not be made" - -- "$fpulab" summary --help
 finish
