@@ -32,15 +32,15 @@ static void usage(FILE *f)
 		"synth makes a synthetic trace of about N context switches (default %d,\n"
 		"1..%llu) from seed S (default 1); with 'all', one FILE per workload in DIR\n"
 		"(DIR/WORKLOAD.trace; DIR is created if missing, one level, like mkdir). Use\n"
-		"masks are drawn from MASK (default: this host's XCR0). dump prints one event\n"
-		"per line; info counts them. import converts a Linux recording (the text of\n"
-		"perf script, - for standard input, or a perf.data; without -o into\n"
-		"./BASENAME.trace, its .xz, .txt, .perf-script, .data or .perf dropped); record\n"
-		"makes one with perf (as root) while CMD runs or for N seconds (default 5), and\n"
-		"imports it (docs/linux-traces.md); record --check only says whether recording\n"
-		"works here (exit 0) or why not (exit 1). Exit status otherwise: 0 ok; 1 an\n"
-		"input unreadable or refused (nothing is written); 2 usage error (also an -o\n"
-		"that cannot be made, or one that names an input). Workloads:\n",
+		"masks are drawn from MASK (default: this host's XCR0). dump prints one event per\n"
+		"line (--limit N: the first N; 0: the header alone); info counts them. import\n"
+		"converts a Linux recording (the text of perf script, - for standard input, or a\n"
+		"perf.data; without -o into ./BASENAME.trace, its .xz, .txt, .perf-script, .data\n"
+		"or .perf dropped); record makes one with perf (as root) while CMD runs or for N\n"
+		"seconds (default 5), and imports it (docs/linux-traces.md); record --check only\n"
+		"says whether recording works here (exit 0) or why not (exit 1). Exit status\n"
+		"otherwise: 0 ok; 1 an input unreadable or refused (nothing is written); 2 usage\n"
+		"error (also an -o that cannot be made, or one that names an input). Workloads:\n",
 		SWITCHES_DEFAULT, SWITCHES_MAX);
 	const char *const *names = trace_workloads();
 	for (int i = 0; names[i]; i++)
