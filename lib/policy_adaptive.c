@@ -37,8 +37,8 @@
  *   less an IPI for each flush of state held there, capped at one IPI ahead:
  *   an IPI stops holding until the saves it would spare make up for it; in
  *   the lab's stress trace each of three IPIs fetched a different task,
- *   thousands of switches apart). One moved while switched out is saved at once by
- *   the CPU holding it (no IPI later; adaptive_migrated), and so is one
+ *   thousands of switches apart). One moved while switched out is saved at
+ *   once by the CPU holding it (no IPI later; adaptive_migrated), and so is one
  *   that moved that way or unannounced lately at its switch-outs, until it
  *   has stayed on one CPU for ipi_ns / save_ns switch-ins (at most 255):
  *   holding it would risk an IPI to spare a save. A task new to a CPU waits
@@ -66,11 +66,13 @@
  * the prior as one observation more: count_the_prior), s the share of
  * switch-ins that found its registers still its own (a third of it:
  * measured only after slices that had registers, it overstates how often
- * registers given now survive), q = (1 - p)(1 - s) / (1 - s(1 - p)) the chance that
- * registers given now are lost before a use (for held registers, q = 1 - p:
- * this slice only), and ts whether TS is set now:
- *   now  = (holds ? 0 : restore) + (ts ? (1 + f) cr0 : 0) + q * (live ? 0 : save)
- *   trap = (ts ? 0 : (1 - f) cr0) + (1 - q) * (trap + (1 + f) cr0 + (holds ? 0 : restore))
+ * registers given now survive), q = (1 - p)(1 - s) / (1 - s(1 - p)) the
+ * chance that registers given now are lost before a use (for held
+ * registers, q = 1 - p: this slice only), and ts whether TS is set now:
+ *   now  = (holds ? 0 : restore) + (ts ? (1 + f) cr0 : 0)
+ *          + q * (live ? 0 : save)
+ *   trap = (ts ? 0 : (1 - f) cr0)
+ *          + (1 - q) * (trap + (1 + f) cr0 + (holds ? 0 : restore))
  * (registers given that were not live become live, so they are saved later
  * even when they go unused; held registers are live already). f is the
  * share of this CPU's recent switch-ins that would have left TS set had
