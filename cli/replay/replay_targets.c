@@ -4,6 +4,7 @@
  * best static policy and the oracle.
  */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "replay.h"
@@ -19,8 +20,31 @@ static void worst(double x, const char *trace, double *w, const char **wt)
 	}
 }
 
+/* By counts alone: exact for any trace, a short one included. */
+static void targets_add_priced(struct targets *tg, const struct target_input *in)
+{
+	double rp = in->best_priced > 0 ? in->adaptive_priced / in->best_priced
+					: (in->adaptive_priced > 0 ? INFINITY : 1);
+	double *r = realloc(tg->priced_ratio, (tg->priced_traces + 1) * sizeof(*r));
+
+	if (!r)
+		return;
+	tg->priced_ratio = r;
+	r[tg->priced_traces++] = rp;
+	tg->near_best_priced += rp <= 1.02;
+	worst(rp, in->trace, &tg->worst_best_priced, &tg->worst_priced_trace);
+	if (in->oracle > 0 && in->best_priced <= 1.15 * in->oracle) {
+		tg->priced_oracle_cases++;
+		tg->priced_oracle_met += in->adaptive_priced <= 1.15 * in->oracle;
+		worst(in->adaptive_priced / in->oracle, in->trace, &tg->worst_priced_oracle,
+		      &tg->worst_priced_oracle_trace);
+	}
+}
+
 void targets_add(struct targets *tg, const struct target_input *in)
 {
+	if (isfinite(in->best_priced))
+		targets_add_priced(tg, in);
 	if (in->switches < TARGET_MIN_SWITCHES) {
 		tg->short_traces++;
 		return;
@@ -53,21 +77,6 @@ void targets_add(struct targets *tg, const struct target_input *in)
 	}
 	worst(rb, in->trace, &tg->worst_best, &tg->worst_best_trace);
 	worst(in->adaptive - in->best, in->trace, &tg->worst_gap, &tg->worst_gap_trace);
-	double rp = in->best_priced > 0 ? in->adaptive_priced / in->best_priced
-					: (in->adaptive_priced > 0 ? INFINITY : 1);
-	tg->near_best_priced += rp <= 1.02;
-	worst(rp, in->trace, &tg->worst_best_priced, &tg->worst_priced_trace);
-	double *r = realloc(tg->priced_ratio, tg->traces * sizeof(*r));
-	if (r) {
-		tg->priced_ratio = r;
-		r[tg->traces - 1] = rp;
-	}
-	if (in->oracle > 0 && in->best_priced <= 1.15 * in->oracle) {
-		tg->priced_oracle_cases++;
-		tg->priced_oracle_met += in->adaptive_priced <= 1.15 * in->oracle;
-		worst(in->adaptive_priced / in->oracle, in->trace, &tg->worst_priced_oracle,
-		      &tg->worst_priced_oracle_trace);
-	}
 	if (in->oracle <= 0 || in->oracle_work <= 0)
 		return;
 	double ro = in->adaptive / in->oracle, rw = in->work / in->oracle_work;
@@ -81,15 +90,18 @@ void targets_add(struct targets *tg, const struct target_input *in)
 void targets_print(struct output *out, const struct targets *tg, unsigned long repeat)
 {
 	if (tg->traces) {
+		char gap[512] = "none: adaptive's is at or below the best static's on every trace";
+		if (tg->worst_gap_trace)
+			snprintf(gap, sizeof(gap), "%.1f ns per switch: %s", tg->worst_gap,
+				 tg->worst_gap_trace);
 		output_comment(out,
 			       "targets over %u traces (totals in ns per switch: native less the "
 			       "timing residue, plus the per-event costs; adaptive's total over "
 			       "the best static policy's, run k against run k, median of %lu "
 			       "paired run%s): adaptive within 1.02x of the best static policy on "
-			       "%u (worst %.3fx: %s; largest gap of the median totals %.1f ns per "
-			       "switch: %s)",
+			       "%u (worst %.3fx: %s; largest gap of the median totals %s)",
 			       tg->traces, repeat, plural(repeat), tg->near_best, tg->worst_best,
-			       tg->worst_best_trace, tg->worst_gap, tg->worst_gap_trace);
+			       tg->worst_best_trace, gap);
 		if (tg->with_interval)
 			output_comment(
 				out,
@@ -110,25 +122,29 @@ void targets_print(struct output *out, const struct targets *tg, unsigned long r
 				"(median deviation from 1x %.1f%%, largest %.1f%%; over 2%% on %u); "
 				"adaptive's median is nearer 1.02x than that trace's deviation, "
 				"so its verdict is not resolved, on %u",
-				repeat, plural(repeat), tg->control_lo, tg->control_hi, tg->controls, 100 * dev_med,
+				repeat, plural(repeat), tg->control_lo, tg->control_hi,
+				tg->controls, 100 * dev_med,
 				100 * tg->control_dev[tg->controls - 1], tg->control_over_2pc,
 				tg->undecided);
 		}
+	}
+	if (tg->priced_traces) {
 		output_comment(out,
 			       "targets: by counts alone (saves and restores at the batch costs "
-			       "plus the per-event costs: its decisions without its bookkeeping), "
-			       "adaptive within 1.02x of the best static policy on %u of %u "
-			       "(median %.3fx, worst %.3fx: %s)",
-			       tg->near_best_priced, tg->traces,
-			       tg->priced_ratio ? median(tg->priced_ratio, tg->traces) : NAN,
-			       tg->worst_best_priced, tg->worst_priced_trace);
+			       "plus the per-event costs: its decisions without its bookkeeping; "
+			       "exact, so short traces count too), adaptive within 1.02x of the "
+			       "best static policy on %u of %u (median %.3fx, worst %.3fx: %s)",
+			       tg->near_best_priced, tg->priced_traces,
+			       median(tg->priced_ratio, tg->priced_traces), tg->worst_best_priced,
+			       tg->worst_priced_trace);
 		if (tg->priced_oracle_cases)
 			output_comment(out,
 				       "targets: by counts alone, where a static policy is within "
-				       "1.15x of the oracle (%u traces), adaptive is too on %u "
+				       "1.15x of the oracle (%u trace%s), adaptive is too on %u "
 				       "(worst %.3fx of the oracle: %s)",
-				       tg->priced_oracle_cases, tg->priced_oracle_met,
-				       tg->worst_priced_oracle, tg->worst_priced_oracle_trace);
+				       tg->priced_oracle_cases, plural(tg->priced_oracle_cases),
+				       tg->priced_oracle_met, tg->worst_priced_oracle,
+				       tg->worst_priced_oracle_trace);
 	}
 	if (tg->with_oracle)
 		output_comment(
@@ -139,6 +155,8 @@ void targets_print(struct output *out, const struct targets *tg, unsigned long r
 			tg->near_oracle, tg->with_oracle, tg->worst_oracle, tg->worst_oracle_trace,
 			tg->near_oracle_work, tg->worst_oracle_work);
 	if (tg->short_traces)
-		output_comment(out, "targets: %u traces of fewer than %d switches left out",
-			       tg->short_traces, TARGET_MIN_SWITCHES);
+		output_comment(out,
+			       "targets: %u trace%s of fewer than %d switches left out of the "
+			       "native figures (counted by counts alone)",
+			       tg->short_traces, plural(tg->short_traces), TARGET_MIN_SWITCHES);
 }

@@ -145,7 +145,6 @@ int trace_open(const char *path, struct trace *t, char *err, size_t errlen);
  */
 int trace_write(const char *path, const struct trace *t, char *err, size_t errlen);
 
-
 /* trace_free - free @t's events and Linux block, or close its file. */
 void trace_free(struct trace *t);
 
