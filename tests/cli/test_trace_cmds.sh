@@ -114,7 +114,7 @@ if grep -qw xsave /proc/cpuinfo; then
 	# else none (cli/common/util.c's share_of, tested in test_cli_util); never -0.0
 	"$fpulab" replay "$work/p1.trace" --repeat 3 --policy eager,smp-lazy > "$work/fl.out" 2> "$work/err"
 	bad=$(awk '/^# libfpu / { f = $0; sub(/.* floor /, "", f); f += 0
-		if (f < 1 ? !/\(floor under 1 ns: no ratio/ : !/\([0-9]+% of the floor/) print }' "$work/fl.out")
+		if (f < 1 ? !/\(floor under 1 ns: no ratio/ : !/\(-?[0-9]+% of the floor/) print }' "$work/fl.out")
 	if [ "$(grep -c '^# libfpu' "$work/fl.out")" = 2 ] && [ -z "$bad" ] && ! grep -q -- '-0\.0\b\|-0%' "$work/fl.out"; then
 		ok "replay: overhead as a share of the floor only where the floor is 1 ns or more; no -0.0"
 	else
