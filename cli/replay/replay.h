@@ -86,15 +86,18 @@ struct opts {
  * the same comparison by counts alone ("priced": each policy's saves and
  * restores at the batch costs plus its per-event costs, no bookkeeping and
  * no timing noise), which separates adaptive's decisions from its
- * bookkeeping. A trace of fewer than TARGET_MIN_SWITCHES switches is left
- * out of the native figures (per-switch timings of a handful of switches
- * say nothing) but not of those by counts (exact), and a trace where the
- * oracle does no work is left out of the oracle's ratios.
+ * bookkeeping. A trace of fewer than REPLAY_MIN_SWITCHES switches is left
+ * out (per-switch timings of a handful of switches say nothing; by counts,
+ * shown apart, it is mostly adaptive's first, watched slices), and a trace
+ * where the oracle does no work is left out of the oracle's ratios.
  */
-#define TARGET_MIN_SWITCHES 200
 struct targets {
 	unsigned int traces, near_best, near_best_priced, near_oracle, near_oracle_work,
 		with_oracle, short_traces, priced_traces;
+	/* the short traces (fewer than REPLAY_MIN_SWITCHES), by counts alone */
+	unsigned int short_priced, short_near_best_priced;
+	double short_worst_priced;
+	const char *short_worst_priced_trace;
 	double worst_best, worst_best_priced, worst_gap, worst_oracle, worst_oracle_work;
 	const char *worst_best_trace, *worst_priced_trace, *worst_gap_trace, *worst_oracle_trace;
 	/* resolution: the control's paired medians (a policy against its own second copy) */
@@ -103,8 +106,8 @@ struct targets {
 	unsigned int with_interval, interval_below, interval_above;
 	double conf_min;
 	double control_lo, control_hi, *control_dev; /* |median - 1|, one per trace */
-	/* by counts (every trace, short ones too): adaptive / best static, priced_traces of them;
-	 * the oracle's 1.15x where a static meets it */
+	/* by counts: adaptive / best static, priced_traces of them; the oracle's 1.15x where a
+	 * static policy meets it */
 	double *priced_ratio, worst_priced_oracle;
 	unsigned int priced_oracle_cases, priced_oracle_met;
 	const char *worst_priced_oracle_trace;
