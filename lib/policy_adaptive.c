@@ -15,8 +15,14 @@
  *   observations, both halved when the count reaches ADAPT_WINDOW (a long
  *   memory: with 8 slices, a task that uses the FPU in a quarter of them
  *   showed 4 or more in 11% of its histories and was given registers it
- *   did not use). It also keeps, for the last 8 switch-ins after a slice
- *   that had registers, whether they were still its own (s below).
+ *   did not use). It also keeps, for its last 8 switch-ins, whether the
+ *   registers it left with were still its own, or, if it left without,
+ *   whether they would have been: same CPU, nothing loaded there since
+ *   (regs_taken). Measured only after slices that had registers, a task
+ *   trapped at every switch-in had them only after its uses: one that moves
+ *   after each use, but not after a slice without one, measured none kept
+ *   and was trapped at every use where owner beat it by 1.13x (the lab's
+ *   context-switch, migrating, FP in one task; docs/model.md).
  * - A task with no observation yet is judged by the first watched slices
  *   of the tasks new before it, on any CPU (fpu_newcomers, one prior for
  *   all CPUs: seed 002: at boot most new tasks use the FPU at once), once
@@ -64,11 +70,12 @@
  *   Giving back registers that cost nothing to give back is never sampled.
  * The decision, with p = uses / observations (a task's own estimate counts
  * the prior as one observation more: count_the_prior), s the share of
- * switch-ins that found its registers still its own (a third of it:
- * measured only after slices that had registers, it overstates how often
- * registers given now survive), q = (1 - p)(1 - s) / (1 - s(1 - p)) the
- * chance that registers given now are lost before a use (for held
- * registers, q = 1 - p: this slice only), and ts whether TS is set now:
+ * switch-ins that found its registers still its own (half of it: q below
+ * takes slices as independent, which they are not; taken whole, it had
+ * the pipeline recording at 6.6x of lazy-counter at trap 150 ns),
+ * q = (1 - p)(1 - s) / (1 - s(1 - p)) the chance that registers given now
+ * are lost before a use (for held registers, q = 1 - p: this slice only),
+ * and ts whether TS is set now:
  *   now  = (holds ? 0 : restore) + (ts ? (1 + f) cr0 : 0)
  *          + q * (live ? 0 : save)
  *   trap = (ts ? 0 : (1 - f) cr0)
@@ -97,12 +104,13 @@
 #define ADAPT_USED 2u      /* it took an #NM in this slice */
 #define ADAPT_SAMPLED 4u   /* the observation is a sample of a "now" prediction */
 #define ADAPT_HAD_REGS 8u  /* switched out with registers valid for it (until its switch-in) */
+#define ADAPT_NO_REGS 16u  /* switched out without: had it had them, would they be kept? */
 
 #define ADAPT_WINDOW 250u      /* observations and uses are halved at this count */
 #define ADAPT_K 16u            /* sample interval: ADAPT_K (margin / waste)^2 << level */
 #define ADAPT_RELOAD_K 32u     /* ... at reload, at most ADAPT_RELOAD_K (nobs + 1) << level */
 #define ADAPT_MAX_LEVEL 10u    /* the interval doubles at most 10 times */
-#define ADAPT_KEPT_SHARE 3u    /* s is taken as a third of the share measured */
+#define ADAPT_KEPT_SHARE 2u    /* s is taken as half the share measured */
 #define ADAPT_MIN_NEWCOMERS 2u /* newcomers watched (on any CPU) before they judge the next */
 #define ADAPT_PRIOR_K 16u      /* a task judged by the prior: sampled at K (margin / waste) */
 #define ADAPT_PRIOR_MIN 32u    /* ... x (p / (1 - p)) of its own decisions, at least 32 */
@@ -168,7 +176,17 @@ static void record(struct fpu_adaptive *a, unsigned int used)
 	}
 }
 
-/* Whether its registers were still its own at a switch-in after it had them. */
+/*
+ * Loads and kernel-FPU sections on @c so far (mod 2^32): a task that left
+ * @c without registers would have kept them, had it had them, if this has
+ * not moved by its next switch-in there.
+ */
+static uint32_t regs_taken(const struct fpu_cpu *c)
+{
+	return (uint32_t)(c->stats.restores + c->stats.kernel_fpu_sections);
+}
+
+/* Whether its registers were (or would have been) still its own at a switch-in. */
 static void record_kept(struct fpu_adaptive *a, unsigned int kept)
 {
 	a->kept = (uint8_t)(a->kept << 1 | kept);
@@ -444,9 +462,13 @@ static void switch_out(struct fpu_cpu *c, unsigned int cpu, struct fpu *prev)
 		prev->flags = flags & ~ADAPT_NEED;
 	}
 	end_slice(c, &prev->adaptive);
-	if (c->owner == prev)
+	if (fpregs_hold(c, cpu, prev)) {
 		prev->adaptive.slice = ADAPT_HAD_REGS; /* the next switch-in records s */
-	bool moving = flags & FPU_F_MIGRATING;         /* fpu_task_migrated(): it moves now */
+	} else if (!(flags & FPU_F_MIGRATING)) {
+		prev->adaptive.slice = ADAPT_NO_REGS; /* ... and so does a slice without them */
+		prev->adaptive.out_loads = regs_taken(c);
+	}
+	bool moving = flags & FPU_F_MIGRATING; /* fpu_task_migrated(): it moves now */
 	if (c->live && c->owner == prev) {
 		if (moving || prev->adaptive.stay || c->hold_gain < 0) /* not held: saved now */
 			fpu_save_regs(c, cpu, prev);
@@ -464,6 +486,7 @@ static void adaptive_switch(struct fpu_cpu *c, unsigned int cpu, struct fpu *pre
 	if (!next)
 		return;
 	struct fpu_adaptive *a = &next->adaptive;
+	bool here = a->cpu == cpu + 1;
 	note_cpu(c, a, cpu);
 	int holder = __atomic_load_n(&next->holder, __ATOMIC_ACQUIRE);
 	/* its registers still its own here: held unsaved, or saved and not reloaded since */
@@ -472,6 +495,9 @@ static void adaptive_switch(struct fpu_cpu *c, unsigned int cpu, struct fpu *pre
 		hold_spared(c); /* held, it was not saved; saved, holding would have spared it */
 	if (a->slice & ADAPT_HAD_REGS) {
 		record_kept(a, own);
+		a->slice = 0;
+	} else if (a->slice & ADAPT_NO_REGS) {
+		record_kept(a, here && regs_taken(c) == a->out_loads);
 		a->slice = 0;
 	}
 	if (holder == (int)cpu) {

@@ -77,8 +77,9 @@ struct fpu_adaptive {
 	uint16_t since; /* "now" decisions since the last sample */
 	uint8_t cpu;    /* its last switch-in's CPU + 1; 0: none; 0xff: announced move */
 	uint8_t stay;   /* switch-ins to wait after a move before its state is held */
-	uint8_t kept;   /* the last switch-ins after it had registers: 1 = still its own */
+	uint8_t kept;   /* its last switch-ins: 1 = its registers (had it had them) still its own */
 	uint8_t nkept;  /* how many bits of kept are such switch-ins, 0..8 */
+	uint32_t out_loads; /* its CPU's restores when it left without registers */
 };
 
 /* Per-task FPU context. Embedded in the kernel's task; initialise with fpu_task_init(). */

@@ -433,6 +433,43 @@ static void test_adaptive_one_use_is_no_certainty(void **state)
 }
 
 /*
+ * s is measured after slices without registers too: would they have been
+ * kept? t alternates a slice without a use (then z, which never uses the
+ * FPU) and one with a use (then u, which loads its own state). At a 10-ns
+ * trap t is trapped at every use, so it has registers only after its uses,
+ * and u takes them each time; measured only then, s read 0 and hid that
+ * registers given at the slice without a use would last to the next.
+ */
+static void test_adaptive_kept_measured_without_registers(void **state)
+{
+	static const struct fpu_costs cheap_trap = {
+		.trap_ns = 10, .cr0_ns = 44, .ipi_ns = 22272, .save_ns = 47, .restore_ns = 108
+	};
+	struct fpu_costs saved;
+	struct task *t = new_task(71), *z = new_task(72), *u = new_task(73);
+
+	fpu_get_costs(&saved);
+	fpu_set_costs(&cheap_trap);
+	start_policy("adaptive");
+	switch_to(NULL, u);
+	task_uses_fpu(u, false);
+	for (int i = 0; i < 8; i++) {
+		switch_to(u, t); /* no use */
+		switch_to(t, z); /* nothing loaded: t's registers, had it had them, stay */
+		switch_to(z, t);
+		task_uses_fpu(t, false);
+		switch_to(t, u); /* u loads its own: t's are gone */
+		task_uses_fpu(u, false);
+	}
+	assert_int_equal(t->fpu.adaptive.nkept, 8);
+	assert_int_equal(__builtin_popcount(t->fpu.adaptive.kept), 4);
+	fpu_set_costs(&saved);
+	free_task(t);
+	free_task(z);
+	free_task(u);
+}
+
+/*
  * A sure call stays sure at any cost. Here the margin of giving held
  * registers back is 128 slices x an 8.4-ms trap = 2^30 ns-slices, and the
  * sampling test's 16 x margin^2 is 2^64: in 64 bits it wrapped to 0, and a
@@ -842,6 +879,7 @@ int main(void)
 		cmocka_unit_test(test_adaptive_cr0_set_charged_by_the_cpu),
 		cmocka_unit_test(test_adaptive_prior_outlived),
 		cmocka_unit_test(test_adaptive_one_use_is_no_certainty),
+		cmocka_unit_test(test_adaptive_kept_measured_without_registers),
 		cmocka_unit_test(test_adaptive_huge_trap_not_sampled),
 		cmocka_unit_test(test_tracing_counts_nothing),
 		cmocka_unit_test(test_insn_trace_hears_each_instruction),
