@@ -79,7 +79,9 @@ int output_open(struct output *o, enum output_format format, const char *path, c
 		snprintf(o->error, sizeof(o->error), "--output %s: %s", path, strerror(errno));
 		return -1;
 	}
-	o->tmp_path = xasprintf("%s.tmp-XXXXXX", path);
+	int mode;
+	o->target = output_target(path, &mode); /* a symlink's file: the link stays */
+	o->tmp_path = xasprintf("%s.tmp-XXXXXX", o->target);
 	int fd = mkstemp(o->tmp_path);
 	if (fd < 0) {
 		char *dir = xstrdup(path);
@@ -87,13 +89,14 @@ int output_open(struct output *o, enum output_format format, const char *path, c
 			 path, dirname(dir), strerror(errno));
 		free(dir);
 		free(o->tmp_path);
-		o->tmp_path = NULL;
+		free(o->target);
+		o->tmp_path = o->target = NULL;
 		return -1;
 	}
-	/* The file a user asked for gets the usual permissions, not mkstemp's 0600. */
+	/* The replaced file's permissions, or the usual ones, not mkstemp's 0600. */
 	mode_t mask = umask(0);
 	umask(mask);
-	fchmod(fd, 0666 & ~mask);
+	fchmod(fd, mode >= 0 ? (mode_t)mode : 0666 & ~mask);
 	o->f = fdopen(fd, "w");
 	if (!o->f)
 		abort();
@@ -434,7 +437,7 @@ int output_close(struct output *o)
 			/* nothing to rename or remove */
 		} else if (!o->rows) {
 			unlink(o->tmp_path);
-		} else if (!o->write_failed && rename(o->tmp_path, o->path) != 0) {
+		} else if (!o->write_failed && rename(o->tmp_path, o->target) != 0) {
 			o->write_failed = true;
 			snprintf(o->error, sizeof(o->error), "cannot write %s: %s", o->path,
 				 strerror(errno));
@@ -457,6 +460,8 @@ int output_close(struct output *o)
 	}
 	o->f = NULL;
 	free(o->tmp_path);
+	free(o->target);
+	o->target = NULL;
 	free(o->kept);
 	json_decref(o->provenance);
 	json_decref(o->csv_keys);

@@ -57,6 +57,7 @@ struct output {
 	const char *cmd;  /* "run", "calibrate": in messages */
 	const char *path; /* NULL: stdout */
 	char *tmp_path;   /* where rows go until output_close() */
+	char *target;     /* what it is renamed over: path, or the file its symlink names */
 	FILE *f;
 	json_t *provenance; /* object: keys added to every JSON and CSV row */
 	const struct output_column *columns;

@@ -3,12 +3,12 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <libgen.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <libgen.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -201,11 +201,25 @@ int output_path_check(const char *path, char *err, size_t errlen)
 	char *dir = xstrdup(path);
 	int rc = 0;
 
-	if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
+	if (!*path)
+		rc = fail_why(err, errlen, "an empty file name");
+	else if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
 		rc = fail_why(err, errlen, "%s: is a directory", path);
 	else if (access(dirname(dir), W_OK | X_OK))
 		rc = fail_why(err, errlen, "%s: cannot create a file in %s: %s", path, dir,
 			      strerror(errno));
 	free(dir);
 	return rc;
+}
+
+char *output_target(const char *path, int *mode)
+{
+	struct stat st;
+	char *real = NULL;
+
+	if (lstat(path, &st) == 0 && S_ISLNK(st.st_mode))
+		real = realpath(path, NULL); /* NULL if it dangles: the link is replaced */
+	char *target = real ? real : xstrdup(path);
+	*mode = stat(target, &st) == 0 && S_ISREG(st.st_mode) ? (int)(st.st_mode & 07777) : -1;
+	return target;
 }

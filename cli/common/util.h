@@ -42,6 +42,14 @@ int refuse_output_over_input(const char *cmd, const char *out, int argc, char **
 int output_path_check(const char *path, char *err, size_t errlen);
 
 /*
+ * output_target - the file an output named @path replaces: the file a
+ * symlink names (so the link survives the rename), else @path itself;
+ * malloc'ed (never NULL). *@mode: the existing file's permission bits, to
+ * keep, or -1 when there is no regular file there.
+ */
+char *output_target(const char *path, int *mode);
+
+/*
  * fail_why - the reason, formatted as printf does, into @buf (@len bytes);
  * returns -1, so that a check that says why it failed can write
  * `return fail_why(why, len, "not an ELF file")`.

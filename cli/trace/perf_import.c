@@ -129,39 +129,29 @@ static int import_into(FILE *in, const char *out_path, const struct perf_import_
 		       struct perf_import_result *r, struct tool *t, char *err, size_t errlen)
 {
 	struct perf_scan s;
-	size_t len = strlen(out_path) + 32;
-	char *tmp = malloc(len);
+	struct trace_out out = { 0 };
 	FILE *f = NULL;
 	int rc;
 
 	memset(r, 0, sizeof(*r));
-	rc = tmp ? perf_scan(in, &s, err, errlen) : -1;
-	if (!tmp)
-		snprintf(err, errlen, "out of memory");
+	rc = perf_scan(in, &s, err, errlen);
 	if (!rc)
 		rc = check_scan(&s, err, errlen);
-	if (!rc) {
-		snprintf(tmp, len, "%s.tmp%d", out_path, (int)getpid());
-		f = fopen(tmp, "w+b");
-		if (!f && output_path_check(out_path, err, errlen))
-			rc = -1;
-		else if (!f)
-			rc = -1, snprintf(err, errlen, "%s: %s", tmp, strerror(errno));
-	}
+	if (!rc && !(f = trace_out_create(out_path, &out, err, errlen)))
+		rc = -1;
 	if (!rc) {
 		rc = convert(&s, f, o, r, err, errlen);
 		snprintf(r->skipped_names, sizeof(r->skipped_names), "%s", s.skipped_names);
 	}
 	if (f && fclose(f) && !rc)
-		rc = -1, snprintf(err, errlen, "%s: %s", tmp, strerror(errno));
+		rc = -1, snprintf(err, errlen, "%s: %s", out.tmp, strerror(errno));
 	if (t && tool_failed(t, rc, err, errlen))
 		rc = -1;
-	if (!rc && rename(tmp, out_path))
-		rc = -1, snprintf(err, errlen, "%s: %s", out_path, strerror(errno));
-	if (rc && f)
-		unlink(tmp);
+	if (!rc)
+		rc = trace_out_commit(&out, out_path, err, errlen);
+	else
+		trace_out_discard(&out);
 	perf_scan_free(&s);
-	free(tmp);
 	return rc;
 }
 

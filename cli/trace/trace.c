@@ -125,7 +125,7 @@ static int cmd_synth(int argc, char **argv)
 		xcr0 = host_xcr0();
 	if (strcmp(name, "all")) {
 		char err[256];
-		if (output_path_check(out, err, sizeof(err))) { /* before anything is made */
+		if (trace_out_check(out, err, sizeof(err))) { /* before anything is made */
 			fprintf(stderr, "fpulab trace synth: -o %s\n", err);
 			return 2;
 		}

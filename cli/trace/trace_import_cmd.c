@@ -112,7 +112,7 @@ int cmd_trace_import(int argc, char **argv)
 		free(def);
 		return 2;
 	}
-	if (output_path_check(out, err, sizeof(err))) { /* before the input is read */
+	if (trace_out_check(out, err, sizeof(err))) { /* before the input is read */
 		fprintf(stderr, "fpulab trace import: -o %s\n", err);
 		free(def);
 		return 2;

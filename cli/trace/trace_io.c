@@ -218,31 +218,76 @@ int trace_write_header(FILE *f, const struct fpulab_trace_header *hdr,
 	return 0;
 }
 
-int trace_write(const char *path, const struct trace *t, char *err, size_t errlen)
+int trace_out_check(const char *path, char *err, size_t errlen)
 {
-	size_t len = strlen(path) + 16;
-	char *tmp = malloc(len);
+	struct stat st;
+
+	if (output_path_check(path, err, errlen))
+		return -1;
+	if (stat(path, &st) == 0 && !S_ISREG(st.st_mode))
+		return fail_why(err, errlen,
+				"%s: not a regular file (a trace is written to a temporary file "
+				"renamed over it: a device or FIFO would be replaced)",
+				path);
+	return 0;
+}
+
+FILE *trace_out_create(const char *path, struct trace_out *out, char *err, size_t errlen)
+{
+	int mode;
 	FILE *f;
 
-	if (!tmp)
-		return fail_why(err, errlen, "out of memory");
-	snprintf(tmp, len, "%s.tmp%d", path, (int)getpid());
-	f = fopen(tmp, "wb");
+	if (trace_out_check(path, err, errlen))
+		return NULL;
+	out->target = output_target(path, &mode);
+	out->tmp = xasprintf("%s.tmp%d", out->target, (int)getpid());
+	f = fopen(out->tmp, "w+b");
 	if (!f) {
-		if (!output_path_check(path, err, errlen)) /* the reason is not the folder's */
-			fail_why(err, errlen, "%s: %s", tmp, strerror(errno));
-		free(tmp);
-		return -1;
+		fail_why(err, errlen, "%s: %s", out->tmp, strerror(errno));
+		trace_out_discard(out);
+		return NULL;
 	}
+	if (mode >= 0) /* replacing a file: its permissions, not the umask's */
+		fchmod(fileno(f), (mode_t)mode);
+	return f;
+}
+
+int trace_out_commit(struct trace_out *out, const char *path, char *err, size_t errlen)
+{
+	int rc = rename(out->tmp, out->target)
+			 ? fail_why(err, errlen, "%s: %s", path, strerror(errno))
+			 : 0;
+	if (rc)
+		unlink(out->tmp);
+	free(out->tmp);
+	free(out->target);
+	out->tmp = out->target = NULL;
+	return rc;
+}
+
+void trace_out_discard(struct trace_out *out)
+{
+	if (out->tmp)
+		unlink(out->tmp);
+	free(out->tmp);
+	free(out->target);
+	out->tmp = out->target = NULL;
+}
+
+int trace_write(const char *path, const struct trace *t, char *err, size_t errlen)
+{
+	struct trace_out out;
+	FILE *f = trace_out_create(path, &out, err, errlen);
+
+	if (!f)
+		return -1;
 	bool ok = trace_write_header(f, &t->hdr, t->lx) == 0 &&
 		  fwrite(t->ev, sizeof(*t->ev), t->hdr.nevents, f) == t->hdr.nevents;
 	ok = (fclose(f) == 0) && ok;
-	if (!ok || rename(tmp, path)) {
-		fail_why(err, errlen, "%s: %s", ok ? path : tmp, strerror(errno));
-		unlink(tmp);
-		free(tmp);
+	if (!ok) {
+		fail_why(err, errlen, "%s: %s", out.tmp, strerror(errno));
+		trace_out_discard(&out);
 		return -1;
 	}
-	free(tmp);
-	return 0;
+	return trace_out_commit(&out, path, err, errlen);
 }

@@ -145,6 +145,38 @@ int trace_open(const char *path, struct trace *t, char *err, size_t errlen);
  */
 int trace_write(const char *path, const struct trace *t, char *err, size_t errlen);
 
+/**
+ * trace_out_check - whether a trace can be written at @path, said before
+ * work that would be lost: output_path_check(), and an existing @path must
+ * be a regular file (or a symlink to one): the temporary file renamed over
+ * a device or FIFO would replace it. Return: 0, or -1 with the reason in
+ * @err (@errlen bytes).
+ */
+int trace_out_check(const char *path, char *err, size_t errlen);
+
+/* A trace being written: its temporary file, renamed over target at the end. */
+struct trace_out {
+	char *target; /* @path, or the file its symlink names (output_target) */
+	char *tmp;
+};
+
+/**
+ * trace_out_create - check @path (trace_out_check) and open its temporary
+ * file for reading and writing, with the replaced file's permissions.
+ * Return: the stream, or NULL with the reason in @err.
+ */
+FILE *trace_out_create(const char *path, struct trace_out *out, char *err, size_t errlen);
+
+/**
+ * trace_out_commit - rename the temporary file (closed by the caller) over
+ * the target. Return: 0, or -1 with the reason in @err, naming @path; the
+ * temporary file is removed either way.
+ */
+int trace_out_commit(struct trace_out *out, const char *path, char *err, size_t errlen);
+
+/* trace_out_discard - remove the temporary file, if any, and forget @out. */
+void trace_out_discard(struct trace_out *out);
+
 /* trace_free - free @t's events and Linux block, or close its file. */
 void trace_free(struct trace *t);
 

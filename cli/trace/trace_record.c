@@ -288,6 +288,29 @@ static int record(const struct record_opts *o, const char *data, bool sigreturn)
 	return 0;
 }
 
+/*
+ * --perf-data FILE, said before CMD runs: a file perf can write (it renames
+ * an existing one to FILE.old, a directory too), not the trace's own -o.
+ */
+static int record_perf_data_check(const struct record_opts *o)
+{
+	struct stat a, b;
+	char err[512];
+
+	if (output_path_check(o->perf_data, err, sizeof(err))) {
+		fprintf(stderr, "fpulab trace record: --perf-data %s\n", err);
+		return -1;
+	}
+	if (o->out && (!strcmp(o->out, o->perf_data) ||
+		       (stat(o->out, &a) == 0 && stat(o->perf_data, &b) == 0 &&
+			a.st_dev == b.st_dev && a.st_ino == b.st_ino))) {
+		fprintf(stderr, "fpulab trace record: --perf-data %s is the -o trace too\n",
+			o->perf_data);
+		return -1;
+	}
+	return 0;
+}
+
 static int parse_args(int argc, char **argv, struct record_opts *o)
 {
 	for (int i = 1; i < argc; i++) {
@@ -336,10 +359,12 @@ int cmd_trace_record(int argc, char **argv)
 	rc = parse_args(argc, argv, &o);
 	if (rc)
 		return rc;
-	if (o.out && output_path_check(o.out, err, sizeof(err))) { /* before CMD runs */
+	if (o.out && trace_out_check(o.out, err, sizeof(err))) { /* before CMD runs */
 		fprintf(stderr, "fpulab trace record: -o %s\n", err);
 		return 2;
 	}
+	if (o.perf_data && record_perf_data_check(&o))
+		return 2;
 	if (preflight(&sigreturn))
 		return 1;
 	if (o.check) {

@@ -22,7 +22,7 @@ rc=$?
 t "replay --output in a missing folder: exit 2 before replaying" [ "$rc" = 2 -a -n "$(grep "cannot create a file in $work/nowhere" "$work/err")" ]
 
 if ! grep -qw xsave /proc/cpuinfo; then
-	skips 20 "replay output" "no XSAVE"
+	skips 21 "replay output" "no XSAVE"
 	finish
 	exit
 fi
@@ -113,4 +113,10 @@ t "replay --output a trace it reads (through a link): exit 2, the trace untouche
 	[ "$rc" = 2 -a "$same" = 0 -a -n "$(grep -F "the output $work/in.trace is the input $work/link.trace: refusing to overwrite it" "$work/err")" ]
 "$fpulab" compare "$work/a.json" "$work/d.json" --output "$work/d.json" > /dev/null 2> "$work/err"
 t "compare --output B: exit 2, B untouched" [ $? = 2 -a "$(jq -s length "$work/d.json")" -gt 0 ]
+"$fpulab" replay "$work/pp.trace" --repeat 1 --policy eager --format json --output "$work/own.json" > /dev/null 2>&1
+chmod 640 "$work/own.json"
+ln -sf own.json "$work/outlink.json"
+"$fpulab" replay "$work/pp.trace" --repeat 1 --policy eager,lazy --format json --output "$work/outlink.json" > /dev/null 2> "$work/err"
+t "replay --output a symlink: the link stays, its file gets the rows and keeps its mode" \
+	[ $? = 0 -a -L "$work/outlink.json" -a "$(stat -c %a "$work/own.json")" = 640 -a "$(grep -c '"policy": "lazy"' "$work/own.json")" = 1 ]
 finish

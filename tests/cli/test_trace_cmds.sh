@@ -15,6 +15,19 @@ check "trace synth --xcr0 with a supervisor bit (PT): a usage error" 2 - "--xcr0
 check "trace synth all into a file: not a directory, exit 2" 2 - "-o $work/afile is not a directory" -- "$fpulab" trace synth all -o "$work/afile"
 check "trace synth -o in a missing folder: exit 2, said before anything is made" 2 - "fpulab trace synth: -o $work/nodir/x.trace: cannot create a file in $work/nodir" -- "$fpulab" trace synth boot -o "$work/nodir/x.trace"
 check "trace synth -o a directory: exit 2" 2 - "fpulab trace synth: -o $work: is a directory" -- "$fpulab" trace synth boot -o "$work"
+check "trace synth -o '': exit 2" 2 - "fpulab trace synth: -o an empty file name" -- "$fpulab" trace synth boot -o ""
+mkfifo "$work/fifo"
+check "trace synth -o a FIFO: refused (the rename would replace it), exit 2" 2 - "fpulab trace synth: -o $work/fifo: not a regular file" -- "$fpulab" trace synth boot -o "$work/fifo"
+[ -p "$work/fifo" ] && ok "and the FIFO is still a FIFO" || not_ok "and the FIFO is still a FIFO" "$(ls -l "$work/fifo")"
+"$fpulab" trace synth boot -o "$work/own.trace" --switches 50 > /dev/null
+chmod 600 "$work/own.trace"
+ln -s own.trace "$work/link.trace"
+check "trace synth -o a symlink: written" 0 "$work/link.trace: boot" - -- "$fpulab" trace synth boot -o "$work/link.trace" --switches 60
+if [ -L "$work/link.trace" ] && [ "$(stat -c %a "$work/own.trace")" = 600 ] && "$fpulab" trace info "$work/own.trace" | grep -q 'switch  *6[0-9]$'; then
+	ok "the symlink stays a link, its file is replaced and keeps its mode (600)"
+else
+	not_ok "the symlink stays a link, its file is replaced and keeps its mode (600)" "$(ls -l "$work/link.trace" "$work/own.trace")"
+fi
 check "trace synth all: a missing DIR is made (one level)" 0 "$work/fresh/boot.trace: boot" - -- "$fpulab" trace synth all -o "$work/fresh" --switches 50
 check "trace synth all: a DIR two levels down is not (mkdir, not mkdir -p), exit 2" 2 - "cannot create -o $work/nodir/x: No such file or directory" -- "$fpulab" trace synth all -o "$work/nodir/x"
 check "trace synth all -o DIR/: DIR/WORKLOAD.trace, no double slash" 0 "$work/fresh/pingpong-one.trace: pingpong-one, 75 events, 1 CPU, 2 tasks, 1264 bytes" - -- "$fpulab" trace synth all -o "$work/fresh/" --switches 50

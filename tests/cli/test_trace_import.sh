@@ -255,6 +255,14 @@ else
 fi
 check "record: -o is required" 2 - "record needs -o FILE" -- "$fpulab" trace record --seconds 1
 check "record: -o in a missing folder: refused before anything runs, exit 2" 2 - "fpulab trace record: -o $work/none/r.trace: cannot create a file in $work/none: No such file or directory" -- "$fpulab" trace record -o "$work/none/r.trace" -- touch "$work/ran"
+mkdir -p "$work/pdir"
+check "record: --perf-data a directory (perf would rename it): exit 2 before anything runs" 2 - "fpulab trace record: --perf-data $work/pdir: is a directory" -- "$fpulab" trace record -o "$work/r.trace" --perf-data "$work/pdir" -- touch "$work/ran"
+check "record: --perf-data in a missing folder: exit 2 before anything runs" 2 - "cannot create a file in $work/none" -- "$fpulab" trace record -o "$work/r.trace" --perf-data "$work/none/p.data" -- touch "$work/ran"
+check "record: --perf-data the -o trace: exit 2" 2 - "--perf-data $work/r.trace is the -o trace too" -- "$fpulab" trace record -o "$work/r.trace" --perf-data "$work/r.trace" -- touch "$work/ran"
+[ ! -e "$work/ran" ] && [ -d "$work/pdir" ] && ok "record: none of them ran CMD or moved the directory" || not_ok "record: none of them ran CMD or moved the directory" "$(ls "$work")"
+mknod "$work/null" c 1 3 2> /dev/null || mkfifo "$work/null"
+check "import: -o a device or FIFO: refused, exit 2, left as it is" 2 - "not a regular file" -- "$fpulab" trace import "$fx/signal.txt" -o "$work/null"
+[ ! -f "$work/null" ] && ok "import: the device is not replaced by a file" || not_ok "import: the device is not replaced by a file" "$(ls -l "$work/null")"
 holds "record: ... CMD never ran" test ! -e "$work/ran"
 check "import: -o in a missing folder: named, not its temporary file, exit 2" 2 - "-o $work/none/i.trace: cannot create a file in $work/none: No such file or directory" -- "$fpulab" trace import "$fx/signal.txt" -o "$work/none/i.trace"
 check "record: --seconds out of range" 2 - "--seconds: 0 is out of range" -- "$fpulab" trace record -o "$work/r.trace" --seconds 0
