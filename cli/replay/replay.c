@@ -150,11 +150,14 @@ static int parse_args(int argc, char **argv, struct opts *o, int *first_trace)
 	return -1;
 }
 
-/* The policy names to run; NULL after a usage error. */
+/* The policy names to run, each once, how many; -1 after a usage error. */
 static int policy_list(const char *spec, const char **out)
 {
 	const char *const *all = replay_policy_names();
 	int n = 0;
+
+	if (!*spec)
+		return usage_error("replay", "--policy: an empty list (name policies, or all)"), -1;
 
 	if (!strcmp(spec, "all")) {
 		for (int i = 0; all[i] && n < MAX_POLICIES; i++)
@@ -174,6 +177,11 @@ static int policy_list(const char *spec, const char **out)
 			free(names);
 			return -1;
 		}
+		for (int k = 0; k < n; k++)
+			if (out[k] == all[found])
+				return usage_error("replay", "--policy: '%s' named twice",
+						   all[found]),
+				       -1;
 		out[n++] = all[found];
 		p += len + (p[len] == ',');
 	}

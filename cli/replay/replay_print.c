@@ -27,10 +27,11 @@ static void print_header_trace(const struct trace_replay *tr)
 	char xcr0[64];
 
 	output_comment(out,
-		       "fpulab replay %s: workload %.24s, %u CPUs, %u tasks, %" PRIu64
-		       " switches, %" PRIu64 " FPU uses",
-		       tr->path, tr->t.hdr.workload, tr->t.hdr.ncpus, tr->t.hdr.ntasks,
-		       tr->oc.switches, tr->oc.uses);
+		       "fpulab replay %s: workload %.24s, %u CPU%s, %u task%s, %" PRIu64
+		       " switch%s, %" PRIu64 " FPU use%s",
+		       tr->path, tr->t.hdr.workload, tr->t.hdr.ncpus, plural(tr->t.hdr.ncpus),
+		       tr->t.hdr.ntasks, plural(tr->t.hdr.ntasks), tr->oc.switches,
+		       tr->oc.switches == 1 ? "" : "es", tr->oc.uses, plural(tr->oc.uses));
 	output_comment(out,
 		       "native: this CPU, user mode, %s (%s format, %u bytes), %s"
 		       ", TSC %.3f MHz; one thread plays every traced CPU",
@@ -189,7 +190,11 @@ static void print_footer_ranking(const struct trace_replay *tr)
 		"hook calls over 20000 ticks (interrupted or preempted) left out of native: %" PRIu64
 		" over %lu run%s of %d policies",
 		clipped, o->repeat, plural(o->repeat), tr->np);
-	output_comment(out, "best static policy: %s (%.1f ns per switch)", tr->best_name, tr->best);
+	if (isfinite(tr->best))
+		output_comment(out, "best static policy: %s (%.1f ns per switch)", tr->best_name,
+			       tr->best);
+	else
+		output_comment(out, "best static policy: none (no static policy among --policy)");
 	for (int p = 0; p < tr->np; p++)
 		if (policy_is_adaptive(tr->rows[p].policy) && tr->rows[p].vs_best.n) {
 			const struct paired *q = &tr->rows[p].vs_best;

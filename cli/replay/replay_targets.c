@@ -117,22 +117,22 @@ void targets_print(struct output *out, const struct targets *tg, unsigned long r
 			snprintf(gap, sizeof(gap), "%.1f ns per switch: %s", tg->worst_gap,
 				 tg->worst_gap_trace);
 		output_comment(out,
-			       "targets over %u traces (totals in ns per switch: native less the "
+			       "targets over %u trace%s (totals in ns per switch: native less the "
 			       "timing residue, plus the per-event costs; adaptive's total over "
 			       "the best static policy's, run k against run k, median of %lu "
 			       "paired run%s): adaptive within 1.02x of the best static policy on "
 			       "%u (worst %.3fx: %s; largest gap of the median totals %s)",
-			       tg->traces, repeat, plural(repeat), tg->near_best, tg->worst_best,
-			       tg->worst_best_trace, gap);
+			       tg->traces, plural(tg->traces), repeat, plural(repeat),
+			       tg->near_best, tg->worst_best, tg->worst_best_trace, gap);
 		if (tg->with_interval)
 			output_comment(
 				out,
 				"targets: adaptive / best static, the interval of the median of its "
 				"paired runs (k-th least to k-th greatest of %lu, at least %.1f%% "
-				"confidence) at or below 1.02x on %u of %u traces, above 1.02x on "
+				"confidence) at or below 1.02x on %u of %u trace%s, above 1.02x on "
 				"%u, across 1.02x (not resolved) on %u",
 				repeat, 100 * tg->conf_min, tg->interval_below, tg->with_interval,
-				tg->interval_above,
+				plural(tg->with_interval), tg->interval_above,
 				tg->with_interval - tg->interval_below - tg->interval_above);
 		if (tg->controls) {
 			double dev_med = median(tg->control_dev, tg->controls);
@@ -140,12 +140,12 @@ void targets_print(struct output *out, const struct targets *tg, unsigned long r
 				out,
 				"targets: resolution: on each trace the static policy best by "
 				"counts replayed again after every round, against itself paired by "
-				"run (median of %lu run%s): from %.3fx to %.3fx over %u traces "
+				"run (median of %lu run%s): from %.3fx to %.3fx over %u trace%s "
 				"(median deviation from 1x %.1f%%, largest %.1f%%; over 2%% on %u); "
 				"adaptive's median is nearer 1.02x than that trace's deviation, "
 				"so its verdict is not resolved, on %u",
 				repeat, plural(repeat), tg->control_lo, tg->control_hi,
-				tg->controls, 100 * dev_med,
+				tg->controls, plural(tg->controls), 100 * dev_med,
 				100 * tg->control_dev[tg->controls - 1], tg->control_over_2pc,
 				tg->undecided);
 		}
@@ -171,19 +171,24 @@ void targets_print(struct output *out, const struct targets *tg, unsigned long r
 	if (tg->with_oracle)
 		output_comment(
 			out,
-			"targets: adaptive within 1.15x of the oracle on %u of the %u traces "
+			"targets: adaptive within 1.15x of the oracle on %u of the %u trace%s "
 			"where the oracle does any work (worst %.2fx: %s); in work (saves + "
 			"restores) on %u (worst %.2fx)",
-			tg->near_oracle, tg->with_oracle, tg->worst_oracle, tg->worst_oracle_trace,
-			tg->near_oracle_work, tg->worst_oracle_work);
-	if (tg->short_traces)
+			tg->near_oracle, tg->with_oracle, plural(tg->with_oracle), tg->worst_oracle,
+			tg->worst_oracle_trace, tg->near_oracle_work, tg->worst_oracle_work);
+	if (tg->short_traces) {
+		char judged[512] = "no static policy among --policy to judge them by";
+		if (tg->short_priced)
+			snprintf(judged, sizeof(judged),
+				 "by counts alone adaptive is within 1.02x of the best static "
+				 "policy on %u of %u of them (worst %.3fx: %s), where its first, "
+				 "watched slices are most of what it does",
+				 tg->short_near_best_priced, tg->short_priced,
+				 tg->short_worst_priced, tg->short_worst_priced_trace);
 		output_comment(out,
-			       "targets: %u trace%s of fewer than %d switches left out of them "
-			       "(timings of a handful of switches say nothing); by counts alone "
-			       "adaptive is within 1.02x of the best static policy on %u of %u of "
-			       "these (worst %.3fx: %s), where its first, watched slices are most "
-			       "of what it does",
+			       "targets: %u trace%s of fewer than %d switches left out%s "
+			       "(timings of a handful of switches say nothing); %s",
 			       tg->short_traces, plural(tg->short_traces), REPLAY_MIN_SWITCHES,
-			       tg->short_near_best_priced, tg->short_priced, tg->short_worst_priced,
-			       tg->short_worst_priced_trace ? tg->short_worst_priced_trace : "-");
+			       tg->traces ? " of the targets above" : "", judged);
+	}
 }

@@ -37,26 +37,29 @@ enum verdict verdict_of(const struct opts *o, const struct break_even *b, char *
 		return VERDICT_NONE;
 	}
 	if (b->ns_max < lo) {
-		snprintf(text, len,
-			 "decided: %s beats %s here (break-even %.1f ns, %.1f-%.1f over the runs' "
-			 "ranges, below this host's trap range %.1f-%.1f ns)",
-			 base, other, b->ns, b->ns_min, b->ns_max, lo, hi);
+		snprintf(
+			text, len,
+			"decided: %s beats %s here (break-even %.1f ns, %.1f to %.1f over the runs' "
+			"ranges, below this host's trap range %.1f-%.1f ns)",
+			base, other, b->ns, b->ns_min, b->ns_max, lo, hi);
 		return VERDICT_BASELINE;
 	}
 	if (b->ns_min > hi) {
-		snprintf(text, len,
-			 "decided: %s beats %s here (break-even %.1f ns, %.1f-%.1f over the runs' "
-			 "ranges, above this host's trap range %.1f-%.1f ns)",
-			 other, base, b->ns, b->ns_min, b->ns_max, lo, hi);
+		snprintf(
+			text, len,
+			"decided: %s beats %s here (break-even %.1f ns, %.1f to %.1f over the runs' "
+			"ranges, above this host's trap range %.1f-%.1f ns)",
+			other, base, b->ns, b->ns_min, b->ns_max, lo, hi);
 		return VERDICT_OTHER;
 	}
 	if (b->ns < lo || b->ns > hi) {
-		snprintf(text, len,
-			 "undecided between %.1f and %.1f ns: the break-even %.1f ns lies %s this "
-			 "host's trap range, but the runs' ranges put it at %.1f-%.1f ns, across "
-			 "its edge (%s wins above it, %s below)",
-			 lo, hi, b->ns, b->ns < lo ? "below" : "above", b->ns_min, b->ns_max, base,
-			 other);
+		snprintf(
+			text, len,
+			"undecided between %.1f and %.1f ns: the break-even %.1f ns lies %s this "
+			"host's trap range, but the runs' ranges put it at %.1f to %.1f ns, across "
+			"its edge (%s wins above it, %s below)",
+			lo, hi, b->ns, b->ns < lo ? "below" : "above", b->ns_min, b->ns_max, base,
+			other);
 		return VERDICT_UNDECIDED;
 	}
 	snprintf(text, len,

@@ -64,7 +64,7 @@ static void test_decided_below(void **state)
 
 	assert_int_equal(judge(150, 5, 60, 3, &b, text, sizeof(text)), VERDICT_BASELINE);
 	assert_non_null(strstr(text, "decided: eager beats lazy here (break-even 90.0 ns, "
-				     "82.0-98.0 over the runs' ranges, below"));
+				     "82.0 to 98.0 over the runs' ranges, below"));
 }
 
 static void test_across_the_edge(void **state)
@@ -76,7 +76,7 @@ static void test_across_the_edge(void **state)
 	assert_int_equal(judge(150, 10, 60, 5, &b, text, sizeof(text)), VERDICT_UNDECIDED);
 	assert_non_null(strstr(text, "undecided between 100.0 and 300.0 ns: the break-even 90.0 ns "
 				     "lies below this host's trap range, but the runs' ranges put "
-				     "it at 75.0-105.0 ns, across its edge"));
+				     "it at 75.0 to 105.0 ns, across its edge"));
 }
 
 static void test_decided_above_and_inside(void **state)

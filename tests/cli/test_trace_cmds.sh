@@ -111,12 +111,16 @@ if grep -qw xsave /proc/cpuinfo; then
 	# the 100-switch pingpong-both: out of the targets, judged apart by counts
 	"$fpulab" replay "$work/p1.trace" "$work/mig.trace" "$work/pp.trace" --repeat 1 --policy eager,adaptive > "$work/short" 2>&1
 	if grep -q '^# targets: by counts alone (.*), adaptive within 1.02x of the best static policy on [0-2] of 2 (' "$work/short" &&
-		grep -q '^# targets: 1 trace of fewer than 200 switches left out of them (.*); by counts alone adaptive is within 1.02x of the best static policy on [01] of 1 of these (worst [0-9.]*x: [^ ]*/pp.trace)' "$work/short"; then
+		grep -q '^# targets: 1 trace of fewer than 200 switches left out of the targets above (.*); by counts alone adaptive is within 1.02x of the best static policy on [01] of 1 of them (worst [0-9.]*x: [^ ]*/pp.trace)' "$work/short"; then
 		ok "replay: a short trace is out of the targets, and judged apart by counts"
 	else
 		not_ok "replay: a short trace is out of the targets, and judged apart by counts" "$(grep targets "$work/short")"
 	fi
-	check "replay: the trace of 100 switches is left out of the targets" 0 "targets: 1 trace of fewer than 200 switches left out of them" - -- "$fpulab" replay "$work/p1.trace" "$work/mig.trace" "$work/pp.trace" --repeat 1 --policy eager,adaptive
+	check "replay --policy '': a usage error" 2 - "--policy: an empty list" -- "$fpulab" replay "$work/pp.trace" --repeat 1 --policy ''
+	check "replay --policy eager,eager: a usage error" 2 - "--policy: 'eager' named twice" -- "$fpulab" replay "$work/pp.trace" --repeat 1 --policy eager,eager
+	check "replay --policy adaptive: no best static policy, said so (no inf, no 0.000x)" 0 "# best static policy: none (no static policy among --policy)" - -- "$fpulab" replay "$work/pp.trace" --repeat 1 --policy adaptive
+	check "replay: one trace of one CPU: 1 CPU, 1 trace" 0 "1 CPU, 2 tasks, 100 switches" - -- "$fpulab" replay "$work/pp.trace" --repeat 1 --policy eager
+	check "replay: the trace of 100 switches is left out of the targets" 0 "targets: 1 trace of fewer than 200 switches left out of the targets above" - -- "$fpulab" replay "$work/p1.trace" "$work/mig.trace" "$work/pp.trace" --repeat 1 --policy eager,adaptive
 	check "replay --adaptive-costs default: adaptive decides by libfpu's built-in costs, not the ones charged" 0 \
 		"# adaptive decides by: #NM trap 150 ns, CR0 write 30 ns, IPI 1000 ns, save 50 ns, restore 100 ns (--adaptive-costs default: libfpu's built-in costs, as the lab kernel uses them)" - \
 		-- "$fpulab" replay "$work/pp.trace" --repeat 1 --policy adaptive --trap-ns 400 --adaptive-costs default
