@@ -371,16 +371,8 @@ int output_row(struct output *o, json_t *row)
 
 int output_plot(struct output *o, const char *dir)
 {
-	struct stat st;
-
-	if (mkdir(dir, 0777) < 0 && errno != EEXIST) {
-		snprintf(o->error, sizeof(o->error), "--plot %s: %s", dir, strerror(errno));
+	if (plot_dir_prepare(dir, o->error, sizeof(o->error)))
 		return -1;
-	}
-	if (stat(dir, &st) < 0 || !S_ISDIR(st.st_mode)) {
-		snprintf(o->error, sizeof(o->error), "--plot %s: not a directory", dir);
-		return -1;
-	}
 	o->plot_dir = dir;
 	o->plot_rows = json_array();
 	if (!o->plot_rows)

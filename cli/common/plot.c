@@ -792,14 +792,30 @@ out:
 	return rc;
 }
 
+int plot_dir_prepare(const char *dir, char *err, size_t len)
+{
+	struct stat st;
+
+	if (!*dir)
+		return fail_why(err, len, "--plot: an empty directory name");
+	if (mkdir(dir, 0777) < 0 && errno != EEXIST)
+		return fail_why(err, len, "--plot %s: %s", dir, strerror(errno));
+	if (stat(dir, &st) < 0 || !S_ISDIR(st.st_mode))
+		return fail_why(err, len, "--plot %s: not a directory", dir);
+	if (access(dir, W_OK | X_OK) < 0)
+		return fail_why(err, len, "--plot %s: %s", dir, strerror(errno));
+	return 0;
+}
+
 static int plot_all(json_t *rows, const char *dir, const char *cmd, bool summary)
 {
 	json_t *experiments = json_array(), *row;
 	size_t i;
 	int plots = 0;
+	char err[512];
 
-	if (mkdir(dir, 0777) < 0 && errno != EEXIST) {
-		fprintf(stderr, "fpulab %s: --plot %s: %s\n", cmd, dir, strerror(errno));
+	if (plot_dir_prepare(dir, err, sizeof(err))) {
+		fprintf(stderr, "fpulab %s: %s\n", cmd, err);
 		json_decref(experiments);
 		return -1;
 	}

@@ -26,6 +26,14 @@
 int plot_rows(json_t *rows, const char *dir, const char *cmd);
 
 /*
+ * plot_dir_prepare - make --plot @dir if it is missing (one level, as
+ * mkdir), and check that it is a directory it can write into; called
+ * before work that would be lost. Returns 0, or -1 with "--plot DIR: why"
+ * in @err (@len bytes).
+ */
+int plot_dir_prepare(const char *dir, char *err, size_t len);
+
+/*
  * plot_summary - as plot_rows for `fpulab summary --plot`, except the rows of
  * `fpulab replay`: one bar group per workload, a bar per policy at the
  * geometric mean over the workload's traces of at least REPLAY_MIN_SWITCHES

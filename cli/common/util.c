@@ -2,6 +2,7 @@
 #include "util.h"
 
 #include <errno.h>
+#include <getopt.h>
 #include <inttypes.h>
 #include <libgen.h>
 #include <math.h>
@@ -222,4 +223,15 @@ char *output_target(const char *path, int *mode)
 	char *target = real ? real : xstrdup(path);
 	*mode = stat(target, &st) == 0 && S_ISREG(st.st_mode) ? (int)(st.st_mode & 07777) : -1;
 	return target;
+}
+
+int getopt_failed(const char *cmd, int c, char **argv)
+{
+	const char *given = optind > 0 ? argv[optind - 1] : "?";
+
+	if (c == ':')
+		return usage_error(cmd, "option '%s' needs a value", given);
+	if (optopt)
+		return usage_error(cmd, "unknown option '-%c'", optopt);
+	return usage_error(cmd, "unknown option '%s'", given);
 }

@@ -81,6 +81,14 @@ int parse_u64_arg(const char *cmd, const char *opt, const char *text, uint64_t m
  */
 int parse_choice(const char *cmd, const char *opt, const char *text, const char *const *choices);
 
+/*
+ * getopt_failed - the usage error (exit 2) for what getopt_long() returned
+ * when it is neither an option nor -1: ':' (a value missing; the optstring
+ * must start with ':' and opterr be 0) or '?' (an unknown option), naming
+ * the option as given on @argv. Returns 2.
+ */
+int getopt_failed(const char *cmd, int c, char **argv);
+
 /* list_has - whether comma-separated @list has the word @word (@len bytes). */
 bool list_has(const char *list, const char *word, size_t len);
 

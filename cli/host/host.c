@@ -156,7 +156,7 @@ int host_output_open(struct output *o, const struct host_common *h, const char *
 	    (h->plot && output_plot(o, h->plot) < 0)) {
 		fprintf(stderr, "fpulab %s: %s\n", cmd, o->error);
 		output_close(o);
-		return 1;
+		return 2;
 	}
 	output_provenance_host(o, argc, argv);
 	output_provenance(o, "clocksource", json_string(host_clocksource(cs, sizeof(cs))));

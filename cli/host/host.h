@@ -48,7 +48,7 @@ typedef int host_opt_fn(void *ctx, int c, const char *arg);
 int host_parse(struct host_common *h, int argc, char **argv, const struct option *longopts,
 	       host_opt_fn *own, void *ctx, void (*usage)(FILE *f));
 
-/* host_output_open - open @o as @h asks, with the host's provenance. 0, or 1 after a message. */
+/* host_output_open - open @o as @h asks, with the host's provenance. 0, or 2 (a usage error) after a message. */
 int host_output_open(struct output *o, const struct host_common *h, const char *cmd, int argc,
 		     char **argv);
 

@@ -690,7 +690,7 @@ int host_check(int argc, char **argv)
 		return rc;
 	frame_geometry(&cpu);
 	if (host_output_open(&out, &o.h, CMD, argc + 2, argv - 2))
-		return 1;
+		return 2; /* an --output or --plot that cannot be made */
 	output_columns(&out, check_columns, sizeof(check_columns) / sizeof(check_columns[0]));
 	install_handlers();
 	d.t = calloc(o.nthreads, sizeof(*d.t));

@@ -89,7 +89,7 @@ static int run_costs(struct host_common *h, int argc, char **argv)
 	struct output out;
 
 	if (host_output_open(&out, h, CMD, argc + 2, argv - 2))
-		return 1;
+		return 2; /* an --output or --plot that cannot be made */
 	output_columns(&out, cols, sizeof(cols) / sizeof(cols[0]));
 	host_costs_measure(&hc, h->repeat, true);
 	host_comment_machine(&out);

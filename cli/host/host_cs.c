@@ -723,7 +723,7 @@ int host_context_switch(int argc, char **argv)
 	    (rc = cs_choose_cpus(&o, sel.places, cpus)) >= 0)
 		return rc;
 	if (host_output_open(&out, &o.h, CMD, argc + 2, argv - 2))
-		return 1;
+		return 2; /* an --output or --plot that cannot be made */
 	output_columns(&out, cs_columns, sizeof(cs_columns) / sizeof(cs_columns[0]));
 	cs_drop_unoffered(&out, &cpu, &sel.sets);
 	ncfg = cs_configs(&sel, cfg);

@@ -421,7 +421,7 @@ int host_unlink(int argc, char **argv)
 	    (rc = ul_check_counts(tasks, ntasks, o.ops, &maxt)) || (rc = ul_check_dir()))
 		return rc;
 	if (host_output_open(&out, &o.h, CMD, argc + 2, argv - 2))
-		return 1;
+		return 2; /* an --output or --plot that cannot be made */
 	output_columns(&out, ul_columns, sizeof(ul_columns) / sizeof(ul_columns[0]));
 	rc = ul_measure(&o, tasks, ntasks, maxt, ncpus, &out);
 	if (rc) {

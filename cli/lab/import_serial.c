@@ -274,15 +274,18 @@ static int parse_args(int argc, char **argv, const char **log, const char **path
 	int c;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "o:f:h", longopts, NULL)) != -1) {
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":o:f:h", longopts, NULL)) != -1) {
 		if (c == 'o')
 			*path = optarg;
 		else if (c == 'f' && format_of(optarg, fmt) == 0)
 			continue;
 		else if (c == 'h')
 			return usage(stdout), -1;
+		else if (c == ':' || c == '?')
+			return getopt_failed("import-serial", c, argv);
 		else
-			return usage(stderr), 2;
+			return 2; /* format_of() said why */
 	}
 	if (optind != argc - 1) {
 		fprintf(stderr, "fpulab import-serial: one LOG, the serial capture, is needed\n");

@@ -366,7 +366,8 @@ int cmd_compare(int argc, char **argv)
 	struct compare_totals t = { 0 };
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "", opts, &idx)) != -1) {
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":", opts, &idx)) != -1) {
 		switch (c) {
 		case 't':
 			threshold = strtod(optarg, &end);
@@ -385,7 +386,7 @@ int cmd_compare(int argc, char **argv)
 			usage(stdout);
 			return 0;
 		default:
-			return usage_error("compare", "unknown option");
+			return getopt_failed("compare", c, argv);
 		}
 	}
 	if (argc - optind != 2)

@@ -580,8 +580,9 @@ static void usage(FILE *f)
 		"  --help           this text\n"
 		"Exit status: 0 the table is written (a claim not measured says why in it);\n"
 		"1 a plot, the scratch folder or the writing failed; 2 usage error (also a\n"
-		"--from file unreadable or not fpulab's rows, an --output that cannot be\n"
-		"made or that is one of its inputs: said before anything runs).\n",
+		"--from file unreadable or not fpulab's rows, an --output or --plot DIR\n"
+		"that cannot be made, an --output that is one of its inputs: said before\n"
+		"anything runs).\n",
 		REPORT_LINUX_SECONDS);
 }
 
@@ -636,7 +637,8 @@ static int report_parse(int argc, char **argv, struct report_opts *o)
 	int c, idx;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "", opts, &idx)) != -1) {
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":", opts, &idx)) != -1) {
 		switch (c) {
 		case 'f':
 			json_array_append_new(o->from, json_string(optarg));
@@ -666,13 +668,18 @@ static int report_parse(int argc, char **argv, struct report_opts *o)
 			usage(stdout);
 			return 0;
 		default:
-			return usage_error("report", "unknown option");
+			return getopt_failed("report", c, argv);
 		}
 	}
 	if (optind < argc)
 		return usage_error("report", "unexpected argument '%s'", argv[optind]);
 	if (o->lx.trace && report_linux_check(o->lx.trace))
 		return 2;
+	char err[512];
+	if (o->plot_dir && plot_dir_prepare(o->plot_dir, err, sizeof(err))) {
+		fprintf(stderr, "fpulab report: %s\n", err); /* before minutes of experiments */
+		return 2;
+	}
 	return report_output_check(o->out.path, argc, argv);
 }
 

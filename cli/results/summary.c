@@ -615,7 +615,8 @@ int cmd_summary(int argc, char **argv)
 	int c, rc = 0;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
 		switch (c) {
 		case 'p':
 			plot_dir = optarg;
@@ -630,14 +631,19 @@ int cmd_summary(int argc, char **argv)
 			       "share of the CPU time at both --fp-use bounds; then where the results\n"
 			       "and plots are.\n"
 			       "Exit status: 0 ok; 1 a plot could not be made; 2 usage error (also a\n"
-			       "FILE unreadable or not fpulab's rows).\n");
+			       "FILE unreadable or not fpulab's rows, a --plot DIR that cannot be\n"
+			       "made).\n");
 			return 0;
 		default:
-			return usage_error("summary", "unknown option");
+			return getopt_failed("summary", c, argv);
 		}
 	}
 	if (optind >= argc)
 		return usage_error("summary", "needs at least one result file");
+	if (plot_dir && plot_dir_prepare(plot_dir, err, sizeof(err))) {
+		fprintf(stderr, "fpulab summary: %s\n", err);
+		return 2;
+	}
 	json_t *rows = json_array(), *partials = json_array();
 	for (int i = optind; i < argc; i++) {
 		char partial[256];

@@ -45,7 +45,15 @@ check "xstate with an unknown subcommand says why" 2 - "unknown subcommand 'frob
 # ---- calibrate ----
 check "calibrate --repeat 0: must be 1..N" 2 - "--repeat: 0 must be 1..10000000" -- "$fpulab" calibrate --repeat 0
 check "calibrate --repeat -3: not a non-negative integer" 2 - "'-3' is not a non-negative integer" -- "$fpulab" calibrate --repeat -3
+echo x > "$work/file-not-dir"
 check "calibrate --output in a missing folder: exit 2 before measuring" 2 - "cannot create a file in $work/nowhere" -- "$fpulab" calibrate --output "$work/nowhere/cal.csv"
+check "host costs --output in a missing folder: exit 2 before measuring" 2 - "fpulab host costs: --output $work/nowhere/hc.json: cannot create a file in $work/nowhere" -- "$fpulab" host costs --output "$work/nowhere/hc.json"
+check "report --from without a value: one line, exit 2" 2 - "fpulab report: option '--from' needs a value" -- "$fpulab" report --from
+check "compare --bogus: named, exit 2" 2 - "fpulab compare: unknown option '--bogus'" -- "$fpulab" compare --bogus
+check "summary --plot without a value: exit 2" 2 - "fpulab summary: option '--plot' needs a value" -- "$fpulab" summary --plot
+check "summary --plot into a file: exit 2 before anything is printed" 2 - "fpulab summary: --plot $work/file-not-dir: not a directory" -- "$fpulab" summary --plot "$work/file-not-dir" "$work/file-not-dir"
+check "report --plot in a missing folder: exit 2 before any experiment" 2 - "fpulab report: --plot $work/none/a: No such file or directory" -- "$fpulab" report --plot "$work/none/a"
+check "import-serial -o without a value: exit 2" 2 - "fpulab import-serial: option '-o' needs a value" -- "$fpulab" import-serial -o
 check "calibrate: an unknown option, one line and a hint" 2 - "try 'fpulab calibrate --help'" -- "$fpulab" calibrate --bogus
 if grep -qw xsave /proc/cpuinfo; then
 	"$fpulab" calibrate --repeat 20 --format json > "$work/cal.json" 2> "$work/cal.err"
