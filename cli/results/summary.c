@@ -345,6 +345,41 @@ static bool replay_usable(const json_t *row)
 	return result_runs(row) > 0 && isfinite(row_stat(row, "ns_per_switch", RESULT_MEDIAN));
 }
 
+/*
+ * Whether the policy rows of @rows differ in a cost or in their runs (files
+ * of different replays given together): the header says so, with the
+ * ranges, rather than name the first row's as everyone's.
+ */
+static bool replay_rows_mixed(FILE *out, const json_t *rows)
+{
+	static const char *const keys[] = { "trap_ns", "cr0_ns", "ipi_ns" };
+	double lo[4], hi[4];
+	bool mixed = false, any = false;
+	const json_t *row;
+	size_t i;
+
+	json_array_foreach(rows, i, row)
+	{
+		if (!strcmp(result_str(row, "policy", "oracle"), "oracle"))
+			continue;
+		for (int k = 0; k < 4; k++) {
+			double v = k < 3 ? row_number(row, keys[k]) : (double)result_runs(row);
+			lo[k] = any ? fmin(lo[k], v) : v;
+			hi[k] = any ? fmax(hi[k], v) : v;
+		}
+		any = true;
+	}
+	for (int k = 0; any && k < 4; k++)
+		mixed |= lo[k] != hi[k];
+	if (mixed)
+		fprintf(out,
+			"replay: MIXED: these rows come from replays at different costs or runs "
+			"(#NM %.0f-%.0f ns, CR0 %.1f-%.1f ns, IPI %.0f-%.0f ns, %.0f-%.0f runs); the "
+			"figures below pool them: summarise one replay's rows to read them\n",
+			lo[0], hi[0], lo[1], hi[1], lo[2], hi[2], lo[3], hi[3]);
+	return mixed;
+}
+
 /* Rows of `fpulab replay --format json`: one line per workload. */
 static void summarise_replay(FILE *out, json_t *rows)
 {
@@ -383,16 +418,19 @@ static void summarise_replay(FILE *out, json_t *rows)
 		}
 	}
 	if (first) {
-		fprintf(out,
-			"replay: ns per switch on this CPU (%s, %s, libfpu's XCR0 mask %s): libfpu's native time "
-			"less the timing's own, plus #NM %.0f ns (%s), CR0 write %.0f ns (%s), IPI "
-			"%.0f ns (%s); medians of %.0f run%s; traces of at least %d switches\n",
-			result_str(first, "host_cpu", "-"), result_str(first, "save_insn", "-"),
-			result_str(first, "xcr0", "-"), row_number(first, "trap_ns"),
-			result_str(first, "trap_source", "-"), row_number(first, "cr0_ns"),
-			result_str(first, "cr0_source", "-"), row_number(first, "ipi_ns"),
-			result_str(first, "ipi_source", "-"), (double)result_runs(first),
-			plural((unsigned long long)result_runs(first)), REPLAY_MIN_SWITCHES);
+		if (!replay_rows_mixed(out, mine))
+			fprintf(out,
+				"replay: ns per switch on this CPU (%s, %s, libfpu's XCR0 mask %s): libfpu's native time "
+				"less the timing's own, plus #NM %.0f ns (%s), CR0 write %.0f ns (%s), IPI "
+				"%.0f ns (%s); medians of %.0f run%s; traces of at least %d switches\n",
+				result_str(first, "host_cpu", "-"),
+				result_str(first, "save_insn", "-"), result_str(first, "xcr0", "-"),
+				row_number(first, "trap_ns"), result_str(first, "trap_source", "-"),
+				row_number(first, "cr0_ns"), result_str(first, "cr0_source", "-"),
+				row_number(first, "ipi_ns"), result_str(first, "ipi_source", "-"),
+				(double)result_runs(first),
+				plural((unsigned long long)result_runs(first)),
+				REPLAY_MIN_SWITCHES);
 		fprintf(out,
 			"  the static policy with the lowest geometric mean over the traces of its "
 			"ns per switch / %s's (lower is better); adaptive against it; %s beats "

@@ -73,6 +73,13 @@ expect "replay: the costs, their sources and the runs are named" "$work/s4" \
 	'^replay: ns per switch on this CPU \(CPU, xsavec, libfpu.s XCR0 mask 0x7\): .*#NM 150 ns \(assumed\), CR0 write 30 ns \(assumed\), IPI 1000 ns \(assumed\); medians of 5 runs; traces of at least 200 switches$'
 expect "replay: owner wins over 2 traces, 0.45x eager, adaptive 1.05x, break-even 80 ns (the lower middle), beyond the ranges" "$work/s4" \
 	'^  w +2  owner +0\.45x +0\.45x eager +1\.05x +80 ns +- +yes$'
+# two replays at different trap costs, summarised together: said, with the ranges
+sed 's/"trap_ns": 150/"trap_ns": 400/' "$work/replay.json" > "$work/replay400.json"
+"$fpulab" summary "$work/replay.json" "$work/replay400.json" > "$work/s4m" 2> /dev/null
+expect "replay: rows of replays at different costs are said to be mixed, with the ranges" "$work/s4m" \
+	'^replay: MIXED: these rows come from replays at different costs or runs \(#NM 150-400 ns, CR0 30\.0-30\.0 ns, IPI 1000-1000 ns, 5-5 runs\)'
+expect_none() { if grep -qE -- "$3" "$2"; then not_ok "$1" "a line matches: $3"; else ok "$1"; fi; }
+expect_none "and no single cost line claims them all" "$work/s4m" '^replay: ns per switch on this CPU'
 { row t5 1000 eager 10 10 10 null neg; row t5 1000 lazy 30 30 30 -14 neg; } > "$work/neg.json"
 "$fpulab" summary "$work/neg.json" > "$work/s5" 2> "$work/e5"
 expect "replay: a break-even below 0 reads as any trap cost" "$work/s5" \
