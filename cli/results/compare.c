@@ -167,7 +167,7 @@ static const struct {
  * the per-event costs it was given; where B was given other costs than A,
  * its figure is moved to what it would read at A's (B's counts x A's costs),
  * so the ratio compares what the policies did, not the costs. Returns the
- * costs that differed ("trap_ns 1000->62.6"), "" when none or not a replay
+ * costs that differed ("trap_ns B 1000 -> A 62.6"), "" when none or not a replay
  * row's ns_per_switch.
  */
 static char *reprice_at_a(const json_t *ra, const json_t *rb, struct result_figure *fb)
@@ -186,8 +186,9 @@ static char *reprice_at_a(const json_t *ra, const json_t *rb, struct result_figu
 			continue;
 		delta += (double)json_integer_value(n) *
 			 (json_number_value(ca) - json_number_value(cb)) / sw;
-		char *next = xasprintf("%s%s%s %g->%g", s, *s ? ", " : "", event_costs[i].cost,
-				       json_number_value(cb), json_number_value(ca));
+		char *next = xasprintf("%s%s%s B %g -> A %g", s, *s ? ", " : "",
+				       event_costs[i].cost, json_number_value(cb),
+				       json_number_value(ca));
 		free(s);
 		s = next;
 	}

@@ -317,7 +317,10 @@ static int cmd_info(int argc, char **argv)
 	uint64_t n[FPULAB_EV_NR] = { 0 }, nouser = 0, idle = 0;
 	struct trace t;
 
-	if (argc != 2 || argv[1][0] == '-')
+	for (int i = 1; i < argc; i++)
+		if (argv[i][0] == '-' && argv[i][1])
+			return usage_error("trace", "info takes no option, got '%s'", argv[i]);
+	if (argc != 2)
 		return usage_error("trace", "info takes one FILE");
 	if (load(argv[1], &t))
 		return 1;

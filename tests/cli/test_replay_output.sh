@@ -95,7 +95,7 @@ jq -c 'if .policy == "lazy" then (.nm_traps * 1000 / .switches) as $d | .trap_ns
 "$fpulab" compare --format json "$work/a.json" "$work/f.json" > "$work/cmpf" 2> "$work/err"
 rc=$?
 t "compare: B given other per-event costs is read at A's (lazy's ratio 1, the costs named), exit 0" \
-	[ "$rc" = 0 -a "$(jq -s -r '.[] | select(.configuration | startswith("replay lazy ")) | "\(.ratio) \(.verdict) \(.b_repriced)"' "$work/cmpf")" = "1 same trap_ns $(jq -s -r '.[0].trap_ns + 1000' "$work/a.json")->$(jq -s -r '.[0].trap_ns' "$work/a.json")" ]
+	[ "$rc" = 0 -a "$(jq -s -r '.[] | select(.configuration | startswith("replay lazy ")) | "\(.ratio) \(.verdict) \(.b_repriced)"' "$work/cmpf")" = "1 same trap_ns B $(jq -s -r '.[0].trap_ns + 1000' "$work/a.json") -> A $(jq -s -r '.[0].trap_ns' "$work/a.json")" ]
 run e.out --format json --output "$work/e.json" --costs "$work/costs.json"
 "$fpulab" compare "$work/a.json" "$work/e.json" > /dev/null 2> "$work/err"
 rc=$?
