@@ -67,9 +67,17 @@ int trace_import_option(int argc, char **argv, int i, struct perf_import_opts *o
 		usage_error("trace", "%s needs a value", a);
 		return -1;
 	}
-	if (!strcmp(a, "--name"))
+	if (!strcmp(a, "--name")) {
+		size_t max = sizeof(((struct fpulab_trace_header *)0)->workload) - 1;
+		if (!*argv[i + 1] || strlen(argv[i + 1]) > max) {
+			usage_error("trace",
+				    "--name '%s': 1 to %zu characters (the trace header's "
+				    "workload field)",
+				    argv[i + 1], max);
+			return -1;
+		}
 		o->workload = argv[i + 1];
-	else if (trace_parse_fp_use(argv[i + 1], &o->fp_use))
+	} else if (trace_parse_fp_use(argv[i + 1], &o->fp_use))
 		return -1;
 	return 2;
 }

@@ -265,6 +265,8 @@ check "import: -o a device or FIFO: refused, exit 2, left as it is" 2 - "not a r
 [ ! -f "$work/null" ] && ok "import: the device is not replaced by a file" || not_ok "import: the device is not replaced by a file" "$(ls -l "$work/null")"
 holds "record: ... CMD never ran" test ! -e "$work/ran"
 check "import: -o in a missing folder: named, not its temporary file, exit 2" 2 - "-o $work/none/i.trace: cannot create a file in $work/none: No such file or directory" -- "$fpulab" trace import "$fx/signal.txt" -o "$work/none/i.trace"
+check "import --name '': a usage error" 2 - "--name '': 1 to 23 characters" -- "$fpulab" trace import "$fx/signal.txt" -o "$work/n.trace" --name ""
+check "import --name of 24 characters: a usage error, not cut" 2 - "1 to 23 characters" -- "$fpulab" trace import "$fx/signal.txt" -o "$work/n.trace" --name 123456789012345678901234
 check "record: --seconds out of range" 2 - "--seconds: 0 is out of range" -- "$fpulab" trace record -o "$work/r.trace" --seconds 0
 
 # ---- live: a second of this machine, when it can record ----
