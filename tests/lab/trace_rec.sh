@@ -151,17 +151,24 @@ compare() {
 		if [ "$tol" = exact ]; then
 			[ -n "$rep" ] && [ "$rep" = "$lab" ] || bad="$bad [$(basename "$f"): lab '$lab' replay '$rep']"
 		else
-			# switches exact; #NM, saves, restores within tol% (+1); integrity 0
-			awk -v l="$lab" -v r="$rep" -v t="$tol" 'BEGIN {
+			# switches exact; #NM, saves, restores within tol% (+1); integrity 0.
+			# adaptive's #NM traps are not compared here: its samples read
+			# other CPUs' calm and hold_gain, which the lab's CPUs change
+			# concurrently and a trace does not hold (docs/trace.md).
+			local first=2
+			[ "$policy" = adaptive ] && first=3
+			awk -v l="$lab" -v r="$rep" -v t="$tol" -v first="$first" 'BEGIN {
 				split(l, a, " "); split(r, b, " ")
 				if (r == "" || a[1] != b[1] || b[8] != 0) exit 1
-				for (i = 2; i <= 4; i++) { d = a[i] - b[i]; if (d < 0) d = -d
+				for (i = first; i <= 4; i++) { d = a[i] - b[i]; if (d < 0) d = -d
 					if (d > a[i] * t / 100 + 1) exit 1 }
 			}' || bad="$bad [$(basename "$f"): lab '$lab' replay '$rep']"
 		fi
 	done < <(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
 		{ print $c["policy"] "," $c["placement"] "," $c["fp_users"] "," $c["regset"] "," $c["tasks"] "," $c["variant"] }' "$work/$name.csv")
-	if [ -z "$bad" ]; then ok "$name: replay of each of $count traces under its policy = the lab row ($tol)"
+	local note=""
+	[ "$tol" != exact ] && grep -q ",adaptive," "$work/$name.csv" && note=", adaptive's #NM traps left out"
+	if [ -z "$bad" ]; then ok "$name: replay of each of $count traces under its policy = the lab row ($tol$note)"
 	else not_ok "$name: replay under the recording policy = the lab row ($tol)" "$bad"; fi
 }
 
