@@ -353,7 +353,7 @@ static bool replay_usable(const json_t *row)
 static bool replay_rows_mixed(FILE *out, const json_t *rows)
 {
 	static const char *const keys[] = { "trap_ns", "cr0_ns", "ipi_ns" };
-	double lo[4], hi[4];
+	double lo[4] = { 0 }, hi[4] = { 0 };
 	bool mixed = false, any = false;
 	const json_t *row;
 	size_t i;
@@ -374,7 +374,7 @@ static bool replay_rows_mixed(FILE *out, const json_t *rows)
 	if (mixed)
 		fprintf(out,
 			"replay: MIXED: these rows come from replays at different costs or runs "
-			"(#NM %.0f-%.0f ns, CR0 %.1f-%.1f ns, IPI %.0f-%.0f ns, %.0f-%.0f runs); the "
+			"(#NM %.0f to %.0f ns, CR0 %.1f to %.1f ns, IPI %.0f to %.0f ns, %.0f to %.0f runs); the "
 			"figures below pool them: summarise one replay's rows to read them\n",
 			lo[0], hi[0], lo[1], hi[1], lo[2], hi[2], lo[3], hi[3]);
 	return mixed;

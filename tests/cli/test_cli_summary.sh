@@ -77,7 +77,7 @@ expect "replay: owner wins over 2 traces, 0.45x eager, adaptive 1.05x, break-eve
 sed 's/"trap_ns": 150/"trap_ns": 400/' "$work/replay.json" > "$work/replay400.json"
 "$fpulab" summary "$work/replay.json" "$work/replay400.json" > "$work/s4m" 2> /dev/null
 expect "replay: rows of replays at different costs are said to be mixed, with the ranges" "$work/s4m" \
-	'^replay: MIXED: these rows come from replays at different costs or runs \(#NM 150-400 ns, CR0 30\.0-30\.0 ns, IPI 1000-1000 ns, 5-5 runs\)'
+	'^replay: MIXED: these rows come from replays at different costs or runs \(#NM 150 to 400 ns, CR0 30\.0 to 30\.0 ns, IPI 1000 to 1000 ns, 5 to 5 runs\)'
 expect_none() { if grep -qE -- "$3" "$2"; then not_ok "$1" "a line matches: $3"; else ok "$1"; fi; }
 expect_none "and no single cost line claims them all" "$work/s4m" '^replay: ns per switch on this CPU'
 { row t5 1000 eager 10 10 10 null neg; row t5 1000 lazy 30 30 30 -14 neg; } > "$work/neg.json"
