@@ -321,6 +321,12 @@ static void write_table(struct output *o, FILE *f, json_t *row)
 	fputc('\n', f);
 }
 
+int output_text(struct output *o, const char *text)
+{
+	o->rows++;
+	return emit(o, text, strlen(text));
+}
+
 void output_csv_note(struct output *o, const char *text)
 {
 	char *line = NULL;

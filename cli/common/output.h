@@ -116,6 +116,13 @@ void output_csv_note(struct output *o, const char *text);
 int output_row(struct output *o, json_t *row);
 
 /*
+ * output_text - @text as it is (a report's own table or markdown), written
+ * and kept like a row, so that output_close() renames it over the path and
+ * falls back to stdout as for rows. Returns 0, or -1 as output_row().
+ */
+int output_text(struct output *o, const char *text);
+
+/*
  * output_close - finish: rename the temporary file over the path (or remove
  * it when no row was written). If anything could not be written, says so on
  * stderr and prints every row to stdout. Then the plots, if output_plot()

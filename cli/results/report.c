@@ -587,13 +587,6 @@ static void usage(FILE *f)
 }
 
 /* Close @out when it is the file at @path, flush it when it is stdout. */
-static int finish(FILE *out, const char *path)
-{
-	if (path)
-		return fclose(out);
-	return fflush(out);
-}
-
 static const char *const report_formats[] = { "table", "md", "json", NULL };
 enum report_format { REPORT_TABLE, REPORT_MD, REPORT_JSON };
 
@@ -767,27 +760,31 @@ static int write_json(json_t *table, const char *path, int argc, char **argv)
 /* The table or markdown, after the provenance, to @path or stdout. Returns the status. */
 static int write_text(json_t *table, int format, const char *path, int argc, char **argv)
 {
+	struct output o;
+	char *text = NULL;
+	size_t len = 0;
+
 	if (refuse_output_over_input("report", path, argc, argv))
 		return 2;
-	FILE *out = path ? fopen(path, "w") : stdout;
-
-	if (!out) {
-		fprintf(stderr, "fpulab report: cannot write %s: %s\n", path, strerror(errno));
+	if (output_open(&o, OUTPUT_TABLE, path, "report") < 0) {
+		fprintf(stderr, "fpulab report: %s\n", o.error);
 		return 2;
 	}
-	print_provenance(out, format == REPORT_MD ? "    " : "# ", argc, argv);
-	fprintf(out, "%scosts: %s\n", format == REPORT_MD ? "    " : "# ",
+	FILE *mem = open_memstream(&text, &len);
+	if (!mem)
+		abort();
+	print_provenance(mem, format == REPORT_MD ? "    " : "# ", argc, argv);
+	fprintf(mem, "%scosts: %s\n", format == REPORT_MD ? "    " : "# ",
 		result_str(json_array_get(table, 0), "costs", "-"));
 	if (format == REPORT_MD)
-		print_md(out, table);
+		print_md(mem, table);
 	else
-		print_table(out, table);
-	if (finish(out, path) != 0) {
-		fprintf(stderr, "fpulab report: cannot write %s: %s\n", path ? path : "stdout",
-			strerror(errno));
-		return 1;
-	}
-	return 0;
+		print_table(mem, table);
+	if (fclose(mem) != 0)
+		abort();
+	output_text(&o, text);
+	free(text);
+	return output_close(&o) < 0 ? 1 : 0;
 }
 
 int cmd_report(int argc, char **argv)

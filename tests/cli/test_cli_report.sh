@@ -184,6 +184,21 @@ PATH=/nonexistent:/usr/bin:/bin check "report --output in a missing folder: exit
 	"fpulab report: --output $work/none/r.txt: cannot create a file in $work/none" -- "$fpulab" report --output "$work/none/r.txt"
 [ ! -s "$work/out" ] && ok "and nothing on stdout (no experiment ran)" || not_ok "and nothing on stdout (no experiment ran)" "$(head -n 3 "$work/out")"
 check "report --output a directory: exit 2" 2 - "fpulab report: --output $work: is a directory" -- "$fpulab" report --output "$work" --from "$fx/report-context-switch.json"
+# The table and the markdown go through a temporary file renamed over --output, as every row writer's.
+mkdir "$work/txt"
+echo old > "$work/txt/real.md"
+ln -s real.md "$work/txt/link.md"
+ln "$work/txt/real.md" "$work/txt/hard.md" # renamed over, not rewritten in place: this keeps "old"
+"$fpulab" report --from "$fx/report-context-switch.json" --format md > "$work/txt/stdout.md" 2> /dev/null
+"$fpulab" report --from "$fx/report-context-switch.json" --format md --output "$work/txt/link.md" 2> "$work/e"
+rc=$?
+if [ "$rc" = 0 ] && [ -L "$work/txt/link.md" ] && grep -q '^| ' "$work/txt/real.md" &&
+	diff <(grep -v -E '^    (date|command):' "$work/txt/stdout.md") <(grep -v -E '^    (date|command):' "$work/txt/real.md") > /dev/null &&
+	[ "$(cat "$work/txt/hard.md")" = old ] && [ "$(find "$work/txt" -name '*.tmp-*' | wc -l)" = 0 ]; then
+	ok "report --format md --output a symlink: its file replaced (renamed over) with stdout's markdown, the link kept, no temporary left"
+else
+	not_ok "report --format md --output a symlink: its file replaced (renamed over) with stdout's markdown, the link kept, no temporary left" "exit $rc" "$(ls -l "$work/txt")" "$(head -n 3 "$work/txt/real.md")"
+fi
 check "report --help gives the exit status" 0 "Exit status: 0 the table is written" - -- "$fpulab" report --help
 check "summary --help gives the exit status" 0 "Exit status: 0 ok; 1 a plot could not be made" - -- "$fpulab" summary --help
 finish
