@@ -271,6 +271,30 @@ static const struct output_column columns[] = {
 	{ "counts_changed_text", "counts changed (A->B)", -1, 0 },
 };
 
+/*
+ * The table's columns, the configuration as wide as the longest one that A
+ * and B have in common (at least its usual 56), so that the figures after
+ * it stay in line.
+ */
+static void set_columns(struct output *o, json_t *a, json_t *b)
+{
+	static struct output_column cols[sizeof(columns) / sizeof(columns[0])];
+	size_t i, width = (size_t)-columns[0].width;
+	json_t *ra;
+
+	memcpy(cols, columns, sizeof(cols));
+	json_array_foreach(a, i, ra)
+	{
+		char *id = result_identity(ra), *label = result_label(ra);
+		if (strlen(label) > width && find_row(b, id))
+			width = strlen(label);
+		free(id);
+		free(label);
+	}
+	cols[0].width = -(int)width;
+	output_columns(o, cols, sizeof(cols) / sizeof(cols[0]));
+}
+
 static int compare_files(const char *pa, const char *pb, double threshold, struct output *o,
 			 struct compare_totals *t)
 {
@@ -287,6 +311,7 @@ static int compare_files(const char *pa, const char *pb, double threshold, struc
 	if (check_sources(a, b, pa, pb) < 0)
 		goto out;
 	const char *source = result_source(json_array_get(a, 0));
+	set_columns(o, a, b);
 	output_comment(o, "fpulab compare: A = %s, B = %s", pa, pb);
 	output_comment(o, "figures: %s", result_source_description(source));
 	output_comment(o, "B/A: ratio of the medians of each configuration's main figure; ~: the "
@@ -399,7 +424,6 @@ int cmd_compare(int argc, char **argv)
 		return 2;
 	}
 	output_provenance_host(&o, argc, argv);
-	output_columns(&o, columns, sizeof(columns) / sizeof(columns[0]));
 	int rc = compare_files(argv[optind], argv[optind + 1], threshold, &o, &t);
 	if (output_close(&o) < 0 || rc < 0)
 		return 2;

@@ -95,6 +95,18 @@ if grep '^replay ' "$work/rc4" | grep -q -- '->'; then not_ok "... no count chan
 "$fpulab" compare "$work/r4.json" "$work/r5.json" > "$work/rc5" 2> "$work/e"
 expect "the same traces kept in another folder pair: 6 in both" "$work/rc5" '^# 6 configurations in both: .*only in A: 0, only in B: 0$'
 
+# A configuration longer than its column widens it: the figures after it stay in line.
+long=a-trace-named-at-length-by-a-user-who-likes-long-names-and-says-so
+cp "$work/pp" "$work/$long"
+"$fpulab" replay "$work/$long" "$work/pp" --policy eager,lazy --repeat 1 --format json --output "$work/r6.json" 2> "$work/err"
+"$fpulab" compare "$work/r6.json" "$work/r6.json" > "$work/rc6" 2> "$work/e"
+# where the B/A heading ends, every row's ratio ends
+end=$(grep '^configuration ' "$work/rc6" | awk '{ print index($0, " B/A") + 3 }')
+ends=$(grep '^replay ' "$work/rc6" | awk '{ match($0, / [0-9]+\.[0-9][0-9][0-9] /); print RSTART + RLENGTH - 2 }' | sort -u)
+[ "$(grep -c "$long" "$work/rc6")" = 3 ] && [ -n "$end" ] && [ "$ends" = "$end" ] &&
+	ok "a configuration longer than its column: every row's ratio ends under the B/A heading" ||
+	not_ok "a configuration longer than its column: every row's ratio ends under the B/A heading" "$(grep -E '^(configuration|replay) ' "$work/rc6")"
+
 # `fpulab host` rows as host wrote them before the schema (their run count is "runs")
 printf '%s\n' '{"experiment": "host unlink", "source": "host-linux", "tasks": 1, "mode": "threads", "ops": 2000, "runs": 2, "runtime_ms_median": 100.0, "runtime_ms_min": 90.0, "runtime_ms_max": 110.0}' > "$work/hu-a.json"
 sed 's/100\.0/150.0/; s/90\.0/140.0/; s/110\.0/160.0/' "$work/hu-a.json" > "$work/hu-b.json"
