@@ -83,16 +83,16 @@ static int cmd_synth(int argc, char **argv)
 		if (!strcmp(a, "-o") || !strcmp(a, "--switches") || !strcmp(a, "--seed") ||
 		    !strcmp(a, "--xcr0")) {
 			if (!v)
-				return usage_error("trace", "%s needs a value", a);
+				return usage_error("trace synth", "%s needs a value", a);
 			i++;
 			if (!strcmp(a, "-o"))
 				out = v;
 			else if (!strcmp(a, "--switches")) {
-				if (parse_u64_arg("trace", "switches", v, 1, SWITCHES_MAX,
+				if (parse_u64_arg("trace synth", "switches", v, 1, SWITCHES_MAX,
 						  &switches))
 					return 2;
 			} else if (!strcmp(a, "--seed")) {
-				if (parse_u64_arg("trace", "seed", v, 0, UINT64_MAX, &seed))
+				if (parse_u64_arg("trace synth", "seed", v, 0, UINT64_MAX, &seed))
 					return 2;
 			} else {
 				char *end;
@@ -100,24 +100,24 @@ static int cmd_synth(int argc, char **argv)
 				if (!*v || *end || !(xcr0 & 1) ||
 				    (xcr0 & ~(uint64_t)TRACE_XCR0_KNOWN))
 					return usage_error(
-						"trace",
+						"trace synth",
 						"--xcr0: '%s' is not a mask with bit 0 (x87) "
 						"within the XCR0 bits x86 defines (0x%llx)",
 						v, TRACE_XCR0_KNOWN);
 			}
 		} else if (a[0] == '-') {
-			return usage_error("trace", "unknown option '%s'", a);
+			return usage_error("trace synth", "unknown option '%s'", a);
 		} else if (!name) {
 			name = a;
 		} else {
-			return usage_error("trace", "synth takes one WORKLOAD, got '%s' too", a);
+			return usage_error("trace synth", "takes one WORKLOAD, got '%s' too", a);
 		}
 	}
 	if (!name || !out)
-		return usage_error("trace", "synth needs a WORKLOAD and -o FILE|DIR");
+		return usage_error("trace synth", "needs a WORKLOAD and -o FILE|DIR");
 	if (strcmp(name, "all") && !trace_workload_about(name)) {
 		char *all = list_join(trace_workloads(), ", ");
-		usage_error("trace", "no workload '%s' (one of: %s, all)", name, all);
+		usage_error("trace synth", "no workload '%s' (one of: %s, all)", name, all);
 		free(all);
 		return 2;
 	}
@@ -156,30 +156,31 @@ static int cmd_synth(int argc, char **argv)
 	return 0;
 }
 
-/* Open and check @path, its events left in the file (read with trace_iter). */
-static int load(const char *path, struct trace *t)
+/* Open and check @path for @cmd ("trace dump"), its events left in the file (read with trace_iter). */
+static int load(const char *cmd, const char *path, struct trace *t)
 {
 	char err[512];
 
 	if (trace_open(path, t, err, sizeof(err))) {
-		fprintf(stderr, "fpulab trace: %s\n", err);
+		fprintf(stderr, "fpulab %s: %s\n", cmd, err);
 		return 1;
 	}
 	return 0;
 }
 
 /* Start a pass over @t into @it with room for a chunk at *@buf (freed by pass_end). */
-static int pass_begin(struct trace_iter *it, const struct trace *t, struct fpulab_trace_event **buf)
+static int pass_begin(const char *cmd, struct trace_iter *it, const struct trace *t,
+		      struct fpulab_trace_event **buf)
 {
 	*buf = malloc(TRACE_CHUNK * sizeof(**buf));
 	if (!*buf) {
-		fprintf(stderr, "fpulab trace: out of memory\n");
+		fprintf(stderr, "fpulab %s: out of memory\n", cmd);
 		return 1;
 	}
 	if (trace_iter_begin(it, t, *buf)) {
 		char err[200];
 		trace_iter_strerror(it, err, sizeof(err));
-		fprintf(stderr, "fpulab trace: %s: %s\n", t->file->path, err);
+		fprintf(stderr, "fpulab %s: %s: %s\n", cmd, t->file->path, err);
 		free(*buf);
 		return 1;
 	}
@@ -187,14 +188,14 @@ static int pass_begin(struct trace_iter *it, const struct trace *t, struct fpula
 }
 
 /* The end of @it's pass: 0, or 1 after saying why the file could not be read. */
-static int pass_end(struct trace_iter *it, struct fpulab_trace_event *buf)
+static int pass_end(const char *cmd, struct trace_iter *it, struct fpulab_trace_event *buf)
 {
 	free(buf);
 	if (!it->err)
 		return 0;
 	char err[200];
 	trace_iter_strerror(it, err, sizeof(err));
-	fprintf(stderr, "fpulab trace: %s: %s\n", it->t->file->path, err);
+	fprintf(stderr, "fpulab %s: %s: %s\n", cmd, it->t->file->path, err);
 	return 1;
 }
 
@@ -239,12 +240,12 @@ static int dump_events(const struct trace *t, uint64_t limit)
 	struct trace_iter it;
 	uint64_t i = 0;
 
-	if (pass_begin(&it, t, &buf))
+	if (pass_begin("trace dump", &it, t, &buf))
 		return 1;
 	for (size_t n; i < limit && (n = trace_iter_next(&it, &ev)) > 0;)
 		for (size_t j = 0; j < n && i < limit; j++, i++)
 			dump_event(&ev[j], t->lx != NULL);
-	return pass_end(&it, buf);
+	return pass_end("trace dump", &it, buf);
 }
 
 static int cmd_dump(int argc, char **argv)
@@ -256,20 +257,20 @@ static int cmd_dump(int argc, char **argv)
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--limit")) {
 			if (i + 1 >= argc)
-				return usage_error("trace", "--limit needs a value");
-			if (parse_u64_arg("trace", "limit", argv[++i], 0, UINT64_MAX, &limit))
+				return usage_error("trace dump", "--limit needs a value");
+			if (parse_u64_arg("trace dump", "limit", argv[++i], 0, UINT64_MAX, &limit))
 				return 2;
 		} else if (argv[i][0] == '-') {
-			return usage_error("trace", "unknown option '%s'", argv[i]);
+			return usage_error("trace dump", "unknown option '%s'", argv[i]);
 		} else if (path) {
-			return usage_error("trace", "dump takes one FILE");
+			return usage_error("trace dump", "takes one FILE");
 		} else {
 			path = argv[i];
 		}
 	}
 	if (!path)
-		return usage_error("trace", "dump needs a FILE");
-	if (load(path, &t))
+		return usage_error("trace dump", "needs a FILE");
+	if (load("trace dump", path, &t))
 		return 1;
 	printf("# %s: workload %.24s, version %u, %u CPU%s, %u task%s, %" PRIu64
 	       " events, xcr0 0x%" PRIx64 "%s\n",
@@ -291,14 +292,15 @@ static int cmd_dump(int argc, char **argv)
 }
 
 /* @t's events by type, and its switches to idle and to a task that stays in the kernel. */
-static int count_events(const struct trace *t, uint64_t *n, uint64_t *nouser, uint64_t *idle)
+static int count_events(const char *cmd, const struct trace *t, uint64_t *n, uint64_t *nouser,
+			uint64_t *idle)
 {
 	struct fpulab_trace_event *buf;
 	const struct fpulab_trace_event *ev;
 	struct trace_iter it;
 	size_t got;
 
-	if (pass_begin(&it, t, &buf))
+	if (pass_begin(cmd, &it, t, &buf))
 		return 1;
 	while ((got = trace_iter_next(&it, &ev)) > 0)
 		for (size_t j = 0; j < got; j++) {
@@ -309,7 +311,7 @@ static int count_events(const struct trace *t, uint64_t *n, uint64_t *nouser, ui
 				*idle += !e->arg;
 			}
 		}
-	return pass_end(&it, buf);
+	return pass_end(cmd, &it, buf);
 }
 
 static int cmd_info(int argc, char **argv)
@@ -319,12 +321,12 @@ static int cmd_info(int argc, char **argv)
 
 	for (int i = 1; i < argc; i++)
 		if (argv[i][0] == '-' && argv[i][1])
-			return usage_error("trace", "info takes no option, got '%s'", argv[i]);
+			return usage_error("trace info", "takes no option, got '%s'", argv[i]);
 	if (argc != 2)
-		return usage_error("trace", "info takes one FILE");
-	if (load(argv[1], &t))
+		return usage_error("trace info", "takes one FILE");
+	if (load("trace info", argv[1], &t))
 		return 1;
-	if (count_events(&t, n, &nouser, &idle)) {
+	if (count_events("trace info", &t, n, &nouser, &idle)) {
 		trace_free(&t);
 		return 1;
 	}

@@ -28,14 +28,14 @@ static char *default_output(const char *in)
 	return out;
 }
 
-int trace_parse_fp_use(const char *v, unsigned int *fp_use)
+int trace_parse_fp_use(const char *cmd, const char *v, unsigned int *fp_use)
 {
 	if (!strcmp(v, "every-return"))
 		*fp_use = FPULAB_FP_USE_EVERY_RETURN;
 	else if (!strcmp(v, "evidence"))
 		*fp_use = FPULAB_FP_USE_EVIDENCE;
 	else
-		return usage_error("trace", "--fp-use: '%s' is not every-return or evidence", v);
+		return usage_error(cmd, "--fp-use: '%s' is not every-return or evidence", v);
 	return 0;
 }
 
@@ -51,9 +51,9 @@ void trace_print_import(const char *path, const struct perf_import_result *r)
 		printf("  skipped    %s\n", r->skipped_names);
 }
 
-/* The options import and record share: --fp-use, --strict, --name. Return: the number of
+/* The options import and record share: --fp-use, --strict, --name, said as @cmd's. Return: the number of
  * arguments taken (0 not one of them), or -1 after a usage error. */
-int trace_import_option(int argc, char **argv, int i, struct perf_import_opts *o)
+int trace_import_option(const char *cmd, int argc, char **argv, int i, struct perf_import_opts *o)
 {
 	const char *a = argv[i];
 
@@ -64,20 +64,20 @@ int trace_import_option(int argc, char **argv, int i, struct perf_import_opts *o
 	if (strcmp(a, "--fp-use") && strcmp(a, "--name"))
 		return 0;
 	if (i + 1 >= argc) {
-		usage_error("trace", "%s needs a value", a);
+		usage_error(cmd, "%s needs a value", a);
 		return -1;
 	}
 	if (!strcmp(a, "--name")) {
 		size_t max = sizeof(((struct fpulab_trace_header *)0)->workload) - 1;
 		if (!*argv[i + 1] || strlen(argv[i + 1]) > max) {
-			usage_error("trace",
+			usage_error(cmd,
 				    "--name '%s': 1 to %zu characters (the trace header's "
 				    "workload field)",
 				    argv[i + 1], max);
 			return -1;
 		}
 		o->workload = argv[i + 1];
-	} else if (trace_parse_fp_use(argv[i + 1], &o->fp_use))
+	} else if (trace_parse_fp_use(cmd, argv[i + 1], &o->fp_use))
 		return -1;
 	return 2;
 }
@@ -91,32 +91,32 @@ int cmd_trace_import(int argc, char **argv)
 	int rc;
 
 	for (int i = 1; i < argc; i++) {
-		int n = trace_import_option(argc, argv, i, &o);
+		int n = trace_import_option("trace import", argc, argv, i, &o);
 		if (n < 0)
 			return 2;
 		if (n) {
 			i += n - 1;
 		} else if (!strcmp(argv[i], "-o")) {
 			if (i + 1 >= argc)
-				return usage_error("trace", "-o needs a value");
+				return usage_error("trace import", "-o needs a value");
 			out = argv[++i];
 		} else if (argv[i][0] == '-' && argv[i][1]) {
-			return usage_error("trace", "unknown option '%s'", argv[i]);
+			return usage_error("trace import", "unknown option '%s'", argv[i]);
 		} else if (in) {
-			return usage_error("trace", "import takes one INPUT, got '%s' too",
+			return usage_error("trace import", "takes one INPUT, got '%s' too",
 					   argv[i]);
 		} else {
 			in = argv[i];
 		}
 	}
 	if (!in)
-		return usage_error("trace",
-				   "import needs an INPUT (perf script text, -, or perf.data)");
+		return usage_error("trace import",
+				   "needs an INPUT (perf script text, -, or perf.data)");
 	if (!out && !strcmp(in, "-"))
-		return usage_error("trace", "import from standard input needs -o FILE");
+		return usage_error("trace import", "standard input (-) needs -o FILE");
 	if (!out)
 		out = def = default_output(in);
-	if (refuse_output_over_input("trace", out, argc, argv)) {
+	if (refuse_output_over_input("trace import", out, argc, argv)) {
 		free(def);
 		return 2;
 	}

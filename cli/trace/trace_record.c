@@ -315,7 +315,7 @@ static int parse_args(int argc, char **argv, struct record_opts *o)
 {
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
-		int n = trace_import_option(argc, argv, i, &o->imp);
+		int n = trace_import_option("trace record", argc, argv, i, &o->imp);
 		if (n < 0)
 			return 2;
 		if (n) {
@@ -325,7 +325,7 @@ static int parse_args(int argc, char **argv, struct record_opts *o)
 		if (!strcmp(a, "--")) {
 			o->cmd = i + 1 < argc ? &argv[i + 1] : NULL;
 			if (!o->cmd)
-				return usage_error("trace", "record: nothing after --");
+				return usage_error("trace record", "nothing after --");
 			break;
 		}
 		if (!strcmp(a, "--check")) {
@@ -333,18 +333,19 @@ static int parse_args(int argc, char **argv, struct record_opts *o)
 			continue;
 		}
 		if (strcmp(a, "-o") && strcmp(a, "--seconds") && strcmp(a, "--perf-data"))
-			return usage_error("trace", "record: unknown option '%s'", a);
+			return usage_error("trace record", "unknown option '%s'", a);
 		if (i + 1 >= argc)
-			return usage_error("trace", "%s needs a value", a);
+			return usage_error("trace record", "%s needs a value", a);
 		if (!strcmp(a, "-o"))
 			o->out = argv[++i];
 		else if (!strcmp(a, "--perf-data"))
 			o->perf_data = argv[++i];
-		else if (parse_u64_arg("trace", "seconds", argv[++i], 1, SECONDS_MAX, &o->seconds))
+		else if (parse_u64_arg("trace record", "seconds", argv[++i], 1, SECONDS_MAX,
+				       &o->seconds))
 			return 2;
 	}
 	if (!o->out && !o->check)
-		return usage_error("trace", "record needs -o FILE");
+		return usage_error("trace record", "record needs -o FILE");
 	return 0;
 }
 

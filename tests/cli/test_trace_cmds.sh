@@ -8,7 +8,10 @@ set -u
 # ---- trace ----
 check "help trace prints trace's help" 0 "usage: fpulab trace synth" - -- "$fpulab" help trace
 check "trace synth: an unknown workload lists the known ones" 2 - "no workload 'frob' (one of: boot, build," -- "$fpulab" trace synth frob -o "$work/x"
-check "trace synth: no -o says why" 2 - "synth needs a WORKLOAD and -o FILE|DIR" -- "$fpulab" trace synth boot
+check "trace synth: no -o says why, as trace synth" 2 - "fpulab trace synth: needs a WORKLOAD and -o FILE|DIR" -- "$fpulab" trace synth boot
+check "trace dump: a missing FILE is said as trace dump" 1 - "fpulab trace dump: $work/none.trace: No such file or directory" -- "$fpulab" trace dump "$work/none.trace"
+check "trace info: an option is said as trace info" 2 - "fpulab trace info: takes no option, got '--x'" -- "$fpulab" trace info --x
+check "trace record: a bad --fp-use is said as trace record" 2 - "fpulab trace record: --fp-use: 'x' is not every-return or evidence" -- "$fpulab" trace record -o "$work/r.trace" --fp-use x
 check "trace synth --switches 0: out of range" 2 - "--switches: 0 is out of range" -- "$fpulab" trace synth boot -o "$work/x" --switches 0
 echo precious > "$work/afile"
 check "trace synth --xcr0 with a supervisor bit (PT): a usage error" 2 - "--xcr0: '0x107' is not a mask with bit 0 (x87) within the XCR0 bits x86 defines (0x602ff)" -- "$fpulab" trace synth boot -o "$work/x" --xcr0 0x107

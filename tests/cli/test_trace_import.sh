@@ -144,7 +144,7 @@ sed -e '2s/ load: 1 / initialized: 1 /' "$fx/signal.txt" > "$work/old.txt"
 bad "x86_fpu events of a kernel before 5.2 (no load: field): refused" "$work/old.txt" "line 2: x86_fpu:x86_fpu_regs_deactivated: x86_fpu event without a load: field (Linux before 5.2"
 : > "$work/empty.txt"
 bad "an empty recording: refused" "$work/empty.txt" "no events in the recording (0 lines)"
-check "import from standard input needs -o" 2 - "import from standard input needs -o FILE" -- "$fpulab" trace import -
+check "import from standard input needs -o, said as trace import" 2 - "fpulab trace import: standard input (-) needs -o FILE" -- "$fpulab" trace import -
 check "a missing input" 1 - "nothing.txt: No such file or directory" -- "$fpulab" trace import "$work/nothing.txt" -o "$work/x.trace"
 
 # ---- the inputs ----
