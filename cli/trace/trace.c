@@ -40,7 +40,9 @@ static void usage(FILE *f)
 		"seconds (default 5), and imports it (docs/linux-traces.md); record --check only\n"
 		"says whether recording works here (exit 0) or why not (exit 1). Exit status\n"
 		"otherwise: 0 ok; 1 an input unreadable or refused (nothing is written); 2 usage\n"
-		"error (also an -o that cannot be made, or one that names an input). Workloads:\n",
+		"error (also an -o that cannot be made, or one that names an input); 130 record\n"
+		"interrupted by SIGINT (what perf recorded is imported; 143 SIGTERM, 129 SIGHUP).\n"
+		"Workloads:\n",
 		SWITCHES_DEFAULT, SWITCHES_MAX);
 	const char *const *names = trace_workloads();
 	for (int i = 0; names[i]; i++)

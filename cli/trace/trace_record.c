@@ -173,7 +173,13 @@ static int preflight(bool *sigreturn)
 	return 0;
 }
 
-/* perf record's argument vector (malloc'ed; the strings are not). */
+/*
+ * perf record's argument vector (malloc'ed; the strings are not). With CMD
+ * and --seconds, CMD runs under timeout(1), which stops it (SIGINT, as ^C)
+ * N s after it starts: perf starts CMD only once it records, a second or
+ * more after perf itself starts, so a clock started with perf recorded that
+ * much less than N s.
+ */
 static char **record_argv(const struct record_opts *o, const char *data, bool sigreturn, char *secs)
 {
 	size_t n = 0, ncmd = 0;
@@ -181,7 +187,7 @@ static char **record_argv(const struct record_opts *o, const char *data, bool si
 
 	while (o->cmd && o->cmd[ncmd])
 		ncmd++;
-	v = calloc(8 + 2 * NEVENTS + ncmd + 4, sizeof(*v));
+	v = calloc(8 + 2 * NEVENTS + ncmd + 8, sizeof(*v));
 	if (!v)
 		return NULL;
 	v[n++] = (char *)perf_binary();
@@ -198,6 +204,12 @@ static char **record_argv(const struct record_opts *o, const char *data, bool si
 	v[n++] = "-o";
 	v[n++] = (char *)data;
 	v[n++] = "--";
+	if (ncmd && o->seconds) {
+		v[n++] = "timeout";
+		v[n++] = "-s";
+		v[n++] = "INT";
+		v[n++] = secs;
+	}
 	if (ncmd) {
 		memcpy(v + n, o->cmd, ncmd * sizeof(*v));
 	} else {
@@ -207,29 +219,52 @@ static char **record_argv(const struct record_opts *o, const char *data, bool si
 	return v;
 }
 
-/* Wait for perf record; with CMD and --seconds, stop it (SIGINT, as ^C) after them
- * (*@stopped then). */
-static int wait_record(struct tool *t, const struct record_opts *o, bool *stopped)
+/* The signal (SIGINT, SIGTERM, SIGHUP) that asked trace record to stop; 0: none. */
+static volatile sig_atomic_t stop_signal;
+
+static void on_stop_signal(int sig)
 {
-	struct timespec start, now, tick = { 0, 50 * 1000 * 1000 };
+	stop_signal = sig;
+}
+
+/*
+ * Wait for perf record. A stop signal to us is passed on as SIGINT, as ^C
+ * would: perf stops its workload, writes what it recorded and exits, and
+ * the recording so far is still imported (nothing is lost, none of them
+ * outlives us).
+ */
+static int wait_record(struct tool *t)
+{
+	struct timespec tick = { 0, 20 * 1000 * 1000 };
+	bool passed_on = false;
 	int status;
 
-	clock_gettime(CLOCK_MONOTONIC, &start);
 	for (;;) {
-		pid_t p = waitpid(t->pid, &status, o->cmd && o->seconds ? WNOHANG : 0);
+		pid_t p = waitpid(t->pid, &status, WNOHANG);
 		if (p == t->pid)
 			break;
 		if (p < 0 && errno != EINTR)
 			return -1;
-		clock_gettime(CLOCK_MONOTONIC, &now);
-		if (p == 0 && !*stopped && (uint64_t)(now.tv_sec - start.tv_sec) >= o->seconds) {
+		if (stop_signal && !passed_on) {
 			kill(t->pid, SIGINT);
-			*stopped = true;
+			passed_on = true;
 		}
 		nanosleep(&tick, NULL);
 	}
 	t->pid = -1;
 	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+/* Catch the stop signals while perf records (@on), or restore them. */
+static void catch_stop_signals(bool on)
+{
+	static struct sigaction old[3];
+	static const int sigs[3] = { SIGINT, SIGTERM, SIGHUP };
+	struct sigaction sa = { .sa_handler = on_stop_signal };
+
+	sigemptyset(&sa.sa_mask);
+	for (int i = 0; i < 3; i++)
+		sigaction(sigs[i], on ? &sa : &old[i], on ? &old[i] : NULL);
 }
 
 /* perf record failed: say why, with the fix where its message says which. */
@@ -247,44 +282,60 @@ static void record_failed(int st, const char *msg)
 		msg[0] ? ":\n" : "", msg);
 }
 
+/* Why perf's run ended, on stderr, when it was not CMD's (or sleep's) plain exit 0. */
+static void say_how_it_ended(const struct record_opts *o, int st, const char *msg)
+{
+	const char *what = o->cmd ? o->cmd[0] : "sleep";
+
+	if (stop_signal)
+		fprintf(stderr,
+			"fpulab trace record: interrupted (%s): perf stopped %s; the recording so "
+			"far is imported\n",
+			stop_signal == SIGINT ? "SIGINT" : stop_signal == SIGTERM ? "SIGTERM" : "SIGHUP",
+			what);
+	else if (o->cmd && o->seconds && st == 124)
+		fprintf(stderr,
+			"fpulab trace record: %s stopped after %llu s (--seconds); the recording "
+			"is imported\n",
+			what, (unsigned long long)o->seconds);
+	else if (st != 0)
+		fprintf(stderr,
+			"fpulab trace record: note: %s exited with status %d; the recording "
+			"is imported\n",
+			what, st);
+	if (strstr(msg, "lost"))
+		fprintf(stderr, "fpulab trace record: perf says it lost events; the trace is "
+				"marked lossy\n");
+}
+
 /* Record into @data. Return: 0, or 1 after saying why not. */
 static int record(const struct record_opts *o, const char *data, bool sigreturn)
 {
 	char secs[32], msg[2048];
 	struct tool t;
 	char err[512];
-	bool stopped = false;
 	int st;
 
 	snprintf(secs, sizeof(secs), "%llu",
 		 (unsigned long long)(o->seconds ? o->seconds : SECONDS_DEFAULT));
 	char **argv = record_argv(o, data, sigreturn, secs);
+	catch_stop_signals(true);
 	if (!argv || tool_start(&t, argv, 0, err, sizeof(err))) {
+		catch_stop_signals(false);
 		fprintf(stderr, "fpulab trace record: %s\n", argv ? err : "out of memory");
 		free(argv);
 		return 1;
 	}
 	free(argv);
-	st = wait_record(&t, o, &stopped);
+	st = wait_record(&t);
+	catch_stop_signals(false);
 	tool_stderr(&t, msg, sizeof(msg));
 	tool_free(&t);
 	if (st != 0 && (!strstr(msg, "Captured and wrote") || access(data, R_OK))) {
 		record_failed(st, msg);
 		return 1;
 	}
-	if (stopped)
-		fprintf(stderr,
-			"fpulab trace record: %s stopped after %llu s (--seconds); the recording "
-			"is imported\n",
-			o->cmd[0], (unsigned long long)o->seconds);
-	else if (st != 0)
-		fprintf(stderr,
-			"fpulab trace record: note: %s exited with status %d; the recording "
-			"is imported\n",
-			o->cmd ? o->cmd[0] : "sleep", st);
-	if (strstr(msg, "lost"))
-		fprintf(stderr, "fpulab trace record: perf says it lost events; the trace is "
-				"marked lossy\n");
+	say_how_it_ended(o, st, msg);
 	return 0;
 }
 
@@ -345,7 +396,7 @@ static int parse_args(int argc, char **argv, struct record_opts *o)
 			return 2;
 	}
 	if (!o->out && !o->check)
-		return usage_error("trace record", "record needs -o FILE");
+		return usage_error("trace record", "needs -o FILE");
 	return 0;
 }
 
@@ -394,5 +445,5 @@ int cmd_trace_record(int argc, char **argv)
 		rmdir(dir);
 	}
 	free(data);
-	return rc;
+	return rc ? rc : stop_signal ? 128 + stop_signal : 0;
 }

@@ -239,6 +239,44 @@ has "record: --seconds N records sleep N" recperf.args "-- sleep 1"
 FPULAB_PERF=$work/recperf FPULAB_TRACEFS=$work/tfs check "record: perf refusing for want of privilege: said so, with the fix" 1 - "perf record failed (exit status 255) (no privilege: run it as root, or sysctl -w kernel.perf_event_paranoid=-1)" -- "$fpulab" trace record -o "$work/r.trace" -- true
 has "record: -- CMD ARGS runs them under perf" recperf.args "-- true"
 holds "record: nothing written when perf fails" test ! -e "$work/r.trace"
+# A fake perf that records: it runs the workload after --, and on SIGINT (as ^C) stops it
+# and writes its data as perf does; perf script prints the signal fixture.
+cat > "$work/fr" << EOF
+#!/bin/sh
+[ "\$1" = script ] && { cat "$fx/signal.txt"; exit 0; }
+echo "\$*" > "$work/fr.args"
+while [ \$# -gt 0 ] && [ "\$1" != -- ]; do [ "\$1" = -o ] && data=\$2; shift; done
+shift
+echo "\$data" > "$work/fr.data"
+done_() { printf 'PERFILE2' > "\$data"; echo "[ perf record: Captured and wrote 0.1 MB \$data ]" >&2; }
+trap 'echo SIGINT > "$work/fr.got"; kill \$child; wait \$child; done_; exit 0' INT
+"\$@" & child=\$!
+wait \$child
+st=\$?
+done_
+exit \$st
+EOF
+chmod +x "$work/fr"
+if [ "$(id -u)" = 0 ] || [ "$(cat /proc/sys/kernel/perf_event_paranoid)" -le -1 ]; then
+	FPULAB_PERF=$work/fr FPULAB_TRACEFS=$work/tfs "$fpulab" trace record -o "$work/int.trace" -- sleep 37 > "$work/out" 2> "$work/err" &
+	p=$!
+	for _ in $(seq 100); do [ -e "$work/fr.data" ] && break; sleep 0.05; done
+	sleep 0.2
+	kill -INT "$p"
+	wait "$p"
+	rc=$?
+	if [ "$rc" = 130 ] && grep -q "interrupted (SIGINT): perf stopped sleep; the recording so far is imported" "$work/err" &&
+		[ -s "$work/fr.got" ] && "$fpulab" trace info "$work/int.trace" > /dev/null 2>&1 &&
+		[ ! -e "$(dirname "$(cat "$work/fr.data")")" ] && ! pgrep -f "sleep 37" > /dev/null; then
+		ok "record: SIGINT to fpulab alone: passed on to perf, which stops CMD; what it recorded is imported, its folder removed, exit 130"
+	else
+		not_ok "record: SIGINT to fpulab alone: passed on to perf, what it recorded imported, exit 130" "exit $rc" "$(cat "$work/err")" "perf got: $(cat "$work/fr.got" 2> /dev/null)" "left: $(dirname "$(cat "$work/fr.data")")"
+	fi
+	FPULAB_PERF=$work/fr FPULAB_TRACEFS=$work/tfs check "record: --seconds N with CMD: CMD under timeout -s INT N, said as stopped" 0 - "sleep stopped after 1 s (--seconds); the recording is imported" -- "$fpulab" trace record -o "$work/sec.trace" --seconds 1 -- sleep 5
+	has "record: ... the clock starts with CMD, once perf records" fr.args "-- timeout -s INT 1 sleep 5"
+else
+	skips 3 "record: a fake perf that records" "needs root or perf_event_paranoid -1"
+fi
 if [ "$(id -u)" = 0 ] && command -v setpriv > /dev/null && [ "$(cat /proc/sys/kernel/perf_event_paranoid)" -gt -1 ]; then
 	cp "$fpulab" "$work/fpulab-copy" && chmod 755 "$work" "$work/fpulab-copy"
 	check "record: not root, perf_event_paranoid above -1: said so, with the fix" 1 - "recording tracepoints system-wide needs root, or kernel.perf_event_paranoid at -1" -- setpriv --reuid=65534 --regid=65534 --clear-groups "$work/fpulab-copy" trace record -o /tmp/never.trace --seconds 1
@@ -253,7 +291,7 @@ if [ "$(id -u)" = 0 ] || [ "$(cat /proc/sys/kernel/perf_event_paranoid)" -le -1 
 else
 	skip "record --check: what recording needs is here" "needs root or perf_event_paranoid -1"
 fi
-check "record: -o is required" 2 - "record needs -o FILE" -- "$fpulab" trace record --seconds 1
+check "record: -o is required" 2 - "fpulab trace record: needs -o FILE" -- "$fpulab" trace record --seconds 1
 check "record: -o in a missing folder: refused before anything runs, exit 2" 2 - "fpulab trace record: -o $work/none/r.trace: cannot create a file in $work/none: No such file or directory" -- "$fpulab" trace record -o "$work/none/r.trace" -- touch "$work/ran"
 mkdir -p "$work/pdir"
 check "record: --perf-data a directory (perf would rename it): exit 2 before anything runs" 2 - "fpulab trace record: --perf-data $work/pdir: is a directory" -- "$fpulab" trace record -o "$work/r.trace" --perf-data "$work/pdir" -- touch "$work/ran"
