@@ -84,6 +84,38 @@ static char *said(const char *log, const char *prefix, bool echo)
 }
 
 /* `fpulab replay @trace` under every policy, its JSON rows into @rows. 0, or -1 with *@why. */
+/*
+ * The replay rows of every Linux trace already in @rows (from --from): the
+ * workload replayed now, @trace, takes their place, said on stderr.
+ */
+static void drop_linux_replays(json_t *rows, const char *trace)
+{
+	json_t *linux_traces = json_object(), *row;
+	size_t i, dropped = 0;
+
+	json_array_foreach(rows, i, row)
+	{
+		const char *t = result_str(row, "trace", NULL);
+		if (t && !strcmp(result_str(row, "policy", ""), "linux (recorded)"))
+			json_object_set_new(linux_traces, t, json_true());
+	}
+	for (i = json_array_size(rows); i-- > 0;) {
+		const char *t = result_str(json_array_get(rows, i), "trace", NULL);
+		if (t && json_object_get(linux_traces, t) &&
+		    !strcmp(result_str(json_array_get(rows, i), "experiment", ""), "replay")) {
+			json_array_remove(rows, i);
+			dropped++;
+		}
+	}
+	if (dropped)
+		fprintf(stderr,
+			"fpulab report: %s replaces the Linux workload given with --from (%zu "
+			"replay row%s of %zu trace%s left out)\n",
+			trace, dropped, dropped == 1 ? "" : "s", json_object_size(linux_traces),
+			json_object_size(linux_traces) == 1 ? "" : "s");
+	json_decref(linux_traces);
+}
+
 static int replay_rows(const char *trace, const char *dir, json_t *rows, char **why)
 {
 	char *out = xasprintf("%s/replay.json", dir), *log = xasprintf("%s/replay.log", dir);
@@ -98,6 +130,7 @@ static int replay_rows(const char *trace, const char *dir, json_t *rows, char **
 	int st = run_logged(argv, log);
 	json_t *got = st == 0 ? result_file_load(out, err, sizeof(err)) : NULL;
 	if (got) {
+		drop_linux_replays(rows, trace);
 		json_array_extend(rows, got);
 		json_decref(got);
 	} else {

@@ -96,6 +96,12 @@ expect "... the note says so" "$work/ls" 'the signal frames and the window start
 "$fpulab" report --from "$work/fee.json" > "$work/lf" 2> "$work/e"
 expect "--from a Linux replay's rows: the Linux claims from them" "$work/lf" '^002 +50K #NM saved in a compile, recorded Linux .* 29 \.\. 1 #NM saved'
 if grep -q replaying "$work/e"; then not_ok "... nothing replayed again" "$(cat "$work/e")"; else ok "... nothing replayed again"; fi
+# --from a Linux replay's rows and --linux-trace another: the one named now replaces them
+"$fpulab" report --from "$work/fee.json" --linux-trace "$work/sig.trace" > "$work/lfs" 2> "$work/e"
+expect "--from Linux rows and --linux-trace: the rows of the trace named now" "$work/lfs" \
+	'^002 +Linux restores eagerly .* yes +recorded Linux workload +Linux 3 saves, 9 restores; deferred'
+expect "... and the ones --from gave left out, said so" "$work/e" \
+	'fpulab report: .*sig\.trace replaces the Linux workload given with --from \([0-9]+ replay rows of 1 trace left out\)'
 # a lossy recording says so in each row's source
 "$fpulab" trace import "$here/fixtures/linux/lost.txt" -o "$work/lost.trace" > /dev/null
 "$fpulab" report --from "$fx/report-context-switch.json" --linux-trace "$work/lost.trace" > "$work/ll" 2> /dev/null
