@@ -397,6 +397,8 @@ static const char *const not_identity[] = {
 };
 /* Prefixes of per-run keys: replay's control policy and its ratios to the best. */
 static const char *const not_identity_prefixes[] = { "control_", "vs_", "work_vs_", NULL };
+/* Figures that name the configuration: replay --sweep's x (the cost charged, ns). */
+static const char *const identity_reals[] = { "sweep_ns", NULL };
 /* Integers that name the configuration (a sweep's x axis, the CPUs used). */
 static const char *const identity_numbers[] = {
 	"cpus", "tasks", "threads", "fp_slices", "slices", "fpu_counter", "bytes", "kb", NULL,
@@ -439,7 +441,7 @@ static bool identity_key(const json_t *row, const char *key, const json_t *v)
 {
 	if (in(not_identity, key) || prefixed(not_identity_prefixes, key))
 		return false;
-	return json_is_string(v) ||
+	return json_is_string(v) || (json_is_number(v) && in(identity_reals, key)) ||
 	       (json_is_integer(v) && in(identity_numbers, key) && !lab_count(row, key));
 }
 
@@ -462,6 +464,8 @@ static char *identity(const json_t *row, bool label)
 			next = xasprintf("%s %s", s, text);
 		else if (text)
 			next = xasprintf("%s %s=%s", s, key, text);
+		else if (!json_is_integer(v))
+			next = xasprintf("%s %s=%g", s, key, json_number_value(v));
 		else
 			next = xasprintf("%s %s=%" JSON_INTEGER_FORMAT, s, key,
 					 json_integer_value(v));

@@ -237,6 +237,8 @@ static void sweep_rows(const struct trace_replay *tr, const double *y, bool rang
 			json_object_set_new(r, "trace", json_string(tr->path));
 			json_object_set_new(r, "sweep", json_string(o->sweep.param));
 			json_object_set_new(r, "sweep_ns", json_real(x));
+			json_object_set_new(r, "source", json_string(tr->ti.source));
+			json_object_set_new(r, "repeats", json_integer((json_int_t)o->repeat));
 			/* the total at the medians' counts: one figure, no range of runs */
 			result_put_stats(r, "ns_per_switch", json_real(y[p * SWEEP_POINTS + i]),
 					 NULL, NULL);

@@ -107,6 +107,14 @@ ends=$(grep '^replay ' "$work/rc6" | awk '{ match($0, / [0-9]+\.[0-9][0-9][0-9] 
 	ok "a configuration longer than its column: every row's ratio ends under the B/A heading" ||
 	not_ok "a configuration longer than its column: every row's ratio ends under the B/A heading" "$(grep -E '^(configuration|replay) ' "$work/rc6")"
 
+# replay --sweep's rows: native figures, one configuration per policy and point
+"$fpulab" replay "$work/pp" --policy eager,lazy --repeat 1 --sweep trap=50..2000 --format json --output "$work/sw.json" 2> "$work/err"
+"$fpulab" compare "$work/sw.json" "$work/sw.json" > "$work/rcs" 2> "$work/e"
+rc=$?
+[ "$rc" = 0 ] && ok "a replay --sweep file against itself: exit 0" || not_ok "a replay --sweep file against itself: exit 0" "exit $rc" "$(cat "$work/e")"
+expect "... each point its own configuration, none changed" "$work/rcs" '^# 25 configurations in both: 0 worse, 0 better, 25 no real difference; only in A: 0, only in B: 0$'
+expect "... the point in the configuration" "$work/rcs" '^replay-sweep lazy pingpong-one pp trap sweep_ns=2000 '
+
 # `fpulab host` rows as host wrote them before the schema (their run count is "runs")
 printf '%s\n' '{"experiment": "host unlink", "source": "host-linux", "tasks": 1, "mode": "threads", "ops": 2000, "runs": 2, "runtime_ms_median": 100.0, "runtime_ms_min": 90.0, "runtime_ms_max": 110.0}' > "$work/hu-a.json"
 sed 's/100\.0/150.0/; s/90\.0/140.0/; s/110\.0/160.0/' "$work/hu-a.json" > "$work/hu-b.json"
