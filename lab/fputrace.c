@@ -14,6 +14,17 @@
  * task blocked again before fpu_return_to_user()). A return to ring 3 is
  * no event: the next event on the CPU carries the returned flag.
  *
+ * While recording, each libfpu hook runs with its events as one step, one
+ * CPU at a time (fputrace_step_begin/end around them at each call site):
+ * replay runs the hooks in the order of their events, and the hooks share
+ * state between CPUs (adaptive's newcomers' prior, each CPU's calm and
+ * hold_gain; the holders of state left unsaved). Without the steps, QEMU
+ * TCG switching vCPUs in the middle of a hook let a hook read what one
+ * stamped before it had not yet written: replayed, adaptive once made 11
+ * saves and 31 restores where the lab had made 90 and 111 (docs/trace.md).
+ * A CPU waiting for the step serves interrupts: the step's owner may be
+ * waiting for a flush IPI it sent to that CPU, which belongs to its step.
+ *
  * A full buffer stops all recording: the first number that found no room
  * is kept (lost), and the host keeps only the events below it, an unbroken
  * prefix of the run.
@@ -45,6 +56,8 @@ static uint64_t region_bytes;
 static uint32_t cap; /* events per CPU */
 static uint32_t seq, lost, max_task;
 static volatile bool recording;
+static int step_owner;          /* the CPU in a step, + 1; 0: none */
+static unsigned int step_depth; /* its nesting (only the owner writes it) */
 
 bool fputrace_enabled(void)
 {
@@ -125,6 +138,34 @@ static int64_t emit(struct trace_cpu *t, unsigned int type, uint16_t task, uint1
 		t->ret_pending = false;
 	}
 	return t->n++;
+}
+
+bool fputrace_step_begin(void)
+{
+	if (!READ_ONCE(recording))
+		return false;
+	struct cpu *c = this_cpu();
+	int me = (int)c->id + 1, none = 0;
+	if (__atomic_load_n(&step_owner, __ATOMIC_RELAXED) == me) {
+		step_depth++;
+		return true;
+	}
+	bool window = !irqs_enabled() && !c->in_irq;
+	while (!__atomic_compare_exchange_n(&step_owner, &none, me, false, __ATOMIC_ACQUIRE,
+					    __ATOMIC_RELAXED)) {
+		none = 0;
+		if (window)
+			irq_window(); /* a flush IPI the owner waits for */
+		cpu_relax();
+	}
+	step_depth = 1;
+	return true;
+}
+
+void fputrace_step_end(bool began)
+{
+	if (began && --step_depth == 0)
+		__atomic_store_n(&step_owner, 0, __ATOMIC_RELEASE);
 }
 
 static struct trace_cpu *here(void)

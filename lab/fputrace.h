@@ -25,6 +25,17 @@ void fputrace_stop(void);
 /* After the run's result record: print the trace record, wait for the host's ack. */
 void fputrace_handoff(void);
 
+/*
+ * A libfpu hook and the events it records, as one step while recording:
+ * fputrace_step_begin() before the event's stamp, fputrace_step_end() with
+ * what it returned after the hook. Steps run one at a time over all CPUs, so
+ * the hooks read and write what they share between CPUs in the order of
+ * their events, as replay runs them (fputrace.c). Nested steps on one CPU
+ * are one step. Nothing happens unless recording.
+ */
+bool fputrace_step_begin(void);
+void fputrace_step_end(bool began);
+
 /* Events; each does nothing unless recording. */
 void fputrace_switch(struct task *prev, struct task *next); /* before fpu_switch() */
 void fputrace_use(void);                                    /* libfpu's trace_use */

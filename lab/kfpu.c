@@ -19,14 +19,18 @@ extern char __kernel_start[];
 /* kernel_fpu_begin/end, recorded in a trace (fputrace.c). */
 static void kfpu_begin(void)
 {
+	bool step = fputrace_step_begin();
 	fputrace_kfpu(true);
 	kernel_fpu_begin();
+	fputrace_step_end(step);
 }
 
 static void kfpu_end(void)
 {
+	bool step = fputrace_step_begin();
 	kernel_fpu_end();
 	fputrace_kfpu(false);
+	fputrace_step_end(step);
 }
 
 static int avx2 = -1; /* unknown yet; racing first callers compute the same value */

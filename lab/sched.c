@@ -204,8 +204,10 @@ static void context_switch(struct cpu *c, struct task *prev, struct task *next)
 	next->on_cpu = 1;
 	next->state = TASK_RUNNING;
 
+	bool step = fputrace_step_begin();
 	fputrace_switch(prev, next);
 	fpu_switch(user_fpu(prev), user_fpu(next));
+	fputrace_step_end(step);
 	if (next->user)
 		count_switch_in(c, next, fs->prefetches != prefetches);
 	if (READ_ONCE(timer_whole_slices))
@@ -259,8 +261,10 @@ void migrate_to(unsigned int cpu)
 	t->cpu = (int)cpu;
 	this_cpu()->migrations++;
 	if (t->user) {
+		bool step = fputrace_step_begin();
 		fputrace_migrate(t, cpu);
 		fpu_task_migrated(&t->fpu);
+		fputrace_step_end(step);
 	}
 	schedule();
 }
@@ -280,8 +284,10 @@ void exit_to_user(void)
 		while (this_cpu()->need_resched)
 			schedule();
 	} while (signal_work(t));
+	bool step = fputrace_step_begin();
 	fputrace_return_to_user();
 	fpu_return_to_user(&t->fpu);
+	fputrace_step_end(step);
 }
 
 void task_first_run(struct task *prev)
@@ -303,8 +309,10 @@ noreturn void task_exit(void)
 	struct task *t = current_task();
 	if (t->user) {
 		signal_task_exit(t);
+		bool step = fputrace_step_begin();
 		fputrace_exit(t);
 		fpu_task_exit(&t->fpu);
+		fputrace_step_end(step);
 	}
 	if (t->exit_sem)
 		sem_up(t->exit_sem);

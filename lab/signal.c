@@ -215,8 +215,10 @@ static void deliver(struct task *t)
 			"signal frame of %lu bytes does not fit on the user stack (RSP 0x%lx, stack 0x%lx..0x%lx)",
 			f->rsp - ret, f->rsp, ustack_base(t), t->ustack_top);
 
+	bool step = fputrace_step_begin();
 	fputrace_export(t);
 	n = fpu_sigframe_save(&t->fpu, t->sigbuf, fsz);
+	fputrace_step_end(step);
 	if (n != (int)fsz)
 		panic("fpu_sigframe_save: %s", xstate_strerror(n));
 	window();
@@ -232,8 +234,10 @@ static void deliver(struct task *t)
 	s->pad = 0;
 	*(uint64_t *)ret = (uint64_t)sigreturn_trampoline;
 
+	step = fputrace_step_begin();
 	fputrace_reset(t);
 	fpu_task_reset(&t->fpu);
+	fputrace_step_end(step);
 	t->in_handler = true;
 	f->rip = t->sig_handler;
 	f->rdi = t->sig_arg;
@@ -267,9 +271,11 @@ void sys_sigreturn(struct trap_frame *f)
 	len = t->ustack_top - fp < fsz ? t->ustack_top - fp : fsz;
 	memcpy(t->sigbuf, (const void *)fp, len);
 	window();
+	bool step = fputrace_step_begin();
 	int64_t at = fputrace_import_begin(t);
 	err = fpu_sigframe_restore(&t->fpu, t->sigbuf, len);
 	fputrace_import_end(at, t, FPULAB_EVF_SIGFRAME, err);
+	fputrace_step_end(step);
 	if (err)
 		kill_task(t, "sigreturn: FPU frame refused: %s", xstate_strerror(err));
 
@@ -368,8 +374,10 @@ long sys_ptrace_get(uint64_t slot, uint64_t buf, uint64_t len, uint64_t info)
 		cpu_relax();
 	}
 	me->tracee = t;
+	bool step = fputrace_step_begin();
 	fputrace_export(t);
 	n = fpu_export_std(&t->fpu, (void *)buf, len);
+	fputrace_step_end(step);
 	if (n < 0)
 		panic("fpu_export_std: %s", xstate_strerror(n));
 	COUNT(ptrace_reads);
@@ -392,9 +400,11 @@ long sys_ptrace_set(uint64_t slot, uint64_t buf, uint64_t len)
 			err = XSTATE_E_INVAL;
 		} else {
 			memcpy(me->sigbuf, (const void *)buf, len); /* then validate our copy */
+			bool step = fputrace_step_begin();
 			int64_t at = fputrace_import_begin(t);
 			err = fpu_import_std(&t->fpu, me->sigbuf, len);
 			fputrace_import_end(at, t, 0, (int)err);
+			fputrace_step_end(step);
 			if (!err)
 				COUNT(ptrace_writes);
 		}

@@ -3,6 +3,7 @@
 #include "trap.h"
 #include "apic.h"
 #include "cpu.h"
+#include "fputrace.h"
 #include "io.h"
 #include "lab.h"
 #include "signal.h"
@@ -51,7 +52,9 @@ void trap_dispatch(struct trap_frame *f)
 	if (f->vector == VEC_NM && from_user(f) && costs_nm_probe()) {
 		/* the costs experiment's #NM: TS cleared, nothing else */
 	} else if (f->vector == VEC_NM && from_user(f)) {
+		bool step = fputrace_step_begin(); /* its use event is stamped inside */
 		fpu_handle_nm(&c->current->fpu);
+		fputrace_step_end(step);
 	} else if (f->vector == 2 && watchdog_nmi()) {
 		/* not reached: the watchdog restarted the kernel */
 	} else if (f->vector < 32) {
