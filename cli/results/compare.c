@@ -153,18 +153,25 @@ static json_t *runs_or_null(const json_t *row)
 	return n > 0 ? json_integer(n) : json_null();
 }
 
-/* The per-event costs of a replay row, each paired with the count it is charged on. */
-static const struct {
+/*
+ * The costs a replay row's total charges, each paired with the count it is
+ * charged on: the per-event costs, and for the oracle (whose total is its
+ * saves and restores at the batch costs replay measured) the batch costs.
+ */
+struct charged {
 	const char *cost, *count;
-} event_costs[] = {
-	{ "trap_ns", "nm_traps" },
-	{ "cr0_ns", "ts_writes" },
-	{ "ipi_ns", "flush_ipis" },
+	bool oracle_only;
+};
+static const struct charged event_costs[] = {
+	{ "trap_ns", "nm_traps", false },     { "cr0_ns", "ts_writes", false },
+	{ "ipi_ns", "flush_ipis", false },    { "save_ns", "saves", true },
+	{ "restore_ns", "restores", true },
 };
 
 /*
  * A replay row's total per switch is its native figure plus its counts at
- * the per-event costs it was given; where B was given other costs than A,
+ * the per-event costs it was given (the oracle's: its counts at the batch
+ * costs, measured by each replay); where B was given other costs than A,
  * its figure is moved to what it would read at A's (B's counts x A's costs),
  * so the ratio compares what the policies did, not the costs. Returns the
  * costs that differed ("trap_ns B 1000 -> A 62.6"), "" when none or not a replay
@@ -177,7 +184,10 @@ static char *reprice_at_a(const json_t *ra, const json_t *rb, struct result_figu
 
 	if (strcmp(fb->key, "ns_per_switch") || !(sw > 0))
 		return s;
+	bool oracle = !strcmp(result_str(rb, "policy", ""), "oracle");
 	for (size_t i = 0; i < sizeof(event_costs) / sizeof(event_costs[0]); i++) {
+		if (event_costs[i].oracle_only && !oracle)
+			continue;
 		json_t *ca = json_object_get(ra, event_costs[i].cost);
 		json_t *cb = json_object_get(rb, event_costs[i].cost);
 		json_t *n = json_object_get(rb, event_costs[i].count);
@@ -366,7 +376,8 @@ static int compare_files(const char *pa, const char *pb, double threshold, struc
 		output_comment(o,
 			       "%zu replay row%s given other per-event costs in B: B's figures at "
 			       "A's costs (B's #NM traps, TS writes and IPIs at A's trap, CR0 and "
-			       "IPI ns), so B/A compares what the policies did",
+			       "IPI ns; the oracle's saves and restores at A's batch costs), so B/A "
+			       "compares what the policies did",
 			       t->repriced, plural(t->repriced));
 	rc = 0;
 out:

@@ -115,6 +115,14 @@ rc=$?
 expect "... each point its own configuration, none changed" "$work/rcs" '^# 25 configurations in both: 0 worse, 0 better, 25 no real difference; only in A: 0, only in B: 0$'
 expect "... the point in the configuration" "$work/rcs" '^replay-sweep lazy pingpong-one pp trap sweep_ns=2000 '
 
+# the oracle's total is its saves and restores at the batch costs each replay measures: B's at A's
+printf '%s\n' '{"experiment": "replay", "policy": "oracle", "workload": "w", "trace": "t.trace", "source": "native", "unit": "ns per switch", "repeats": 1, "switches": 1000, "saves": 100, "restores": 200, "ns_per_switch_median": 31.0, "ns_per_switch_min": null, "ns_per_switch_max": null, "save_ns": 50.0, "restore_ns": 130.0}' > "$work/oa.json"
+sed 's/"ns_per_switch_median": 31.0/"ns_per_switch_median": 37.0/; s/"restore_ns": 130.0/"restore_ns": 160.0/' "$work/oa.json" > "$work/ob.json"
+"$fpulab" compare "$work/oa.json" "$work/ob.json" > "$work/rco" 2> "$work/e"
+rc=$?
+[ "$rc" = 0 ] && ok "the oracle at another batch restore cost: not worse (exit 0)" || not_ok "the oracle at another batch restore cost: not worse (exit 0)" "exit $rc" "$(cat "$work/rco")"
+expect "... B's oracle at A's batch costs: 37.0 - 200 x 30 / 1000 = 31.0" "$work/rco" "^replay oracle w t.trace +31.0 +1 +31.0 +1 +1.000 +same +B at A's costs \(restore_ns B 160 -> A 130\)"
+
 # `fpulab host` rows as host wrote them before the schema (their run count is "runs")
 printf '%s\n' '{"experiment": "host unlink", "source": "host-linux", "tasks": 1, "mode": "threads", "ops": 2000, "runs": 2, "runtime_ms_median": 100.0, "runtime_ms_min": 90.0, "runtime_ms_max": 110.0}' > "$work/hu-a.json"
 sed 's/100\.0/150.0/; s/90\.0/140.0/; s/110\.0/160.0/' "$work/hu-a.json" > "$work/hu-b.json"
