@@ -276,22 +276,32 @@ static void print_bounds(const struct trace_replay *tr)
 				  *up = row_of(tr->rows, tr->np, lo->policy);
 		if (!policy_traps(lo->policy) || !up)
 			continue;
-		const char *vu = du ? verdict(up->total, du->total) : NULL,
-			   *vl = dl ? verdict(lo->total, dl->total) : NULL;
-		char v[128];
+		if (!du || !dl) {
+			output_comment(
+				out,
+				"linux: %-12s #NM traps %" PRIu64 " (every-return) .. %" PRIu64
+				" (evidence), total %.1f .. %.1f ns per switch: no verdict, %s "
+				"not replayed (--policy %s)",
+				lo->policy, up->n.nm_traps, lo->n.nm_traps, up->total, lo->total,
+				policy_linux(), policy_linux());
+			continue;
+		}
+		const char *vu = verdict(up->total, du->total), *vl = verdict(lo->total, dl->total);
+		char v[160];
 		if (vu && vl && !strcmp(vu, vl))
 			snprintf(v, sizeof(v), "decided: %s than %s at both bounds", vu,
 				 policy_linux());
 		else
 			snprintf(v, sizeof(v),
-				 "undecided: %s than %s at every-return, %s at evidence",
-				 vu ? vu : "as costly", policy_linux(), vl ? vl : "as costly");
+				 "undecided: %s %s %s at every-return, %s at evidence",
+				 vu ? vu : "as costly", vu ? "than" : "as", policy_linux(),
+				 vl ? vl : "as costly");
 		output_comment(
 			out,
 			"linux: %-12s #NM traps %" PRIu64 " (every-return) .. %" PRIu64
 			" (evidence), total %.1f .. %.1f ns per switch (%s %.1f .. %.1f): %s",
 			lo->policy, up->n.nm_traps, lo->n.nm_traps, up->total, lo->total,
-			policy_linux(), du ? du->total : NAN, dl ? dl->total : NAN, v);
+			policy_linux(), du->total, dl->total, v);
 	}
 }
 

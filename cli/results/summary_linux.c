@@ -9,10 +9,14 @@
  */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+
+#include <fpu/fpu.h>
 
 #include "common/policy.h"
 #include "common/result_file.h"
+#include "common/util.h"
 #include "summary.h"
 
 #define LINUX_ROW "linux (recorded)"
@@ -82,6 +86,28 @@ static void both(char *buf, size_t len, const json_t *row, const char *key, cons
 	snprintf(buf, len, "%s .. %s", hi, lo);
 }
 
+/* "every policy", or the policies @rows replayed @trace under ("lazy, deferred"): malloc'ed. */
+static char *replayed_under(json_t *rows, const char *trace)
+{
+	char *names = xstrdup("");
+	bool all = true;
+
+	for (const char *const *p = fpu_policy_names(); *p; p++) {
+		if (!row_of(rows, trace, *p)) {
+			all = false;
+			continue;
+		}
+		char *next = xasprintf("%s%s%s", names, *names ? ", " : "", *p);
+		free(names);
+		names = next;
+	}
+	if (all || !*names) {
+		free(names);
+		return xstrdup(all ? "every policy" : "no policy");
+	}
+	return names;
+}
+
 /* The recording and Linux's own counts beside deferred's and the oracle's. */
 static void linux_head(FILE *out, json_t *rows, const json_t *lr, const char *trace)
 {
@@ -93,12 +119,14 @@ static void linux_head(FILE *out, json_t *rows, const json_t *lr, const char *tr
 		snprintf(procs, sizeof(procs), "%.0f process%s (forks), %.0f exec%s", forks,
 			 forks == 1 ? "" : "es", number(lr, "linux_execs"),
 			 number(lr, "linux_execs") == 1 ? "" : "s");
+	char *under = replayed_under(rows, trace);
 	fprintf(out,
-		"linux: a recorded Linux workload replayed under every policy (%s): %s, %.3f s "
+		"linux: a recorded Linux workload replayed under %s (%s): %s, %.3f s "
 		"on %.0f CPUs, %.0f switches, %s%s",
-		trace, result_str(lr, "workload", "-"), number(lr, "linux_duration_ns") / 1e9,
+		under, trace, result_str(lr, "workload", "-"), number(lr, "linux_duration_ns") / 1e9,
 		number(lr, "cpus"), number(lr, "switches"), procs,
 		json_is_true(json_object_get(lr, "linux_lossy")) ? ", LOSSY" : "");
+	free(under);
 	if (json_is_true(json_object_get(lr, "linux_lossy")))
 		fprintf(out, " (perf lost %.0f events, %.0f resyncs)",
 			number(lr, "linux_perf_lost"), number(lr, "linux_resyncs"));

@@ -171,6 +171,10 @@ expect "linux: Linux's own counts beside deferred's and the oracle's at both bou
 	"^  Linux's own: 48 saves, 49 restores; deferred 49, 50 \(\+2\.04%; window start \+1, signal frames -0, other \+0: within 3%\); oracle 41 \.\. 0 saves, 50 \.\. 1 restores \(every-return \.\. evidence bound\)$"
 expect "linux: lazy's #NM at both bounds, per 1000 processes, its share of the CPU time" "$work/s11" \
 	'^  lazy +52 \.\. 1 +52000 \.\. 1000 +[0-9.]+% \.\. [0-9.]+%$'
+"$fpulab" replay "$work/fee.trace" --repeat 1 --policy lazy,deferred --format json --output "$work/fee2.json" 2> /dev/null
+"$fpulab" summary "$work/fee2.json" > "$work/s12" 2> /dev/null
+expect "linux: a replay under two policies says which, not every policy" "$work/s12" \
+	'^linux: a recorded Linux workload replayed under lazy, deferred \(.*fee\.trace\): '
 expect "linux: eager's 0 at both" "$work/s11" '^  eager +0 \.\. 0 +0 \.\. 0 +[0-9.]+% \.\. [0-9.]+%$'
 expect "linux: the cheapest policy at each bound" "$work/s11" '^  cheapest \(total ns per switch\): (eager|lazy|lazy-counter|owner|deferred|smp-lazy|adaptive) at every-return, (eager|lazy|lazy-counter|owner|deferred|smp-lazy|adaptive) at evidence: '
 expect "... beside the replay section of the other traces" "$work/s11" '^  w +2  owner +0\.45x'

@@ -188,6 +188,9 @@ has "replay: ... other +0: the importer's window start explains all" out "other 
 has "replay: FPU cost as a share of the workload's CPU time" out "linux: FPU cost as a share of the workload's CPU time (0.005 s busy, not idle, over 2 CPUs in 0.004 s recorded; total ns per switch x 6 switches): oracle"
 has "replay: lazy's traps at both --fp-use bounds" out "linux: lazy         #NM traps 11 (every-return) .. 0 (evidence)"
 "$fpulab" replay "$work/sig.trace" --repeat 1 --policy deferred --format json > "$work/sig.json" 2> "$work/err"
+check "replay --policy lazy of a Linux trace: its bounds" 0 "linux: lazy         #NM traps 11 (every-return) .. 0 (evidence), total " - -- "$fpulab" replay "$work/sig.trace" --repeat 1 --policy lazy
+has "... no verdict without deferred" out "ns per switch: no verdict, deferred not replayed (--policy deferred)"
+if grep -q nan "$work/out"; then not_ok "... and no nan anywhere" "$(grep nan "$work/out")"; else ok "... and no nan anywhere"; fi
 has "replay --format json: the linux row and each row's cpu_time_share" sig.json '"policy": "linux (recorded)"'
 has "replay --format json: cpu_time_share" sig.json '"cpu_time_share": 0.'
 check "compare: a Linux trace's replay against itself (its linux row has nothing timed: no mixed sources)" 0 "no real difference; only in A: 0, only in B: 0" - -- "$fpulab" compare "$work/sig.json" "$work/sig.json"
