@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <libgen.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -53,6 +54,40 @@ static int open_in_place(struct output *o, const char *path)
 	return 0;
 }
 
+/*
+ * The temporary files of the outputs open now, removed if a signal ends the
+ * command before output_close(): the path keeps what it had (as after a
+ * run that wrote no row). Only where the signal would end the command (its
+ * disposition the default): a command that catches it (run, host unlink)
+ * closes its outputs itself.
+ */
+#define OUTPUT_MAX_OPEN 4
+static char *open_tmp[OUTPUT_MAX_OPEN];
+static const int end_signals[] = { SIGINT, SIGTERM, SIGHUP };
+
+static void remove_tmp_and_die(int sig)
+{
+	for (int i = 0; i < OUTPUT_MAX_OPEN; i++)
+		if (open_tmp[i])
+			unlink(open_tmp[i]);
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+static void watch_tmp(char *tmp, bool on)
+{
+	for (int i = 0; i < OUTPUT_MAX_OPEN; i++)
+		if (on ? !open_tmp[i] : open_tmp[i] == tmp) {
+			open_tmp[i] = on ? tmp : NULL;
+			break;
+		}
+	for (size_t i = 0; on && i < sizeof(end_signals) / sizeof(end_signals[0]); i++) {
+		struct sigaction old;
+		if (sigaction(end_signals[i], NULL, &old) == 0 && old.sa_handler == SIG_DFL)
+			signal(end_signals[i], remove_tmp_and_die);
+	}
+}
+
 int output_open(struct output *o, enum output_format format, const char *path, const char *cmd)
 {
 	struct stat st;
@@ -100,6 +135,7 @@ int output_open(struct output *o, enum output_format format, const char *path, c
 	o->f = fdopen(fd, "w");
 	if (!o->f)
 		abort();
+	watch_tmp(o->tmp_path, true);
 	return 0;
 }
 
@@ -457,6 +493,8 @@ int output_close(struct output *o)
 		rc = -1;
 	}
 	o->f = NULL;
+	if (o->tmp_path)
+		watch_tmp(o->tmp_path, false);
 	free(o->tmp_path);
 	free(o->target);
 	o->target = NULL;

@@ -119,4 +119,16 @@ ln -sf own.json "$work/outlink.json"
 "$fpulab" replay "$work/pp.trace" --repeat 1 --policy eager,lazy --format json --output "$work/outlink.json" > /dev/null 2> "$work/err"
 t "replay --output a symlink: the link stays, its file gets the rows and keeps its mode" \
 	[ $? = 0 -a -L "$work/outlink.json" -a "$(stat -c %a "$work/own.json")" = 640 -a "$(grep -c '"policy": "lazy"' "$work/own.json")" = 1 ]
+# ended by a signal before its rows: the old file as it was, no temporary left beside it
+# (SIGTERM: a background job of a script ignores SIGINT)
+"$fpulab" trace synth build -o "$work/big.trace" --switches 200000 > /dev/null 2>&1
+echo before > "$work/int.json"
+"$fpulab" replay "$work/big.trace" --repeat 20 --format json --output "$work/int.json" > /dev/null 2> "$work/err" &
+p=$!
+sleep 1
+kill -TERM "$p"
+wait "$p"
+rc=$?
+t "replay ended by SIGTERM: exit 143, --output as it was, no temporary file left" \
+	[ "$rc" = 143 -a "$(cat "$work/int.json")" = before -a "$(find "$work" -name 'int.json.tmp-*' | wc -l)" = 0 ]
 finish
