@@ -126,10 +126,10 @@ static int preflight(bool *sigreturn)
 
 	if (!runnable(perf)) {
 		fprintf(stderr,
-			"fpulab trace record: perf is not installed (no '%s' in PATH): install it "
+			"fpulab trace record: perf is not installed (no '%s' %s): install it "
 			"(Debian: apt-get install linux-perf; Ubuntu: apt-get install "
 			"linux-tools-$(uname -r)), or name it with FPULAB_PERF=PATH\n",
-			perf);
+			perf, strchr(perf, '/') ? "executable there" : "in PATH");
 		return -1;
 	}
 	f = fopen("/proc/sys/kernel/perf_event_paranoid", "r");
@@ -417,6 +417,11 @@ int cmd_trace_record(int argc, char **argv)
 	}
 	if (o.perf_data && record_perf_data_check(&o))
 		return 2;
+	if (o.cmd && !runnable(o.cmd[0])) { /* perf would say it in five lines */
+		fprintf(stderr, "fpulab trace record: %s: %s\n", o.cmd[0],
+			strchr(o.cmd[0], '/') ? "not an executable file" : "command not found in PATH");
+		return 2;
+	}
 	if (preflight(&sigreturn))
 		return 1;
 	if (o.check) {

@@ -16,7 +16,7 @@ check "an unknown argument: refused" 2 - "unknown argument '--bogus'" -- "$sampl
 mkdir -p "$work/r"
 : > "$work/r/linux.json"
 : > "$work/r/linux.trace"
-FPULAB_PERF=$work/none check "perf missing: why not, exit 0" 0 - "linux-sample: no Linux recording: perf is not installed (no '$work/none' in PATH)" -- "$sample" -o "$work/r"
+FPULAB_PERF=$work/none check "perf missing: why not, exit 0" 0 - "linux-sample: no Linux recording: perf is not installed (no '$work/none' executable there)" -- "$sample" -o "$work/r"
 holds "... nothing written, an earlier run's rows removed" test ! -e "$work/r/linux.json" -a ! -e "$work/r/linux.trace"
 
 if "$fpulab" trace record --check > /dev/null 2> "$work/why"; then

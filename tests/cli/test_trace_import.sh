@@ -223,7 +223,7 @@ for f in signal signal-no-sigreturn exit-sigframe fork-exec-exit kfpu hidden-tas
 done
 
 # ---- trace record: what it needs, said with the fix ----
-FPULAB_PERF=$work/none check "record: perf missing" 1 - "perf is not installed (no '$work/none' in PATH): install it (Debian: apt-get install linux-perf" -- "$fpulab" trace record -o "$work/r.trace" --seconds 1
+FPULAB_PERF=$work/none check "record: perf missing" 1 - "perf is not installed (no '$work/none' executable there): install it (Debian: apt-get install linux-perf" -- "$fpulab" trace record -o "$work/r.trace" --seconds 1
 FPULAB_PERF=$work/fakeperf FPULAB_TRACEFS=$work/notracefs check "record: tracefs not mounted" 1 - "tracefs is not mounted (no /sys/kernel/tracing/events): mount it with mount -t tracefs nodev /sys/kernel/tracing" -- "$fpulab" trace record -o "$work/r.trace" --seconds 1
 mkdir -p "$work/tfs/events/sched"
 FPULAB_PERF=$work/fakeperf FPULAB_TRACEFS=$work/tfs check "record: no x86_fpu tracepoints" 1 - "this kernel has no x86_fpu tracepoints" -- "$fpulab" trace record -o "$work/r.trace" --seconds 1
@@ -294,6 +294,7 @@ if [ "$(id -u)" = 0 ] || [ "$(cat /proc/sys/kernel/perf_event_paranoid)" -le -1 
 else
 	skip "record --check: what recording needs is here" "needs root or perf_event_paranoid -1"
 fi
+check "record: a CMD that is not there: one line, exit 2, before perf runs" 2 - "fpulab trace record: no-such-command-xyz: command not found in PATH" -- "$fpulab" trace record -o "$work/r.trace" -- no-such-command-xyz
 check "record: -o is required" 2 - "fpulab trace record: needs -o FILE" -- "$fpulab" trace record --seconds 1
 check "record: -o in a missing folder: refused before anything runs, exit 2" 2 - "fpulab trace record: -o $work/none/r.trace: cannot create a file in $work/none: No such file or directory" -- "$fpulab" trace record -o "$work/none/r.trace" -- touch "$work/ran"
 mkdir -p "$work/pdir"
