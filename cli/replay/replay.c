@@ -70,6 +70,20 @@ static void usage(FILE *f)
 		REPEAT_DEFAULT, IPI_NS_DEFAULT);
 }
 
+/* Whether @a is one of replay's options (each takes a value). */
+static bool takes_value(const char *a)
+{
+	static const char *const opts[] = {
+		"--policy", "--repeat",         "--trap-ns", "--cr0-ns", "--ipi-ns",
+		"--costs",  "--batch-costs",    "--sweep",   "--format", "--output",
+		"--plot",   "--adaptive-costs", "--insn",    NULL,
+	};
+	for (const char *const *o = opts; *o; o++)
+		if (!strcmp(*o, a))
+			return true;
+	return false;
+}
+
 static int parse_args(int argc, char **argv, struct opts *o, int *first_trace)
 {
 	*first_trace = 0;
@@ -84,11 +98,11 @@ static int parse_args(int argc, char **argv, struct opts *o, int *first_trace)
 				*first_trace = i;
 			continue;
 		}
-		if (*first_trace && *first_trace < i && argv[i - 1][0] != '-') {
-			/* options may come before or after the traces */
-		}
+		/* (options may come before or after the traces) */
 		if (!v)
-			return usage_error("replay", "%s: unknown option or missing value", a);
+			return usage_error(
+				"replay",
+				takes_value(a) ? "%s needs a value" : "unknown option '%s'", a);
 		i++;
 		if (!strcmp(a, "--policy")) {
 			o->policies = v;

@@ -9,6 +9,8 @@ set -u
 check "help trace prints trace's help" 0 "usage: fpulab trace synth" - -- "$fpulab" help trace
 check "trace synth: an unknown workload lists the known ones" 2 - "no workload 'frob' (one of: boot, build," -- "$fpulab" trace synth frob -o "$work/x"
 check "trace synth: no -o says why, as trace synth" 2 - "fpulab trace synth: needs a WORKLOAD and -o FILE|DIR" -- "$fpulab" trace synth boot
+check "replay --repeat without its value: said so" 2 - "fpulab replay: --repeat needs a value" -- "$fpulab" replay "$work/x.trace" --repeat
+check "replay: an unknown option at the end: said so" 2 - "fpulab replay: unknown option '--bogus'" -- "$fpulab" replay "$work/x.trace" --bogus
 check "trace dump: a missing FILE is said as trace dump" 1 - "fpulab trace dump: $work/none.trace: No such file or directory" -- "$fpulab" trace dump "$work/none.trace"
 check "trace info: an option is said as trace info" 2 - "fpulab trace info: takes no option, got '--x'" -- "$fpulab" trace info --x
 check "trace record: a bad --fp-use is said as trace record" 2 - "fpulab trace record: --fp-use: 'x' is not every-return or evidence" -- "$fpulab" trace record -o "$work/r.trace" --fp-use x
