@@ -163,8 +163,8 @@ struct charged {
 	bool oracle_only;
 };
 static const struct charged event_costs[] = {
-	{ "trap_ns", "nm_traps", false },     { "cr0_ns", "ts_writes", false },
-	{ "ipi_ns", "flush_ipis", false },    { "save_ns", "saves", true },
+	{ "trap_ns", "nm_traps", false },   { "cr0_ns", "ts_writes", false },
+	{ "ipi_ns", "flush_ipis", false },  { "save_ns", "saves", true },
 	{ "restore_ns", "restores", true },
 };
 
@@ -373,12 +373,13 @@ static int compare_files(const char *pa, const char *pb, double threshold, struc
 		"only in A: %zu, only in B: %zu",
 		t->common, plural(t->common), t->worse, t->better, t->same, t->only_a, t->only_b);
 	if (t->repriced)
-		output_comment(o,
-			       "%zu replay row%s given other per-event costs in B: B's figures at "
-			       "A's costs (B's #NM traps, TS writes and IPIs at A's trap, CR0 and "
-			       "IPI ns; the oracle's saves and restores at A's batch costs), so B/A "
-			       "compares what the policies did",
-			       t->repriced, plural(t->repriced));
+		output_comment(
+			o,
+			"%zu replay row%s given other per-event costs in B: B's figures at "
+			"A's costs (B's #NM traps, TS writes and IPIs at A's trap, CR0 and "
+			"IPI ns; the oracle's saves and restores at A's batch costs), so B/A "
+			"compares what the policies did",
+			t->repriced, plural(t->repriced));
 	rc = 0;
 out:
 	json_decref(a);

@@ -123,9 +123,9 @@ static void linux_head(FILE *out, json_t *rows, const json_t *lr, const char *tr
 	fprintf(out,
 		"linux: a recorded Linux workload replayed under %s (%s): %s, %.3f s "
 		"on %.0f CPUs, %.0f switches, %s%s",
-		under, trace, result_str(lr, "workload", "-"), number(lr, "linux_duration_ns") / 1e9,
-		number(lr, "cpus"), number(lr, "switches"), procs,
-		json_is_true(json_object_get(lr, "linux_lossy")) ? ", LOSSY" : "");
+		under, trace, result_str(lr, "workload", "-"),
+		number(lr, "linux_duration_ns") / 1e9, number(lr, "cpus"), number(lr, "switches"),
+		procs, json_is_true(json_object_get(lr, "linux_lossy")) ? ", LOSSY" : "");
 	free(under);
 	if (json_is_true(json_object_get(lr, "linux_lossy")))
 		fprintf(out, " (perf lost %.0f events, %.0f resyncs)",

@@ -291,7 +291,9 @@ static void say_how_it_ended(const struct record_opts *o, int st, const char *ms
 		fprintf(stderr,
 			"fpulab trace record: interrupted (%s): perf stopped %s; the recording so "
 			"far is imported\n",
-			stop_signal == SIGINT ? "SIGINT" : stop_signal == SIGTERM ? "SIGTERM" : "SIGHUP",
+			stop_signal == SIGINT    ? "SIGINT"
+			: stop_signal == SIGTERM ? "SIGTERM"
+						 : "SIGHUP",
 			what);
 	else if (o->cmd && o->seconds && st == 124)
 		fprintf(stderr,
@@ -419,7 +421,8 @@ int cmd_trace_record(int argc, char **argv)
 		return 2;
 	if (o.cmd && !runnable(o.cmd[0])) { /* perf would say it in five lines */
 		fprintf(stderr, "fpulab trace record: %s: %s\n", o.cmd[0],
-			strchr(o.cmd[0], '/') ? "not an executable file" : "command not found in PATH");
+			strchr(o.cmd[0], '/') ? "not an executable file"
+					      : "command not found in PATH");
 		return 2;
 	}
 	if (preflight(&sigreturn))
