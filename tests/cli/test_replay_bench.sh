@@ -55,7 +55,7 @@ name="-o . in a directory of other files: refused, exit 2" t [ "$rc" = 2 -a -f "
 bench "--repeat 0: refused before recording, with replay's message" 2 "--repeat: 0 is out of range" --repeat 0
 bench "--repeat abc: refused before recording" 2 "--repeat: 'abc' is not" --repeat abc
 bench "--trap-ns -5: refused before recording" 2 "--trap-ns: '-5' is not a cost in ns" --trap-ns -5
-bench "--bogus: refused before recording" 2 "--bogus: unknown option" --bogus
+bench "--bogus: refused before recording" 2 "unknown option '--bogus'" --bogus
 bench "-o without DIR: says so, exit 2" 2 "replay-bench: -o needs a DIR" --repeat 1 -o
 bench "--output in a missing folder: refused before recording" 2 "cannot create a file in $work/nowhere" --output "$work/nowhere/r.json"
 echo '{"experiment": "run", "policy": "eager"}' > "$work/runs.json"
