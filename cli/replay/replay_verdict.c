@@ -171,8 +171,9 @@ static void sweep_comments(const struct trace_replay *tr, const double *y, bool 
 		snprintf(range, sizeof(range), "%.1f-%.1f ns", lo, hi);
 	output_comment(o->out,
 		       "sweep: total ns per switch as the %s cost runs %.1f..%.1f ns, the other "
-		       "costs as charged; this host's measured range: %s",
-		       s->param, s->lo, s->hi, range);
+		       "costs as charged (each policy's native median of %lu run%s, its counts "
+		       "exact); this host's measured range: %s",
+		       s->param, s->lo, s->hi, o->repeat, o->repeat == 1 ? "" : "s", range);
 	l = (size_t)snprintf(line, sizeof(line), "%9s ns", s->param);
 	for (int p = 0; p < tr->np; p++)
 		l += (size_t)snprintf(line + l, sizeof(line) - l, " %13s", tr->rows[p].policy);
