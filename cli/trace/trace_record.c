@@ -289,12 +289,9 @@ static void say_how_it_ended(const struct record_opts *o, int st, const char *ms
 
 	if (stop_signal)
 		fprintf(stderr,
-			"fpulab trace record: interrupted (%s): perf stopped %s; the recording so "
-			"far is imported\n",
-			stop_signal == SIGINT    ? "SIGINT"
-			: stop_signal == SIGTERM ? "SIGTERM"
-						 : "SIGHUP",
-			what);
+			"fpulab trace record: interrupted (SIG%s): perf stopped %s; the recording "
+			"so far is imported\n",
+			sigabbrev_np(stop_signal), what);
 	else if (o->cmd && o->seconds && st == 124)
 		fprintf(stderr,
 			"fpulab trace record: %s stopped after %llu s (--seconds); the recording "
