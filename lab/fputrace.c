@@ -55,9 +55,9 @@ static struct fpulab_trace_event *region;
 static uint64_t region_bytes;
 static uint32_t cap; /* events per CPU */
 static uint32_t seq, lost, max_task;
-static volatile bool recording;
-static int step_owner;          /* the CPU in a step, + 1; 0: none */
-static unsigned int step_depth; /* its nesting (only the owner writes it) */
+volatile bool fputrace_recording; /* fputrace.h: the steps test it inline */
+static int step_owner;            /* the CPU in a step, + 1; 0: none */
+static unsigned int step_depth;   /* its nesting (only the owner writes it) */
 
 bool fputrace_enabled(void)
 {
@@ -102,7 +102,7 @@ static void note_lost(uint32_t s)
 	while (s < old && !__atomic_compare_exchange_n(&lost, &old, s, false, __ATOMIC_RELAXED,
 						       __ATOMIC_RELAXED))
 		;
-	WRITE_ONCE(recording, false);
+	WRITE_ONCE(fputrace_recording, false);
 }
 
 static void note_task(uint32_t id)
@@ -116,7 +116,7 @@ static void note_task(uint32_t id)
 /* Append an event on this CPU; its index, or -1 (not recording, or full). */
 static int64_t emit(struct trace_cpu *t, unsigned int type, uint16_t task, uint16_t arg)
 {
-	if (!READ_ONCE(recording))
+	if (!READ_ONCE(fputrace_recording))
 		return -1;
 	uint32_t s = __atomic_fetch_add(&seq, 1, __ATOMIC_SEQ_CST);
 	if (t->n >= cap) {
@@ -140,10 +140,8 @@ static int64_t emit(struct trace_cpu *t, unsigned int type, uint16_t task, uint1
 	return t->n++;
 }
 
-bool fputrace_step_begin(void)
+bool fputrace_step_take(void)
 {
-	if (!READ_ONCE(recording))
-		return false;
 	struct cpu *c = this_cpu();
 	int me = (int)c->id + 1, none = 0;
 	if (__atomic_load_n(&step_owner, __ATOMIC_RELAXED) == me) {
@@ -162,9 +160,9 @@ bool fputrace_step_begin(void)
 	return true;
 }
 
-void fputrace_step_end(bool began)
+void fputrace_step_give(void)
 {
-	if (began && --step_depth == 0)
+	if (--step_depth == 0)
 		__atomic_store_n(&step_owner, 0, __ATOMIC_RELEASE);
 }
 
@@ -190,12 +188,12 @@ void fputrace_start(void)
 	max_task = 0;
 	lost = UINT32_MAX;
 	fpu_set_tracing(true);
-	__atomic_store_n(&recording, true, __ATOMIC_SEQ_CST);
+	__atomic_store_n(&fputrace_recording, true, __ATOMIC_SEQ_CST);
 }
 
 void fputrace_stop(void)
 {
-	__atomic_store_n(&recording, false, __ATOMIC_SEQ_CST);
+	__atomic_store_n(&fputrace_recording, false, __ATOMIC_SEQ_CST);
 	fpu_set_tracing(false);
 }
 
@@ -203,7 +201,7 @@ void fputrace_switch(struct task *prev, struct task *next)
 {
 	struct trace_cpu *t = here();
 
-	if (!READ_ONCE(recording))
+	if (!READ_ONCE(fputrace_recording))
 		return;
 	close_use(t);
 	if (t->switch_at >= 0 && !t->returned)
@@ -232,7 +230,7 @@ void fputrace_kfpu(bool begin)
 {
 	struct trace_cpu *t = here();
 
-	if (!READ_ONCE(recording))
+	if (!READ_ONCE(fputrace_recording))
 		return;
 	if (begin)
 		close_use(t);
@@ -249,7 +247,7 @@ void fputrace_exit(struct task *t)
 {
 	struct trace_cpu *c = here();
 
-	if (!READ_ONCE(recording) || !task_id(t))
+	if (!READ_ONCE(fputrace_recording) || !task_id(t))
 		return;
 	close_use(c);
 	emit(c, FPULAB_EV_EXIT, task_id(t), 0);
@@ -272,7 +270,7 @@ static int64_t replace(unsigned int type, struct task *t)
 {
 	struct trace_cpu *c = here();
 
-	if (!READ_ONCE(recording) || !task_id(t))
+	if (!READ_ONCE(fputrace_recording) || !task_id(t))
 		return -1;
 	if (t == current_task())
 		close_use(c);

@@ -33,8 +33,19 @@ void fputrace_handoff(void);
  * their events, as replay runs them (fputrace.c). Nested steps on one CPU
  * are one step. Nothing happens unless recording.
  */
-bool fputrace_step_begin(void);
-void fputrace_step_end(bool began);
+extern volatile bool fputrace_recording;
+bool fputrace_step_take(void); /* the out-of-line part: wait for the step */
+void fputrace_step_give(void);
+/* (inline: on every switch, and untraced runs take no call) */
+static inline bool fputrace_step_begin(void)
+{
+	return fputrace_recording && fputrace_step_take();
+}
+static inline void fputrace_step_end(bool began)
+{
+	if (began)
+		fputrace_step_give();
+}
 
 /* Events; each does nothing unless recording. */
 void fputrace_switch(struct task *prev, struct task *next); /* before fpu_switch() */
