@@ -10,6 +10,14 @@ check "help trace prints trace's help" 0 "usage: fpulab trace synth" - -- "$fpul
 check "trace synth: an unknown workload lists the known ones" 2 - "no workload 'frob' (one of: boot, build," -- "$fpulab" trace synth frob -o "$work/x"
 check "trace synth: no -o says why, as trace synth" 2 - "fpulab trace synth: needs a WORKLOAD and -o FILE|DIR" -- "$fpulab" trace synth boot
 check "replay --repeat without its value: said so" 2 - "fpulab replay: --repeat needs a value" -- "$fpulab" replay "$work/x.trace" --repeat
+# every option the usage lines name takes a value: each, given none, says so (not "unknown")
+bad=""
+for opt in $("$fpulab" help replay | sed -n '1,/^[A-Z]/p' | grep -o -- '--[a-z0-9-]*' | sort -u); do
+	"$fpulab" replay "$work/x.trace" "$opt" > /dev/null 2> "$work/e"
+	grep -qF "fpulab replay: $opt needs a value" "$work/e" || bad="$bad $opt: $(head -n 1 "$work/e")"
+done
+[ -z "$bad" ] && ok "replay: each option of its usage, without its value, needs a value" ||
+	not_ok "replay: each option of its usage, without its value, needs a value" "$bad"
 check "replay: an unknown option at the end: said so" 2 - "fpulab replay: unknown option '--bogus'" -- "$fpulab" replay "$work/x.trace" --bogus
 check "trace dump: a missing FILE is said as trace dump" 1 - "fpulab trace dump: $work/none.trace: No such file or directory" -- "$fpulab" trace dump "$work/none.trace"
 check "trace info: an option is said as trace info" 2 - "fpulab trace info: takes no option, got '--x'" -- "$fpulab" trace info --x
