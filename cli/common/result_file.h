@@ -112,7 +112,8 @@ bool result_figure(const json_t *row, struct result_figure *fig);
  */
 const char *result_source(const json_t *row);
 
-/* The source of a replay's "linux (recorded)" row: Linux's own counts, nothing timed. */
+/* The policy of a replay's row of Linux's own counts, and that row's source (nothing timed). */
+#define RESULT_LINUX_ROW "linux (recorded)"
 #define RESULT_SOURCE_RECORDED "recorded Linux workload"
 
 /* result_source_description - a phrase for the source, for titles and headers (clock.h). */

@@ -42,7 +42,7 @@ json_t *linux_row(const struct trace_info *ti, const struct opts *o, const struc
 		"costs",
 	};
 
-	json_object_set_new(r, "policy", json_string("linux (recorded)"));
+	json_object_set_new(r, "policy", json_string(RESULT_LINUX_ROW));
 	json_object_set_new(r, "source", json_string(RESULT_SOURCE_RECORDED));
 	json_object_set_new(r, "saves", json_integer((json_int_t)lx->switch_saves));
 	json_object_set_new(r, "restores", json_integer((json_int_t)lx->activations));

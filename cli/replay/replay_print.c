@@ -14,6 +14,7 @@
 #include "replay.h"
 #include "common/cpu_model.h"
 #include "common/policy.h"
+#include "common/result_file.h"
 #include "common/util.h"
 
 /* The overhead is a share of the floor only where the floor is at least this (ns per switch). */
@@ -161,7 +162,7 @@ void trace_print_rows(struct trace_replay *tr)
 	if (tr->t.lx) {
 		if (out->plot_rows)
 			output_plot_row(out, linux_row(&tr->ti, o, &tr->oc, tr->t.lx, false));
-		output_row(out, linux_row_keys(tr, "linux (recorded)",
+		output_row(out, linux_row_keys(tr, RESULT_LINUX_ROW,
 					       linux_row(&tr->ti, o, &tr->oc, tr->t.lx, table)));
 	}
 	for (int p = 0; p < tr->np; p++) {

@@ -83,7 +83,6 @@ static char *said(const char *log, const char *prefix, bool echo)
 	return got;
 }
 
-/* `fpulab replay @trace` under every policy, its JSON rows into @rows. 0, or -1 with *@why. */
 /*
  * The replay rows of every Linux trace already in @rows (from --from): the
  * workload replayed now, @trace, takes their place, said on stderr.
@@ -96,7 +95,7 @@ static void drop_linux_replays(json_t *rows, const char *trace)
 	json_array_foreach(rows, i, row)
 	{
 		const char *t = result_str(row, "trace", NULL);
-		if (t && !strcmp(result_str(row, "policy", ""), "linux (recorded)"))
+		if (t && !strcmp(result_str(row, "policy", ""), RESULT_LINUX_ROW))
 			json_object_set_new(linux_traces, t, json_true());
 	}
 	for (i = json_array_size(rows); i-- > 0;) {
@@ -116,6 +115,7 @@ static void drop_linux_replays(json_t *rows, const char *trace)
 	json_decref(linux_traces);
 }
 
+/* `fpulab replay @trace` under every policy, its JSON rows into @rows. 0, or -1 with *@why. */
 static int replay_rows(const char *trace, const char *dir, json_t *rows, char **why)
 {
 	char *out = xasprintf("%s/replay.json", dir), *log = xasprintf("%s/replay.log", dir);
@@ -228,8 +228,8 @@ static int remove_one(const char *path, const struct stat *st, int flag, struct 
 
 static bool has_linux_rows(json_t *rows)
 {
-	return report_find(rows, "replay", "linux (recorded)", NULL, NULL, NULL, NULL, NULL,
-			   NULL) != NULL;
+	return report_find(rows, "replay", RESULT_LINUX_ROW, NULL, NULL, NULL, NULL, NULL, NULL) !=
+	       NULL;
 }
 
 void report_linux_rows(struct report_linux *l, bool from, json_t *rows)

@@ -17,7 +17,7 @@
 #include "common/util.h"
 #include "report.h"
 
-#define LINUX_ROW "linux (recorded)"
+#define LINUX_ROW RESULT_LINUX_ROW
 
 /* A figure at both --fp-use bounds; have_* false where the rows lack it. */
 struct bounds {

@@ -19,7 +19,7 @@
 #include "common/util.h"
 #include "summary.h"
 
-#define LINUX_ROW "linux (recorded)"
+#define LINUX_ROW RESULT_LINUX_ROW
 
 bool summary_linux_row(const json_t *row)
 {
@@ -59,8 +59,7 @@ static double policy_runs(json_t *rows, const char *trace)
 		const char *p = result_str(row, "policy", "");
 		if (!strcmp(result_str(row, "experiment", ""), "replay") &&
 		    !strcmp(result_str(row, "trace", ""), trace) && strcmp(p, "oracle") &&
-		    strcmp(p, "linux (recorded)") &&
-		    json_is_number(json_object_get(row, "repeats")))
+		    strcmp(p, LINUX_ROW) && json_is_number(json_object_get(row, "repeats")))
 			return json_number_value(json_object_get(row, "repeats"));
 	}
 	return NAN;
