@@ -578,7 +578,7 @@ static bool replay_ranked(const json_t *row)
 	double ns;
 
 	return !strcmp(result_str(row, "experiment", ""), "replay") &&
-	       strcmp(result_str(row, "policy", "oracle"), "oracle") &&
+	       strcmp(result_str(row, "policy", RESULT_ORACLE_ROW), RESULT_ORACLE_ROW) &&
 	       result_str(row, "workload", NULL) && result_str(row, "trace", NULL) &&
 	       json_is_number(sw) && json_number_value(sw) >= REPLAY_MIN_SWITCHES &&
 	       result_stat(row, "ns_per_switch", RESULT_MEDIAN, &ns) && ns > 0;

@@ -112,6 +112,8 @@ bool result_figure(const json_t *row, struct result_figure *fig);
  */
 const char *result_source(const json_t *row);
 
+/* The policy of replay's oracle row (the least work any policy could do). */
+#define RESULT_ORACLE_ROW "oracle"
 /* The policy of a replay's row of Linux's own counts, and that row's source (nothing timed). */
 #define RESULT_LINUX_ROW "linux (recorded)"
 #define RESULT_SOURCE_RECORDED "recorded Linux workload"

@@ -136,7 +136,7 @@ json_t *linux_row_keys(const struct trace_replay *tr, const char *policy, json_t
 	const struct fpulab_trace_linux *x = tr->t.lx;
 	const struct prow *lo = row_of(tr->lower.rows, tr->lower.np, policy);
 	bool procs = x && (x->flags & FPULAB_LINUX_F_PROCS);
-	bool oracle = tr->lower.np && !strcmp(policy, "oracle");
+	bool oracle = tr->lower.np && !strcmp(policy, RESULT_ORACLE_ROW);
 	double sw = (double)tr->lower.oc.switches, busy = tr->ti.busy_ns;
 	double ns = lo ? lo->total : tr->lower.oracle_ns;
 

@@ -157,7 +157,7 @@ void trace_print_rows(struct trace_replay *tr)
 	out->table_heading_done = false; /* a heading per trace */
 	if (out->plot_rows)
 		output_plot_row(out, oracle_row(&tr->ti, o, &tr->oc, tr->oracle_ns, false));
-	output_row(out, linux_row_keys(tr, "oracle",
+	output_row(out, linux_row_keys(tr, RESULT_ORACLE_ROW,
 				       oracle_row(&tr->ti, o, &tr->oc, tr->oracle_ns, table)));
 	if (tr->t.lx) {
 		if (out->plot_rows)

@@ -141,7 +141,7 @@ static void row_machine(json_t *r, const struct trace_info *ti)
 json_t *oracle_row(const struct trace_info *ti, const struct opts *o,
 		   const struct oracle_counts *oc, double oracle_ns, bool table)
 {
-	json_t *r = row_head(ti, "oracle", 1);
+	json_t *r = row_head(ti, RESULT_ORACLE_ROW, 1);
 	struct replay_counts n = { .switches = oc->switches,
 				   .saves = oc->saves,
 				   .restores = oc->restores };

@@ -184,7 +184,7 @@ static char *reprice_at_a(const json_t *ra, const json_t *rb, struct result_figu
 
 	if (strcmp(fb->key, "ns_per_switch") || !(sw > 0))
 		return s;
-	bool oracle = !strcmp(result_str(rb, "policy", ""), "oracle");
+	bool oracle = !strcmp(result_str(rb, "policy", ""), RESULT_ORACLE_ROW);
 	for (size_t i = 0; i < sizeof(event_costs) / sizeof(event_costs[0]); i++) {
 		if (event_costs[i].oracle_only && !oracle)
 			continue;

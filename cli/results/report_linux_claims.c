@@ -199,7 +199,8 @@ static int beyond(const json_t *a, const json_t *b, const char *key)
 /* Each policy's FPU cost as a share of the workload's CPU time, both bounds; eager vs @c->a. */
 void measure_linux_share(const struct claim *c, json_t *rows, struct finding *f)
 {
-	const char *trace, *pols[] = { policy_baseline(), c->a, c->b, policy_linux(), "oracle" };
+	const char *trace,
+		*pols[] = { policy_baseline(), c->a, c->b, policy_linux(), RESULT_ORACLE_ROW };
 	json_t *lr = need_linux(rows, &trace, f);
 	if (!lr)
 		return;
@@ -262,7 +263,8 @@ void measure_linux_work(const struct claim *c, json_t *rows, struct finding *f)
 	json_t *lr = need_linux(rows, &trace, f);
 	if (!lr)
 		return;
-	json_t *pd = row_of(rows, trace, policy_linux()), *po = row_of(rows, trace, "oracle");
+	json_t *pd = row_of(rows, trace, policy_linux()),
+	       *po = row_of(rows, trace, RESULT_ORACLE_ROW);
 	double ls, lrs, ds, drs, win = 0, frames = 0;
 	if (!pd || !po || !num(lr, "saves", &ls) || !num(lr, "restores", &lrs) ||
 	    !num(pd, "saves", &ds) || !num(pd, "restores", &drs)) {

@@ -251,7 +251,8 @@ static void summarise_replay_workload(FILE *out, json_t *rows, const char *workl
 	{
 		const char *policy = result_str(row, "policy", "-");
 		if (strcmp(result_str(row, "workload", ""), workload) ||
-		    !strcmp(policy, "oracle") || row_number(row, "switches") < REPLAY_MIN_SWITCHES)
+		    !strcmp(policy, RESULT_ORACLE_ROW) ||
+		    row_number(row, "switches") < REPLAY_MIN_SWITCHES)
 			continue;
 		const json_t *eager = replay_twin(rows, row, policy_baseline());
 		double x = row_stat(row, "ns_per_switch", RESULT_MEDIAN);
@@ -360,7 +361,7 @@ static bool replay_rows_mixed(FILE *out, const json_t *rows)
 
 	json_array_foreach(rows, i, row)
 	{
-		if (!strcmp(result_str(row, "policy", "oracle"), "oracle"))
+		if (!strcmp(result_str(row, "policy", RESULT_ORACLE_ROW), RESULT_ORACLE_ROW))
 			continue;
 		for (int k = 0; k < 4; k++) {
 			double v = k < 3 ? row_number(row, keys[k]) : (double)result_runs(row);
@@ -412,7 +413,7 @@ static void summarise_replay(FILE *out, json_t *rows)
 	const json_t *first = NULL; /* the first policy row: the machine and the costs */
 	json_array_foreach(mine, i, row)
 	{
-		if (strcmp(result_str(row, "policy", "oracle"), "oracle")) {
+		if (strcmp(result_str(row, "policy", RESULT_ORACLE_ROW), RESULT_ORACLE_ROW)) {
 			first = row;
 			break;
 		}

@@ -58,7 +58,7 @@ static double policy_runs(json_t *rows, const char *trace)
 	{
 		const char *p = result_str(row, "policy", "");
 		if (!strcmp(result_str(row, "experiment", ""), "replay") &&
-		    !strcmp(result_str(row, "trace", ""), trace) && strcmp(p, "oracle") &&
+		    !strcmp(result_str(row, "trace", ""), trace) && strcmp(p, RESULT_ORACLE_ROW) &&
 		    strcmp(p, LINUX_ROW) && json_is_number(json_object_get(row, "repeats")))
 			return json_number_value(json_object_get(row, "repeats"));
 	}
@@ -110,7 +110,8 @@ static char *replayed_under(json_t *rows, const char *trace)
 /* The recording and Linux's own counts beside deferred's and the oracle's. */
 static void linux_head(FILE *out, json_t *rows, const json_t *lr, const char *trace)
 {
-	const json_t *d = row_of(rows, trace, policy_linux()), *o = row_of(rows, trace, "oracle");
+	const json_t *d = row_of(rows, trace, policy_linux()),
+		     *o = row_of(rows, trace, RESULT_ORACLE_ROW);
 	double forks = number(lr, "linux_forks"), la = number(lr, "restores");
 	char procs[64] = "processes not counted", os[48], orr[48];
 
@@ -196,7 +197,7 @@ static const char *cheapest(json_t *rows, const char *trace, bool evidence)
 	json_array_foreach(rows, i, row)
 	{
 		const char *p = result_str(row, "policy", "");
-		if (strcmp(result_str(row, "trace", ""), trace) || !strcmp(p, "oracle") ||
+		if (strcmp(result_str(row, "trace", ""), trace) || !strcmp(p, RESULT_ORACLE_ROW) ||
 		    !strcmp(p, LINUX_ROW) || !(total_at(row, evidence) < bv))
 			continue;
 		bv = total_at(row, evidence);
