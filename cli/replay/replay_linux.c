@@ -146,9 +146,10 @@ json_t *linux_row_keys(const struct trace_replay *tr, const char *policy, json_t
 			    x ? json_boolean(tr->t.hdr.flags & FPULAB_TRACE_F_LOSSY) : json_null());
 	json_object_set_new(r, "linux_perf_lost", count_or_null(x, x ? x->perf_lost : 0));
 	json_object_set_new(r, "linux_resyncs", count_or_null(x, x ? x->resyncs : 0));
-	/* the two known causes of deferred's loads against Linux's (print_loads) */
+	/* the known causes of deferred's loads against Linux's (print_loads) */
 	json_object_set_new(r, "linux_window_loads", count_or_null(x, x ? x->window_loads : 0));
 	json_object_set_new(r, "linux_sigframe_loads", count_or_null(x, x ? x->act_sigframe : 0));
+	json_object_set_new(r, "linux_end_loads", count_or_null(x, x ? x->end_loads : 0));
 	json_object_set_new(r, "linux_forks", count_or_null(procs, procs ? x->forks : 0));
 	json_object_set_new(r, "linux_execs", count_or_null(procs, procs ? x->execs : 0));
 	json_object_set_new(r, "linux_busy_ns", count_or_null(x, (uint64_t)busy));
@@ -192,16 +193,23 @@ static void print_loads(const struct trace_replay *tr)
 	}
 	int64_t diff = (int64_t)d->n.restores - (int64_t)x->activations;
 	double share = x->activations ? (double)diff / (double)x->activations : 0;
-	int64_t other = diff - (int64_t)x->window_loads + (int64_t)x->act_sigframe;
+	int64_t other = diff - (int64_t)x->window_loads + (int64_t)x->act_sigframe +
+			(int64_t)x->end_loads;
+	char ends[160] = "";
+	if (x->end_loads)
+		snprintf(ends, sizeof(ends),
+			 "recording's end -%" PRIu64 " (returns after a CPU's last event: the "
+			 "evidence bound dropped the use that carried them), ",
+			 x->end_loads);
 	output_comment(out,
 		       "linux: %s loads the registers %" PRIu64 " times, Linux %" PRIu64
 		       " (x86_fpu_regs_activated): %+" PRId64 " (%+.2f%%); by cause: window "
 		       "start +%" PRIu64 " (registers Linux loaded before the recording began), "
 		       "signals -%" PRIu64 " (Linux loads the registers to write the signal frame "
 		       "from them), inferred kernel FPU 0 (%" PRIu64 " sections in the trace, "
-		       "after each %s reloads as Linux did), other %+" PRId64 ": %s %.0f%%",
+		       "after each %s reloads as Linux did), %sother %+" PRId64 ": %s %.0f%%",
 		       d->policy, d->n.restores, x->activations, diff, 100 * share, x->window_loads,
-		       x->act_sigframe, x->kfpu_inferred, d->policy, other,
+		       x->act_sigframe, x->kfpu_inferred, d->policy, ends, other,
 		       x->activations && (double)llabs(other) >
 						 LINUX_LOADS_TOLERANCE * (double)x->activations
 			       ? "NOT within"

@@ -265,7 +265,7 @@ void measure_linux_work(const struct claim *c, json_t *rows, struct finding *f)
 		return;
 	json_t *pd = row_of(rows, trace, policy_linux()),
 	       *po = row_of(rows, trace, RESULT_ORACLE_ROW);
-	double ls, lrs, ds, drs, win = 0, frames = 0;
+	double ls, lrs, ds, drs, win = 0, frames = 0, ends = 0;
 	if (!pd || !po || !num(lr, "saves", &ls) || !num(lr, "restores", &lrs) ||
 	    !num(pd, "saves", &ds) || !num(pd, "restores", &drs)) {
 		report_not_measured(f, "the Linux replay lacks %s's or the oracle's rows",
@@ -274,18 +274,23 @@ void measure_linux_work(const struct claim *c, json_t *rows, struct finding *f)
 	}
 	bool causes = num(lr, "linux_window_loads", &win) &&
 		      num(lr, "linux_sigframe_loads", &frames);
+	if (!num(lr, "linux_end_loads", &ends)) /* (result files before it was counted) */
+		ends = 0;
 	struct bounds os = bounds_of(po, "saves"), orr = bounds_of(po, "restores");
 	char s[48], r[48], ctx[240], why[160] = "";
 	double diff = lrs > 0 ? (drs - lrs) / lrs : 0;
-	double other = lrs > 0 ? (drs - lrs - win + frames) / lrs : 0; /* replay's "other" */
+	double other = lrs > 0 ? (drs - lrs - win + frames + ends) / lrs : 0; /* replay's "other" */
 	bool within = fabs(diff) <= LINUX_LOADS_TOLERANCE;
 	bounds_text(s, sizeof(s), &os, "%.0f", 1);
 	bounds_text(r, sizeof(r), &orr, "%.0f", 1);
+	char end[48] = "";
+	if (ends > 0)
+		snprintf(end, sizeof(end), ", recording's end -%.0f", ends);
 	if (causes)
 		snprintf(why, sizeof(why),
-			 "; by cause: window start %+.0f, signal frames -%.0f, other %+.0f (%s "
+			 "; by cause: window start %+.0f, signal frames -%.0f%s, other %+.0f (%s "
 			 "%.0f%%)",
-			 win, frames, other * lrs,
+			 win, frames, end, other * lrs,
 			 fabs(other) <= LINUX_LOADS_TOLERANCE ? "within" : "NOT within",
 			 100 * LINUX_LOADS_TOLERANCE);
 	f->measured = true;

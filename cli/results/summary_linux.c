@@ -139,16 +139,19 @@ static void linux_head(FILE *out, json_t *rows, const json_t *lr, const char *tr
 	if (d) {
 		double diff = la > 0 ? (number(d, "restores") - la) / la : NAN;
 		double win = number(lr, "linux_window_loads"),
-		       fr = number(lr, "linux_sigframe_loads");
+		       fr = number(lr, "linux_sigframe_loads"),
+		       ends = number(lr, "linux_end_loads");
 		fprintf(out, "; %s %.0f, %.0f (%+.2f%%", policy_linux(), number(d, "saves"),
 			number(d, "restores"), 100 * diff);
 		if (isfinite(win) && isfinite(fr)) {
 			/* the signal frames are Linux's own loads (it XSAVEs the frame from the
 			 * registers): agreement is on what the causes leave, as the report's */
-			double other = number(d, "restores") - la - win + fr;
-			fprintf(out,
-				"; window start %+.0f, signal frames -%.0f, other %+.0f: %s %.0f%%",
-				win, fr, other,
+			ends = isfinite(ends) ? ends : 0; /* (result files before it was counted) */
+			double other = number(d, "restores") - la - win + fr + ends;
+			fprintf(out, "; window start %+.0f, signal frames -%.0f", win, fr);
+			if (ends > 0)
+				fprintf(out, ", recording's end -%.0f", ends);
+			fprintf(out, ", other %+.0f: %s %.0f%%", other,
 				fabs(other / la) <= LINUX_LOADS_TOLERANCE ? "within" : "NOT within",
 				100 * LINUX_LOADS_TOLERANCE);
 		} else {

@@ -53,10 +53,16 @@ void trace_linux_summary(FILE *f, const struct fpulab_trace_header *h,
 		x->window_switches);
 	fprintf(f,
 		"  deferred   %" PRIu64 " loads predicted = Linux's %" PRIu64
-		" + window start %" PRIu64 " + other %" PRIu64 " - signal frames %" PRIu64
-		" (replay counts them)\n",
+		" + window start %" PRIu64 " + other %" PRIu64 " - signal frames %" PRIu64,
 		x->deferred_loads, x->activations, x->window_loads, x->other_loads,
 		x->act_sigframe);
+	if (x->end_loads)
+		fprintf(f, " - recording's end %" PRIu64, x->end_loads);
+	fprintf(f, " (replay counts them)%s\n",
+		x->fp_use == FPULAB_FP_USE_EVIDENCE && !(x->flags & FPULAB_LINUX_F_ENDS)
+			? "; loads at a return after a CPU's last event not counted (imported "
+			  "before they were): import the recording again"
+			: "");
 	if (x->flags & FPULAB_LINUX_F_PROCS)
 		fprintf(f,
 			"  processes  %" PRIu64

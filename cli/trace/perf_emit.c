@@ -128,28 +128,36 @@ int em_push(struct emitter *m, const struct fpulab_trace_event *e, uint32_t line
 {
 	struct pend *p = &m->cpu[e->cpu];
 	struct fpulab_trace_event x = *e;
+	bool loaded = p->carry_loaded;
 
 	if (p->ret_carry) {
 		x.flags |= FPULAB_EVF_RETURNED;
-		p->ret_carry = false;
+		p->ret_carry = p->carry_loaded = false;
 	}
-	return em_insert(m, e->cpu, p->n, &x, line);
+	if (em_insert(m, e->cpu, p->n, &x, line))
+		return -1;
+	p->ev[p->n - 1].loaded = loaded;
+	return 0;
 }
 
 /* Drop entry @i of @p (an undecided USE the evidence model does not keep), keeping its
- * returned flag for the entry after it. */
+ * returned flag, and whether deferred loads at that return, for the entry after it. */
 static void drop_use(struct pend *p, unsigned int i)
 {
 	uint16_t ret = p->ev[i].e.flags & FPULAB_EVF_RETURNED;
+	bool loaded = p->ev[i].loaded;
 
 	memmove(&p->ev[i], &p->ev[i + 1], (p->n - i - 1) * sizeof(*p->ev));
 	p->n--;
 	if (p->held > (int)i)
 		p->held--;
-	if (i < p->n)
+	if (i < p->n) {
 		p->ev[i].e.flags |= ret;
-	else if (ret)
+		p->ev[i].loaded |= loaded;
+	} else if (ret) {
 		p->ret_carry = true;
+		p->carry_loaded |= loaded;
+	}
 }
 
 void em_decide_uses(struct emitter *m, unsigned int c, unsigned int n, bool has_save,

@@ -91,7 +91,7 @@ static int convert(const struct perf_scan *s, FILE *f, const struct perf_import_
 	x->lines = s->lines;
 	x->skipped = s->skipped;
 	x->flags = (s->sigreturn ? FPULAB_LINUX_F_SIGRETURN : 0) | (s->ns ? FPULAB_LINUX_F_NS : 0) |
-		   FPULAB_LINUX_F_PROCS;
+		   FPULAB_LINUX_F_PROCS | FPULAB_LINUX_F_ENDS;
 	rc = em_open(m, f, s->ncpus, perf_scan_xcr0(s), x->fp_use, err, errlen);
 	if (!rc)
 		rc = perf_state_run(s, m, o, x, &ntasks, err, errlen);

@@ -77,13 +77,15 @@ struct pev {
 	uint32_t line;
 	uint32_t ret_mask; /* USE at a return: the XSTATE_BV the task returned with */
 	bool slice_use;    /* a USE of the every-return model, decided at the slice's end */
+	bool loaded;       /* its returned flag stands for a return where deferred loads */
 };
 
 struct pend {
 	struct pev *ev;
 	unsigned int n, cap;
-	int held;       /* index of a switch that awaits its deactivation, or -1 */
-	bool ret_carry; /* a dropped USE's returned flag, for the next event here */
+	int held;          /* index of a switch that awaits its deactivation, or -1 */
+	bool ret_carry;    /* a dropped USE's returned flag, for the next event here */
+	bool carry_loaded; /* ... and deferred loads at that return (pev.loaded) */
 };
 
 #define MASK_UNKNOWN UINT32_MAX /* pev.ret_mask: the state's XSTATE_BV was never seen */

@@ -158,10 +158,10 @@ static int do_return(struct state *st, unsigned int c, uint32_t t)
 {
 	struct ltask *k = &st->t[t];
 	struct pend *p = &st->m->cpu[c];
+	bool loads = k->need_load && !holds(st, c, t);
 
 	if (k->need_load) {
-		if (!holds(st, c, t))
-			st->lx->deferred_loads++;
+		st->lx->deferred_loads += loads;
 		st->cpu[c].owner = (uint16_t)t;
 		k->last_cpu = (int16_t)c;
 		k->need_load = false;
@@ -170,6 +170,7 @@ static int do_return(struct state *st, unsigned int c, uint32_t t)
 	if (push(st, FPULAB_EV_USE, c, t, 0, FPULAB_EVF_RETURNED, k->mask))
 		return -1;
 	p->ev[p->n - 1].slice_use = true;
+	p->ev[p->n - 1].loaded |= loads;
 	p->ev[p->n - 1].ret_mask = k->mask_known ? k->mask : MASK_UNKNOWN;
 	return 0;
 }
@@ -197,7 +198,8 @@ static int resolve_held(struct state *st, unsigned int c, bool save, uint32_t ma
 						.task = (uint16_t)t,
 						.flags = FPULAB_EVF_RETURNED,
 						.mask = mask };
-		if (k->need_load && !holds(st, c, t)) {
+		bool loads = k->need_load && !holds(st, c, t);
+		if (loads) {
 			st->lx->deferred_loads++;
 			if (!u->any_act)
 				st->lx->window_loads++;
@@ -212,6 +214,7 @@ static int resolve_held(struct state *st, unsigned int c, bool save, uint32_t ma
 		if (em_insert(st->m, c, h, &e, st->r->line))
 			return emit_err(st);
 		p->ev[h].slice_use = true;
+		p->ev[h].loaded = loads;
 		p->ev[h].ret_mask = k->mask_known ? k->mask : MASK_UNKNOWN;
 	}
 	if (save) {
@@ -534,6 +537,11 @@ static int finish(struct state *st)
 		em_decide_uses(st->m, c, st->m->cpu[c].n, false, 0);
 		if (em_flush(st->m, c, UINT32_MAX))
 			return emit_err(st);
+		if (st->m->cpu[c].ret_carry && st->m->cpu[c].carry_loaded) {
+			/* a return after the CPU's last event: no event carries it */
+			st->lx->deferred_loads--;
+			st->lx->end_loads++;
+		}
 		account(st, c, st->s->last_ts, INC_IDLE);
 	}
 	return 0;

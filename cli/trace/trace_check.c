@@ -92,12 +92,17 @@ int trace_check_linux(const struct fpulab_trace_header *h, const struct fpulab_t
 		return fail_why(err, errlen,
 				"linux: fp_use %u is not 1 (every-return) or 2 (evidence)",
 				x->fp_use);
-	if (x->flags &
-	    ~(uint32_t)(FPULAB_LINUX_F_SIGRETURN | FPULAB_LINUX_F_NS | FPULAB_LINUX_F_PROCS))
+	if (x->flags & ~(uint32_t)(FPULAB_LINUX_F_SIGRETURN | FPULAB_LINUX_F_NS |
+				   FPULAB_LINUX_F_PROCS | FPULAB_LINUX_F_ENDS))
 		return fail_why(err, errlen, "linux: unknown flags 0x%x", x->flags);
 	if (!(x->flags & FPULAB_LINUX_F_PROCS) && (x->forks || x->execs))
 		return fail_why(err, errlen,
 				"linux: forks or execs counted without the procs flag");
+	if (x->end_loads &&
+	    (!(x->flags & FPULAB_LINUX_F_ENDS) || x->fp_use != FPULAB_FP_USE_EVIDENCE))
+		return fail_why(err, errlen,
+				"linux: loads at the recording's end counted without the ends flag "
+				"or at the every-return bound, which drops no use");
 	for (size_t i = 0; i < sizeof(x->reserved) / sizeof(x->reserved[0]); i++)
 		if (x->reserved[i])
 			return fail_why(err, errlen, "linux: reserved word %zu is not 0", i);

@@ -67,6 +67,7 @@ struct fpulab_trace_header {
 #define FPULAB_LINUX_F_SIGRETURN (1u << 0) /* syscalls:sys_enter_rt_sigreturn was recorded */
 #define FPULAB_LINUX_F_NS (1u << 1)        /* perf printed ns timestamps (else us) */
 #define FPULAB_LINUX_F_PROCS (1u << 2)     /* forks and execs are counted (older imports: 0) */
+#define FPULAB_LINUX_F_ENDS (1u << 3)      /* end_loads is counted (older imports: 0) */
 
 struct fpulab_trace_linux {
 	uint64_t duration_ns;                    /* first to last event */
@@ -92,7 +93,8 @@ struct fpulab_trace_linux {
 	uint64_t kfpu_inferred;       /* kernel-FPU sections inferred (no tracepoint) */
 	uint64_t sigreturns_inferred; /* sigreturns taken from the activation, not the syscall */
 	/* deferred's loads as the importer predicts them (replay counts them) */
-	uint64_t deferred_loads; /* activations + window_loads + other_loads - act_sigframe */
+	uint64_t deferred_loads; /* activations + window_loads + other_loads - act_sigframe
+				  * - end_loads */
 	uint64_t window_loads;   /* Linux's registers held the state from before the window */
 	uint64_t other_loads;    /* Linux skipped a load deferred makes, unexplained */
 	uint64_t lines;          /* lines of perf script text read */
@@ -100,9 +102,13 @@ struct fpulab_trace_linux {
 	uint32_t fp_use;         /* FPULAB_FP_USE_*: what the USE events assume */
 	uint32_t flags;          /* FPULAB_LINUX_F_* */
 	/* FPULAB_LINUX_F_PROCS: the processes the recording started */
-	uint64_t forks;       /* sched_process_fork whose child is a user task (threads too) */
-	uint64_t execs;       /* sched_process_exec by a user task */
-	uint64_t reserved[6]; /* 0 */
+	uint64_t forks; /* sched_process_fork whose child is a user task (threads too) */
+	uint64_t execs; /* sched_process_exec by a user task */
+	/* of the loads the importer's deferred makes, those at a return after its CPU's last
+	 * event (the evidence bound dropped the USE that was that event): no event carries
+	 * the return, so replay does not make them, and deferred_loads leaves them out */
+	uint64_t end_loads;
+	uint64_t reserved[5]; /* 0 */
 };
 
 /*

@@ -419,9 +419,19 @@ static void test_linux_block_rejects(void **state)
 	assert_int_equal(trace_check(&t, err, sizeof(err)), -1);
 	assert_string_equal(err, "linux: fp_use 3 is not 1 (every-return) or 2 (evidence)");
 	lx = linux_block();
-	lx.reserved[5] = 1;
+	lx.reserved[4] = 1;
 	assert_int_equal(trace_check(&t, err, sizeof(err)), -1);
-	assert_string_equal(err, "linux: reserved word 5 is not 0");
+	assert_string_equal(err, "linux: reserved word 4 is not 0");
+	lx = linux_block();
+	lx.end_loads = 2; /* an import before they were counted has neither them nor the flag */
+	assert_int_equal(trace_check(&t, err, sizeof(err)), -1);
+	assert_string_equal(err, "linux: loads at the recording's end counted without the ends "
+				 "flag or at the every-return bound, which drops no use");
+	lx.flags |= FPULAB_LINUX_F_ENDS;
+	lx.fp_use = FPULAB_FP_USE_EVERY_RETURN;
+	assert_int_equal(trace_check(&t, err, sizeof(err)), -1);
+	lx.fp_use = FPULAB_FP_USE_EVIDENCE;
+	assert_int_equal(trace_check(&t, err, sizeof(err)), 0);
 	lx = linux_block();
 	lx.forks = 3; /* an import before forks were counted has neither them nor the flag */
 	assert_int_equal(trace_check(&t, err, sizeof(err)), -1);

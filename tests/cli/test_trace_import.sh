@@ -213,14 +213,26 @@ holds "replay --format json: the CPU-time share at the evidence bound is its tot
 "$fpulab" replay "$work/syn.trace" --repeat 1 --policy eager --format json > "$work/syn.json" 2> "$work/err"
 holds "replay --format json: another trace's rows have the keys, null" \
 	jq -e -s 'all(has("linux_forks") and .linux_forks == null and .nm_traps_evidence == null and .linux_fp_use == null)' "$work/syn.json"
-# On every excerpt, replay's deferred loads exactly what the importer's shadow of it predicted.
+# On every excerpt, at both bounds, replay's deferred loads exactly what the importer's shadow
+# of it predicted (at the evidence bound, less the returns after a CPU's last event).
 for f in signal signal-no-sigreturn exit-sigframe fork-exec-exit kfpu hidden-task-us idle-exit lost; do
-	"$fpulab" trace import "$fx/$f.txt" -o "$work/d.trace" > "$work/d.out" 2> "$work/err"
-	want=$(sed -n 's/.*deferred   \([0-9]*\) loads predicted.*/\1/p' "$work/d.out")
-	got=$("$fpulab" replay "$work/d.trace" --repeat 1 --policy deferred --format csv 2>> "$work/err" |
-		awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "restores") c = i; next } $2 == "deferred" { print $c }')
-	if [ -n "$want" ] && [ "$want" = "$got" ]; then ok "$f: replay's deferred loads $got, as the importer predicted"; else not_ok "$f: replay's deferred loads as the importer predicted" "predicted '$want', replayed '$got'" "$(head -n 3 "$work/err")"; fi
+	for b in every-return evidence; do
+		"$fpulab" trace import "$fx/$f.txt" -o "$work/d.trace" --fp-use $b > "$work/d.out" 2> "$work/err"
+		want=$(sed -n 's/.*deferred   \([0-9]*\) loads predicted.*/\1/p' "$work/d.out")
+		got=$("$fpulab" replay "$work/d.trace" --repeat 1 --policy deferred --format csv 2>> "$work/err" |
+			awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "restores") c = i; next } $2 == "deferred" { print $c }')
+		if [ -n "$want" ] && [ "$want" = "$got" ]; then ok "$f ($b): replay's deferred loads $got, as the importer predicted"; else not_ok "$f ($b): replay's deferred loads as the importer predicted" "predicted '$want', replayed '$got'" "$(head -n 3 "$work/err")"; fi
+	done
 done
+"$fpulab" trace import "$fx/exit-sigframe.txt" -o "$work/d.trace" --fp-use evidence > "$work/d.out" 2> "$work/err"
+has "import --fp-use evidence: the loads at returns after a CPU's last event are taken out of the prediction" d.out "deferred   5 loads predicted = Linux's 8 + window start 0 + other 0 - signal frames 1 - recording's end 2 (replay counts them)"
+"$fpulab" replay "$work/d.trace" --repeat 1 --policy deferred > "$work/d.out" 2> "$work/err"
+has "replay at the evidence bound: the recording's end is a cause, and other is 0" d.out "recording's end -2 (returns after a CPU's last event: the evidence bound dropped the use that carried them), other +0: within 3%"
+"$fpulab" replay "$work/d.trace" --repeat 1 --format json --output "$work/d.json" 2> "$work/err"
+"$fpulab" summary "$work/d.json" > "$work/d.out" 2> "$work/err"
+has "summary at the evidence bound: the recording's end is a cause, and other is 0" d.out "signal frames -1, recording's end -2, other +0: within 3%"
+"$fpulab" report --from "$work/d.json" > "$work/d.out" 2> "$work/err"
+has "report at the evidence bound: the recording's end is a cause, and other is 0" d.out "signal frames -1, recording's end -2, other +0 (within 3%)"
 
 # ---- trace record: what it needs, said with the fix ----
 FPULAB_PERF=$work/none check "record: perf missing" 1 - "perf is not installed (no '$work/none' executable there): install it (Debian: apt-get install linux-perf" -- "$fpulab" trace record -o "$work/r.trace" --seconds 1
