@@ -15,6 +15,7 @@
 
 #include "cpu_model.h"
 #include "plot.h"
+#include "stop_signals.h"
 #include "util.h"
 #include "version.h"
 
@@ -63,7 +64,6 @@ static int open_in_place(struct output *o, const char *path)
  */
 #define OUTPUT_MAX_OPEN 4
 static char *open_tmp[OUTPUT_MAX_OPEN];
-static const int end_signals[] = { SIGINT, SIGTERM, SIGHUP };
 
 static void remove_tmp_and_die(int sig)
 {
@@ -81,10 +81,10 @@ static void watch_tmp(char *tmp, bool on)
 			open_tmp[i] = on ? tmp : NULL;
 			break;
 		}
-	for (size_t i = 0; on && i < sizeof(end_signals) / sizeof(end_signals[0]); i++) {
+	for (int i = 0; on && i < STOP_SIGNALS_N; i++) {
 		struct sigaction old;
-		if (sigaction(end_signals[i], NULL, &old) == 0 && old.sa_handler == SIG_DFL)
-			signal(end_signals[i], remove_tmp_and_die);
+		if (sigaction(stop_signals[i], NULL, &old) == 0 && old.sa_handler == SIG_DFL)
+			signal(stop_signals[i], remove_tmp_and_die);
 	}
 }
 

@@ -24,6 +24,7 @@
 #include "host_cpu.h"
 #include "common/stats.h"
 #include "common/result_file.h"
+#include "common/stop_signals.h"
 #include "common/util.h"
 
 #define CMD "host unlink"
@@ -297,11 +298,7 @@ static int ul_make_dir(char *buf, size_t len, bool *made)
 /* Ctrl-C, SIGTERM and SIGHUP stop the runs, so that the directory is cleaned up. */
 static void ul_catch_signals(void)
 {
-	struct sigaction sa = { .sa_handler = on_signal };
-
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
+	catch_stop_signals(on_signal, NULL);
 }
 
 /* The row of @tasks tasks from its runs' runtimes @ms[r][@col] (ms). */

@@ -11,6 +11,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common/stop_signals.h"
+
 #define LINE_MAX_BYTES 4096
 #define DRAIN_AFTER_KILL_MS 1000
 
@@ -23,11 +25,7 @@ static void on_signal(int sig)
 
 void session_catch_signals(void)
 {
-	struct sigaction sa = { .sa_handler = on_signal }; /* no SA_RESTART: poll returns */
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
+	catch_stop_signals(on_signal, NULL); /* no SA_RESTART: poll returns */
 	signal(SIGPIPE, SIG_IGN);
 }
 

@@ -43,6 +43,9 @@ int tool_start(struct tool *t, char *const argv[], int pipe_out, char *err, size
 			close(fd[0]);
 			close(fd[1]);
 		}
+		/* perf record is stopped with SIGINT, as ^C would (trace record): not left
+		 * ignored when fpulab started with it ignored (a script's background job) */
+		signal(SIGINT, SIG_DFL);
 		execvp(argv[0], argv);
 		_exit(127);
 	}

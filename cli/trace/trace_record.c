@@ -17,6 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common/stop_signals.h"
 #include "common/util.h"
 #include "perf_tool.h"
 #include "trace_cmd.h"
@@ -255,18 +256,6 @@ static int wait_record(struct tool *t)
 	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
-/* Catch the stop signals while perf records (@on), or restore them. */
-static void catch_stop_signals(bool on)
-{
-	static struct sigaction old[3];
-	static const int sigs[3] = { SIGINT, SIGTERM, SIGHUP };
-	struct sigaction sa = { .sa_handler = on_stop_signal };
-
-	sigemptyset(&sa.sa_mask);
-	for (int i = 0; i < 3; i++)
-		sigaction(sigs[i], on ? &sa : &old[i], on ? &old[i] : NULL);
-}
-
 /* perf record failed: say why, with the fix where its message says which. */
 static void record_failed(int st, const char *msg)
 {
@@ -318,16 +307,17 @@ static int record(const struct record_opts *o, const char *data, bool sigreturn)
 	snprintf(secs, sizeof(secs), "%llu",
 		 (unsigned long long)(o->seconds ? o->seconds : SECONDS_DEFAULT));
 	char **argv = record_argv(o, data, sigreturn, secs);
-	catch_stop_signals(true);
+	struct sigaction old[STOP_SIGNALS_N];
+	catch_stop_signals(on_stop_signal, old);
 	if (!argv || tool_start(&t, argv, 0, err, sizeof(err))) {
-		catch_stop_signals(false);
+		restore_stop_signals(old);
 		fprintf(stderr, "fpulab trace record: %s\n", argv ? err : "out of memory");
 		free(argv);
 		return 1;
 	}
 	free(argv);
 	st = wait_record(&t);
-	catch_stop_signals(false);
+	restore_stop_signals(old);
 	tool_stderr(&t, msg, sizeof(msg));
 	tool_free(&t);
 	if (st != 0 && (!strstr(msg, "Captured and wrote") || access(data, R_OK))) {

@@ -2,6 +2,7 @@
 /* cli/common/util.c: the printed figures' helpers (no "-0.0", no share of a zero floor);
  * cli/common/cpu_model.c's XCR0 text. */
 #include <setjmp.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -14,6 +15,7 @@
 #include <fpu/xstate.h>
 
 #include "common/cpu_model.h"
+#include "common/stop_signals.h"
 #include "common/util.h"
 
 static void unsigned_zero_never_prints_minus_zero(void **state)
@@ -89,6 +91,42 @@ static void xcr0_text_names_the_os_mask_and_libfpus(void **state)
 	assert_string_equal(xcr0_text(buf, sizeof(buf)), want);
 }
 
+static void on_stop(int sig)
+{
+	(void)sig;
+}
+
+static void (*disposition(int sig))(int)
+{
+	struct sigaction sa;
+	assert_int_equal(sigaction(sig, NULL, &sa), 0);
+	return sa.sa_handler;
+}
+
+/* A stop signal ignored at start stays ignored (nohup, a background job); the others are
+ * caught, and restored after. */
+static void stop_signals_ignored_at_start_stay_ignored(void **state)
+{
+	struct sigaction old[STOP_SIGNALS_N];
+
+	signal(SIGINT, SIG_IGN);
+	signal(SIGTERM, SIG_DFL);
+	signal(SIGHUP, SIG_DFL);
+	catch_stop_signals(on_stop, old);
+	assert_ptr_equal(disposition(SIGINT), SIG_IGN);
+	assert_ptr_equal(disposition(SIGTERM), on_stop);
+	assert_ptr_equal(disposition(SIGHUP), on_stop);
+	restore_stop_signals(old);
+	assert_ptr_equal(disposition(SIGINT), SIG_IGN);
+	assert_ptr_equal(disposition(SIGTERM), SIG_DFL);
+	assert_ptr_equal(disposition(SIGHUP), SIG_DFL);
+	signal(SIGINT, SIG_DFL);
+	catch_stop_signals(on_stop, NULL);
+	assert_ptr_equal(disposition(SIGINT), on_stop);
+	for (int i = 0; i < STOP_SIGNALS_N; i++)
+		signal(stop_signals[i], SIG_DFL);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -96,6 +134,7 @@ int main(void)
 		cmocka_unit_test(share_of_a_floor_of_1_ns_or_more),
 		cmocka_unit_test(no_share_of_a_floor_under_1_ns),
 		cmocka_unit_test(xcr0_text_names_the_os_mask_and_libfpus),
+		cmocka_unit_test(stop_signals_ignored_at_start_stay_ignored),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -124,7 +124,7 @@ if [ "$rc" = 0 ] && [ "$(ls -A "$work/d")" = keep ]; then
 else
 	not_ok "unlink --mode processes --dir: exit 0, only its own files touched, none left" "exit $rc" "$(ls -A "$work/d")"
 fi
-TMPDIR=$work/tmp "$fpulab" host unlink --ops 1000000000 --tasks 2 > "$work/out" 2> "$work/err" &
+TMPDIR=$work/tmp env --default-signal=INT "$fpulab" host unlink --ops 1000000000 --tasks 2 > "$work/out" 2> "$work/err" & # (^C's default: a background job ignores SIGINT)
 pid=$!
 for _ in $(seq 50); do [ -n "$(ls -A "$work/tmp")" ] && break; sleep 0.1; done
 sleep 0.3

@@ -25,7 +25,8 @@ result() { # POLICY PLACEMENT REPEAT TICKS
 # configuration's progress line, send SIGNAL to fpulab; sets rc.
 interrupt() {
 	rm -f "$work/out.$2"
-	FAKE_GUEST="$work/guest" "$fpulab" run --kernel "$work/lab.elf" --placement same-cpu,cross-cpu \
+	# (a script's background job starts with SIGINT ignored: env gives it ^C's default)
+	FAKE_GUEST="$work/guest" env --default-signal=INT "$fpulab" run --kernel "$work/lab.elf" --placement same-cpu,cross-cpu \
 		--fp-users one --regset sse --policy eager,lazy --repeat 1 --format "$2" \
 		--output "$work/out.$2" > "$work/stdout" 2> "$work/err" &
 	pid=$!

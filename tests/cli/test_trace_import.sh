@@ -273,7 +273,8 @@ exit \$st
 EOF
 chmod +x "$work/fr"
 if [ "$(id -u)" = 0 ] || [ "$(cat /proc/sys/kernel/perf_event_paranoid)" -le -1 ]; then
-	FPULAB_PERF=$work/fr FPULAB_TRACEFS=$work/tfs "$fpulab" trace record -o "$work/int.trace" -- sleep 37 > "$work/out" 2> "$work/err" &
+	# (a script's background job starts with SIGINT ignored: env gives it ^C's default)
+	FPULAB_PERF=$work/fr FPULAB_TRACEFS=$work/tfs env --default-signal=INT "$fpulab" trace record -o "$work/int.trace" -- sleep 37 > "$work/out" 2> "$work/err" &
 	p=$!
 	for _ in $(seq 100); do [ -e "$work/fr.data" ] && break; sleep 0.05; done
 	sleep 0.2
@@ -287,10 +288,29 @@ if [ "$(id -u)" = 0 ] || [ "$(cat /proc/sys/kernel/perf_event_paranoid)" -le -1 
 	else
 		not_ok "record: SIGINT to fpulab alone: passed on to perf, what it recorded imported, exit 130" "exit $rc" "$(cat "$work/err")" "perf got: $(cat "$work/fr.got" 2> /dev/null)" "left: $(dirname "$(cat "$work/fr.data")")"
 	fi
+	# started with SIGINT ignored (nohup-like, or a script's background job): it stays
+	# ignored, and SIGTERM still stops the recording
+	rm -f "$work/fr.data" "$work/fr.got"
+	FPULAB_PERF=$work/fr FPULAB_TRACEFS=$work/tfs env --ignore-signal=INT "$fpulab" trace record -o "$work/ign.trace" -- sleep 38 > "$work/out" 2> "$work/err" &
+	p=$!
+	for _ in $(seq 100); do [ -e "$work/fr.data" ] && break; sleep 0.05; done
+	sleep 0.2
+	kill -INT "$p"
+	sleep 0.5
+	if kill -0 "$p" 2> /dev/null && [ ! -e "$work/fr.got" ]; then alive=yes; else alive=no; fi
+	kill -TERM "$p"
+	wait "$p"
+	rc=$?
+	if [ "$alive" = yes ] && [ "$rc" = 143 ] && grep -q "interrupted (SIGTERM): perf stopped sleep" "$work/err" &&
+		"$fpulab" trace info "$work/ign.trace" > /dev/null 2>&1 && ! pgrep -f "sleep 38" > /dev/null; then
+		ok "record: started with SIGINT ignored, SIGINT is still ignored; SIGTERM stops it and imports the recording, exit 143"
+	else
+		not_ok "record: started with SIGINT ignored, SIGINT still ignored; SIGTERM stops it, exit 143" "alive after SIGINT: $alive, exit $rc" "$(cat "$work/err")"
+	fi
 	FPULAB_PERF=$work/fr FPULAB_TRACEFS=$work/tfs check "record: --seconds N with CMD: CMD under timeout -s INT N, said as stopped" 0 - "sleep stopped after 1 s (--seconds); the recording is imported" -- "$fpulab" trace record -o "$work/sec.trace" --seconds 1 -- sleep 5
 	has "record: ... the clock starts with CMD, once perf records" fr.args "-- timeout -s INT 1 sleep 5"
 else
-	skips 3 "record: a fake perf that records" "needs root or perf_event_paranoid -1"
+	skips 4 "record: a fake perf that records" "needs root or perf_event_paranoid -1"
 fi
 if [ "$(id -u)" = 0 ] && command -v setpriv > /dev/null && [ "$(cat /proc/sys/kernel/perf_event_paranoid)" -gt -1 ]; then
 	cp "$fpulab" "$work/fpulab-copy" && chmod 755 "$work" "$work/fpulab-copy"
