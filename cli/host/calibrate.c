@@ -9,7 +9,6 @@
  * --repeat samples. The register state (init or dirty) is checked with
  * XGETBV(1) before and after each figure.
  */
-#include <errno.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
@@ -28,6 +27,7 @@
 #include "common/result_file.h"
 #include "common/stats.h"
 #include "common/tsc.h"
+#include "common/util.h"
 
 #define BATCH 16
 #define REPEAT_DEFAULT 2000
@@ -325,22 +325,10 @@ static int parse_args(int argc, char **argv, struct output_opts *out, unsigned l
 			if (output_opt(out, "calibrate", a + 2, v))
 				return 2;
 		} else if (!strcmp(a, "--repeat") && v) {
-			char *end;
-			errno = 0;
-			unsigned long n = strtoul(v, &end, 10);
-			if (!*v || *end || v[0] == '-' || v[0] == '+') {
-				fprintf(stderr,
-					"fpulab calibrate: --repeat: '%s' is not a non-negative "
-					"integer (must be 1..%lu)\n",
-					v, REPEAT_MAX);
+			uint64_t n;
+			if (parse_u64_arg("calibrate", "repeat", v, 1, REPEAT_MAX, &n))
 				return 2;
-			}
-			if (errno || n < 1 || n > REPEAT_MAX) {
-				fprintf(stderr, "fpulab calibrate: --repeat: %s must be 1..%lu\n",
-					v, REPEAT_MAX);
-				return 2;
-			}
-			*repeat = n;
+			*repeat = (unsigned long)n;
 		} else if (!strcmp(a, "--insn") && v) {
 			*insn = FPU_INSN_NR;
 			if (!strcmp(v, "auto"))

@@ -43,8 +43,8 @@ check "xstate check without a file says why" 2 - "check needs a FILE" -- "$fpula
 check "xstate with an unknown subcommand says why" 2 - "unknown subcommand 'frob'" -- "$fpulab" xstate frob x
 
 # ---- calibrate ----
-check "calibrate --repeat 0: must be 1..N" 2 - "--repeat: 0 must be 1..10000000" -- "$fpulab" calibrate --repeat 0
-check "calibrate --repeat -3: not a non-negative integer" 2 - "'-3' is not a non-negative integer" -- "$fpulab" calibrate --repeat -3
+check "calibrate --repeat 0: out of range, worded as every command's" 2 - "fpulab calibrate: --repeat: 0 is out of range (1..10000000)" -- "$fpulab" calibrate --repeat 0
+check "calibrate --repeat -3: not a non-negative integer, with the range" 2 - "fpulab calibrate: --repeat: '-3' is not a non-negative integer (1..10000000)" -- "$fpulab" calibrate --repeat -3
 echo x > "$work/file-not-dir"
 check "calibrate --output in a missing folder: exit 2 before measuring" 2 - "cannot create a file in $work/nowhere" -- "$fpulab" calibrate --output "$work/nowhere/cal.csv"
 check "host costs --output in a missing folder: exit 2 before measuring" 2 - "fpulab host costs: --output $work/nowhere/hc.json: cannot create a file in $work/nowhere" -- "$fpulab" host costs --output "$work/nowhere/hc.json"
