@@ -188,6 +188,9 @@ has "replay: ... other +0: the importer's window start explains all" out "other 
 has "replay: FPU cost as a share of the workload's CPU time" out "linux: FPU cost as a share of the workload's CPU time (0.005 s busy, not idle, over 2 CPUs in 0.004 s recorded; total ns per switch x 6 switches): oracle"
 has "replay: lazy's traps at both --fp-use bounds" out "linux: lazy         #NM traps 11 (every-return) .. 0 (evidence)"
 "$fpulab" replay "$work/sig.trace" --repeat 1 --policy deferred --format json > "$work/sig.json" 2> "$work/err"
+# the verdict against deferred: decided only where the min-max ranges over the runs are apart
+# at both bounds (a trap of 1 ms puts lazy's 52 .. 1 traps far above deferred's range)
+check "replay: decided against deferred only beyond both bounds' min-max ranges" 0 "decided: costlier than deferred at both bounds, beyond the runs' min-max ranges" - -- "$fpulab" replay "$work/fee.trace" --repeat 3 --trap-ns 1000000 --policy lazy,deferred
 check "replay --policy lazy of a Linux trace: its bounds" 0 "linux: lazy         #NM traps 11 (every-return) .. 0 (evidence), total " - -- "$fpulab" replay "$work/sig.trace" --repeat 1 --policy lazy
 has "... no verdict without deferred" out "ns per switch: no verdict, deferred not replayed (--policy deferred)"
 if grep -q nan "$work/out"; then not_ok "... and no nan anywhere" "$(grep nan "$work/out")"; else ok "... and no nan anywhere"; fi
