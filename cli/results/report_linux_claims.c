@@ -208,6 +208,14 @@ void measure_linux_share(const struct claim *c, json_t *rows, struct finding *f)
 	struct bounds be = bounds_of(pe, "cpu_time_share");
 	double busy = 0, runs = 0;
 	size_t n = 0;
+	if (pa && !be.have_hi && be.have_lo) {
+		report_not_measured(f,
+				    "the trace holds the evidence bound only (imported with "
+				    "--fp-use %s), and the claim weighs both: import it with "
+				    "every-return",
+				    "evidence");
+		return;
+	}
 	if (!pa || !be.have_hi || !num(lr, "linux_busy_ns", &busy)) {
 		report_not_measured(f, "the Linux replay lacks %s's or eager's CPU-time share",
 				    c->a);

@@ -65,6 +65,13 @@ static double policy_runs(json_t *rows, const char *trace)
 	return NAN;
 }
 
+/* @row's trace was imported with --fp-use evidence: its plain keys are the lower bound, and
+ * it has no upper one. */
+static bool evidence_only(const json_t *row)
+{
+	return !strcmp(result_str(row, "linux_fp_use", ""), "evidence");
+}
+
 /* "H .. L" of @key and @key_evidence in @row, scaled by @k; "-" for a missing end. */
 static void both(char *buf, size_t len, const json_t *row, const char *key, const char *fmt,
 		 double k)
@@ -74,7 +81,7 @@ static void both(char *buf, size_t len, const json_t *row, const char *key, cons
 
 	snprintf(ev, sizeof(ev), "%s_evidence", key);
 	l = number(row, ev);
-	if (!strcmp(result_str(row, "linux_fp_use", ""), "evidence")) { /* the lower bound only */
+	if (evidence_only(row)) {
 		l = h;
 		h = NAN;
 	}
@@ -179,13 +186,14 @@ static void linux_policy(FILE *out, const json_t *row, double forks)
 	fprintf(out, "  %-16s %-24s %-24s %s\n", result_str(row, "policy", "-"), nm, per, share);
 }
 
-/* A row's total ns per switch at the every-return bound (its median) or the evidence bound. */
+/* A row's total ns per switch at the every-return bound (its median) or the evidence bound;
+ * NAN where the trace lacks that bound. */
 static double total_at(const json_t *row, bool evidence)
 {
 	double v;
 
-	if (evidence)
-		return number(row, "ns_per_switch_evidence");
+	if (evidence_only(row) != evidence)
+		return evidence ? number(row, "ns_per_switch_evidence") : NAN;
 	return result_stat(row, "ns_per_switch", RESULT_MEDIAN, &v) ? v : NAN;
 }
 
@@ -229,7 +237,9 @@ static void summarise_trace(FILE *out, json_t *rows, const json_t *lr)
 	const char *hi = cheapest(rows, trace, false), *lo = cheapest(rows, trace, true);
 	fprintf(out, "  cheapest (total ns per switch): %s at every-return, %s at evidence: %s\n",
 		hi, lo,
-		!strcmp(hi, lo) ? "the same at both bounds" : "the bounds disagree (undecided)");
+		evidence_only(lr) ? "the trace holds the evidence bound only"
+		: !strcmp(hi, lo) ? "the same at both bounds"
+				  : "the bounds disagree (undecided)");
 }
 
 void summarise_linux(FILE *out, json_t *rows)

@@ -234,8 +234,10 @@ has "replay at the evidence bound: the recording's end is a cause, and other is 
 "$fpulab" replay "$work/d.trace" --repeat 1 --format json --output "$work/d.json" 2> "$work/err"
 "$fpulab" summary "$work/d.json" > "$work/d.out" 2> "$work/err"
 has "summary at the evidence bound: the recording's end is a cause, and other is 0" d.out "signal frames -1, recording's end -2, other +0: within 3%"
+has "summary of an evidence-only trace: no cheapest policy at every-return, and no 'disagree'" d.out "at evidence: the trace holds the evidence bound only"
 "$fpulab" report --from "$work/d.json" > "$work/d.out" 2> "$work/err"
 has "report at the evidence bound: the recording's end is a cause, and other is 0" d.out "signal frames -1, recording's end -2, other +0 (within 3%)"
+has "report of an evidence-only trace: a claim that weighs both bounds says which is missing" d.out "the trace holds the evidence bound only (imported with --fp-use evidence), and the claim weighs both"
 
 # ---- trace record: what it needs, said with the fix ----
 FPULAB_PERF=$work/none check "record: perf missing" 1 - "perf is not installed (no '$work/none' executable there): install it (Debian: apt-get install linux-perf" -- "$fpulab" trace record -o "$work/r.trace" --seconds 1
