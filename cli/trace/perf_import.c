@@ -168,7 +168,7 @@ static int kind_of(const char *path, char *err, size_t errlen)
 	FILE *f = fopen(path, "rb");
 
 	if (!f) {
-		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		snprintf(err, errlen, "%s", strerror(errno)); /* the caller names @path */
 		return -1;
 	}
 	size_t n = fread(b, 1, sizeof(b), f);
@@ -198,7 +198,7 @@ int perf_import_file(const char *path, const char *out_path, const struct perf_i
 	if (kind == '-' || kind == 't') {
 		FILE *in = kind == '-' ? stdin : fopen(path, "r");
 		if (!in) {
-			snprintf(err, errlen, "%s: %s", path, strerror(errno));
+			snprintf(err, errlen, "%s", strerror(errno));
 			return -1;
 		}
 		rc = perf_import_stream(in, out_path, o, r, err, errlen);

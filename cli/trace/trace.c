@@ -343,8 +343,11 @@ static int cmd_info(int argc, char **argv)
 	       t.hdr.version, t.hdr.ncpus, t.hdr.ntasks, t.hdr.xcr0);
 	if (t.lx)
 		trace_linux_summary(stdout, &t.hdr, t.lx);
-	printf("  events     %" PRIu64 " (%" PRIu64 " bytes)\n", t.hdr.nevents,
-	       (uint64_t)trace_header_size(t.hdr.version) + t.hdr.nevents * sizeof(*t.ev));
+	printf("  events     %" PRIu64 " (%" PRIu64 " bytes; the file %" PRIu64
+	       " with its %u-byte header)\n",
+	       t.hdr.nevents, t.hdr.nevents * sizeof(*t.ev),
+	       (uint64_t)trace_header_size(t.hdr.version) + t.hdr.nevents * sizeof(*t.ev),
+	       (unsigned int)trace_header_size(t.hdr.version));
 	for (unsigned int k = 1; k < FPULAB_EV_NR; k++)
 		printf("  %-10s %" PRIu64 "\n", trace_type_name(k), n[k]);
 	printf("  switches to idle/kernel threads %" PRIu64

@@ -69,11 +69,15 @@ int trace_import_option(const char *cmd, int argc, char **argv, int i, struct pe
 	}
 	if (!strcmp(a, "--name")) {
 		size_t max = sizeof(((struct fpulab_trace_header *)0)->workload) - 1;
-		if (!*argv[i + 1] || strlen(argv[i + 1]) > max) {
+		const char *n = argv[i + 1];
+		bool printable = true;
+		for (const char *c = n; *c; c++)
+			printable &= *c >= 0x20 && *c <= 0x7e;
+		if (!*n || strlen(n) > max || !printable) {
 			usage_error(cmd,
-				    "--name '%s': 1 to %zu characters (the trace header's "
-				    "workload field)",
-				    argv[i + 1], max);
+				    "--name '%s': 1 to %zu printable ASCII characters (the trace "
+				    "header's workload field)",
+				    n, max);
 			return -1;
 		}
 		o->workload = argv[i + 1];

@@ -46,6 +46,7 @@ check "trace synth all: a DIR two levels down is not (mkdir, not mkdir -p), exit
 check "trace synth all -o DIR/: DIR/WORKLOAD.trace, no double slash" 0 "$work/fresh/pingpong-one.trace: pingpong-one, 75 events, 1 CPU, 2 tasks, 1264 bytes" - -- "$fpulab" trace synth all -o "$work/fresh/" --switches 50
 check "trace synth pingpong-both: 1 CPU (not 1 CPUs)" 0 "pingpong-both, 200 events, 1 CPU, 2 tasks, 3264 bytes" - -- "$fpulab" trace synth pingpong-both -o "$work/pp.trace" --switches 100 --xcr0 0x7
 check "trace info counts switches and uses" 0 "FPU uses per switch 1.000" - -- "$fpulab" trace info "$work/pp.trace"
+check "trace info: the events' bytes, and the file's with its header" 0 "  events     200 (3200 bytes; the file 3264 with its 64-byte header)" - -- "$fpulab" trace info "$work/pp.trace"
 check "trace dump's header: 1 CPU, 2 tasks" 0 ", 1 CPU, 2 tasks, 200 events" - -- "$fpulab" trace dump "$work/pp.trace" --limit 1
 check "trace dump prints events" 0 "2 0 use task 2 mask 0x7" - -- "$fpulab" trace dump "$work/pp.trace" --limit 3
 "$fpulab" trace synth build -o "$work/build.trace" --switches 2000 --seed 1 --xcr0 0x7 > /dev/null

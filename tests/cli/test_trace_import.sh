@@ -145,7 +145,7 @@ bad "x86_fpu events of a kernel before 5.2 (no load: field): refused" "$work/old
 : > "$work/empty.txt"
 bad "an empty recording: refused" "$work/empty.txt" "no events in the recording (0 lines)"
 check "import from standard input needs -o, said as trace import" 2 - "fpulab trace import: standard input (-) needs -o FILE" -- "$fpulab" trace import -
-check "a missing input" 1 - "nothing.txt: No such file or directory" -- "$fpulab" trace import "$work/nothing.txt" -o "$work/x.trace"
+check "a missing input: named once" 1 - "fpulab trace import: $work/nothing.txt: No such file or directory" -- "$fpulab" trace import "$work/nothing.txt" -o "$work/x.trace"
 
 # ---- the inputs ----
 if "$fpulab" trace import - -o "$work/stdin.trace" < "$fx/signal.txt" > /dev/null 2> "$work/err" &&
@@ -344,8 +344,9 @@ check "import: -o a device or FIFO: refused, exit 2, left as it is" 2 - "not a r
 [ ! -f "$work/null" ] && ok "import: the device is not replaced by a file" || not_ok "import: the device is not replaced by a file" "$(ls -l "$work/null")"
 holds "record: ... CMD never ran" test ! -e "$work/ran"
 check "import: -o in a missing folder: named, not its temporary file, exit 2" 2 - "-o $work/none/i.trace: cannot create a file in $work/none: No such file or directory" -- "$fpulab" trace import "$fx/signal.txt" -o "$work/none/i.trace"
-check "import --name '': a usage error" 2 - "--name '': 1 to 23 characters" -- "$fpulab" trace import "$fx/signal.txt" -o "$work/n.trace" --name ""
-check "import --name of 24 characters: a usage error, not cut" 2 - "1 to 23 characters" -- "$fpulab" trace import "$fx/signal.txt" -o "$work/n.trace" --name 123456789012345678901234
+check "import --name '': a usage error" 2 - "--name '': 1 to 23 printable ASCII characters" -- "$fpulab" trace import "$fx/signal.txt" -o "$work/n.trace" --name ""
+check "import --name of 24 characters: a usage error, not cut" 2 - "1 to 23 printable ASCII characters" -- "$fpulab" trace import "$fx/signal.txt" -o "$work/n.trace" --name 123456789012345678901234
+check "import --name not ASCII: a usage error, not rewritten to underscores" 2 - "1 to 23 printable ASCII characters (the trace header's workload field)" -- "$fpulab" trace import "$fx/signal.txt" -o "$work/n.trace" --name "$(printf 'h\303\251llo')"
 check "record: --seconds out of range" 2 - "--seconds: 0 is out of range" -- "$fpulab" trace record -o "$work/r.trace" --seconds 0
 
 # ---- live: a second of this machine, when it can record ----
