@@ -341,6 +341,7 @@ struct exp_plot {
 	size_t nx, ns;
 	double *cell; /* [x][series][median, min, max], NaN where not measured */
 	int runs;     /* the most runs a row summarises */
+	int runs_min; /* ... and the fewest (the oracle's counts: 1) */
 	char *base, *dat, *gp, *svg;
 };
 
@@ -376,6 +377,8 @@ static void collect_axes(struct exp_plot *p)
 		free(s);
 		if (result_runs(row) > p->runs)
 			p->runs = (int)result_runs(row);
+		if (!i || result_runs(row) < p->runs_min)
+			p->runs_min = (int)result_runs(row);
 	}
 	p->nx = json_array_size(p->xs);
 	p->ns = json_array_size(p->series);
@@ -458,9 +461,13 @@ static void gp_experiment_labels(FILE *f, const struct exp_plot *p, const char *
 	fprintf(f, ".\"\\n\".");
 	gp_string(f, rests_on);
 	fprintf(f, " noenhanced\nset ylabel ");
-	char *ylabel = xasprintf("%s, median of %d run%s; bars: min-max (%s is better)",
-				 p->fig.unit, p->runs, p->runs == 1 ? "" : "s",
-				 p->fig.better < 0 ? "lower" : "higher");
+	char runs[48];
+	if (p->runs_min < p->runs)
+		snprintf(runs, sizeof(runs), "%d to %d runs", p->runs_min, p->runs);
+	else
+		snprintf(runs, sizeof(runs), "%d run%s", p->runs, p->runs == 1 ? "" : "s");
+	char *ylabel = xasprintf("%s, median of %s; bars: min-max (%s is better)", p->fig.unit,
+				 runs, p->fig.better < 0 ? "lower" : "higher");
 	gp_string(f, ylabel);
 	free(ylabel);
 	gp_axes(f);
