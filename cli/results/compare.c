@@ -13,6 +13,7 @@
 
 #include "cli.h"
 #include "common/output.h"
+#include "common/policy.h"
 #include "common/result_file.h"
 #include "common/util.h"
 
@@ -145,6 +146,34 @@ static char *counts_text(json_t *changed)
 	return s;
 }
 
+/*
+ * For a policy that decides by the costs it is given (adaptive), whose counts changed: the
+ * costs it decided by that differ between @ra and @rb ("trap_ns 157.0->119.4, ..."),
+ * malloc'ed; "" where none do or the policy is static. A replay measures them afresh
+ * unless --costs (or --trap-ns ...) and --batch-costs pin them.
+ */
+static char *decision_costs_text(const json_t *ra, const json_t *rb)
+{
+	static const char *const keys[] = { "trap_ns", "cr0_ns", "ipi_ns", "save_ns",
+					    "restore_ns" };
+	const char *policy = result_str(ra, "policy", NULL);
+	char *s = xstrdup("");
+
+	if (!policy || !policy_is_adaptive(policy))
+		return s;
+	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
+		const json_t *a = json_object_get(ra, keys[i]), *b = json_object_get(rb, keys[i]);
+		if (!json_is_number(a) || !json_is_number(b) ||
+		    json_number_value(a) == json_number_value(b))
+			continue;
+		char *next = xasprintf("%s%s%s %.1f->%.1f", s, *s ? ", " : "", keys[i],
+				       json_number_value(a), json_number_value(b));
+		free(s);
+		s = next;
+	}
+	return s;
+}
+
 /* One configuration present in both files. */
 /* The runs a row summarises, or null when it does not say. */
 static json_t *runs_or_null(const json_t *row)
@@ -251,6 +280,14 @@ static json_t *compare_row(json_t *ra, json_t *rb, const char *identity, double 
 	const char *verdict = worse ? "worse" : better ? "better" : "same";
 	json_object_set_new(out, "verdict", json_string(verdict));
 	char *text = counts_text(changed);
+	char *by = *text ? decision_costs_text(ra, rb) : xstrdup("");
+	if (*by) {
+		char *next = xasprintf("%s (%s decides by the costs it is given, which differ: %s)",
+				       text, result_str(ra, "policy", ""), by);
+		free(text);
+		text = next;
+	}
+	free(by);
 	char *cell = *repriced ? xasprintf("B at A's costs (%s)%s%s", repriced, *text ? "; " : "",
 					   text)
 			       : xstrdup(*text ? text : "-");

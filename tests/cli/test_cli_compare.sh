@@ -160,4 +160,18 @@ timeout 60 "$fpulab" compare "$fx/compare-a.json" /dev/zero > /dev/null 2> "$wor
 rc=$?
 expect "compare A /dev/zero: refused at the size limit" "$work/ez" '^fpulab compare: /dev/zero: larger than 64 MiB: not a result file$'
 [ "$rc" = 2 ] && ok "... exit 2" || not_ok "... exit 2" "exit $rc"
+
+# adaptive's counts change with the costs it decides by: compare says which differ
+if grep -qw xsave /proc/cpuinfo; then
+	"$fpulab" trace synth pingpong-one -o "$work/po.trace" --switches 400 > /dev/null
+	for t in 5 100000; do
+		"$fpulab" replay "$work/po.trace" --repeat 1 --policy adaptive --trap-ns $t --cr0-ns 30 \
+			--ipi-ns 1000 --format json --output "$work/po$t.json" 2> /dev/null
+	done
+	"$fpulab" compare "$work/po5.json" "$work/po100000.json" > "$work/po" 2> /dev/null
+	expect "adaptive's changed counts: the costs it decided by that differ are named" "$work/po" \
+		'^replay adaptive pingpong-one .*nm_traps [0-9]+->[0-9]+.* \(adaptive decides by the costs it is given, which differ: trap_ns 5\.0->100000\.0[,)]'
+else
+	skip "compare of two adaptive replays" "no XSAVE"
+fi
 finish
