@@ -393,7 +393,9 @@ static const char *const not_identity[] = {
 	"adaptive_costs", "costs",
 	"verdict",        "trap_range_estimate",
 	"note",           "hypervisor_vendor",
-	"linux_fp_use",   NULL,
+	"linux_fp_use",   "clock_label",
+	"boot",           "clock_ref",
+	"hypervisor",     NULL,
 };
 /* Prefixes of per-run keys: replay's control policy and its ratios to the best. */
 static const char *const not_identity_prefixes[] = { "control_", "vs_", "work_vs_", NULL };
@@ -414,8 +416,11 @@ static bool in(const char *const *list, const char *key)
 
 /*
  * A lab row's slices and fp_slices are counts (switch-ins, which vary from
- * policy to policy across CPUs), except where its experiment takes them as
- * options (short-tasks' --slices, --fp-slices).
+ * policy to policy and run to run), except fp_slices where its experiment
+ * takes it as an option (short-tasks' --fp-slices: the row's is its total
+ * over the tasks, fixed by the option). Short-tasks' --slices is no
+ * exception: the row's slices are the switch-ins it measured, preemptions
+ * included.
  */
 static bool lab_count(const json_t *row, const char *key)
 {
@@ -423,6 +428,8 @@ static bool lab_count(const json_t *row, const char *key)
 
 	if (e < 0 || (strcmp(key, "slices") && strcmp(key, "fp_slices")))
 		return false;
+	if (!strcmp(key, "slices"))
+		return true;
 	for (int i = 0; i < FPULAB_OPT_NR; i++)
 		if (!strcmp(fpulab_options[i].key, key))
 			return !(fpulab_options[i].experiments & (1u << e));
@@ -485,8 +492,11 @@ char *result_label(const json_t *row)
 	return identity(row, true);
 }
 
+/* Integers that are measurements of the machine or the run's length, not counts of work. */
 static const char *const not_counts[] = {
-	"repeats", "repeat", "ticks", "tsc_khz", "hook_calls_clipped", "runs", "base_ticks", NULL
+	"repeats", "repeat",     "ticks",    "tsc_khz",   "hook_calls_clipped",
+	"runs",    "base_ticks", "apic_khz", "cal_ticks", "cal_passes",
+	NULL
 };
 
 bool result_is_count(const json_t *row, const char *key)

@@ -21,6 +21,7 @@
 
 struct compare_totals {
 	size_t common, worse, better, same, only_a, only_b;
+	size_t unjudged; /* one run on a side: no range to weigh the change against */
 	size_t repriced; /* replay rows whose B was given other per-event costs */
 };
 
@@ -237,12 +238,22 @@ static char *reprice_at_a(const json_t *ra, const json_t *rb, struct result_figu
 	return s;
 }
 
+/*
+ * A figure of one run has no min-max range to weigh a change against its noise: no verdict
+ * rests on it (the oracle's figure is counts, exact, and is judged).
+ */
+static bool one_run(const json_t *r)
+{
+	return result_runs(r) == 1 && strcmp(result_str(r, "policy", ""), RESULT_ORACLE_ROW);
+}
+
 static json_t *compare_row(json_t *ra, json_t *rb, const char *identity, double threshold,
 			   struct compare_totals *t)
 {
 	struct result_figure fa, fb;
 	bool has = result_figure(ra, &fa) && result_figure(rb, &fb) && !strcmp(fa.key, fb.key);
-	bool worse = false, better = false;
+	bool worse = false, better = false,
+	     unjudged = has && (one_run(ra) || one_run(rb)) && fa.median != fb.median;
 	json_t *out = json_object();
 	json_t *changed = changed_counts(ra, rb, &worse, &better);
 
@@ -257,9 +268,10 @@ static json_t *compare_row(json_t *ra, json_t *rb, const char *identity, double 
 		double ratio = fa.median != 0 ? fb.median / fa.median : NAN;
 		bool overlap = fa.has_range && fb.has_range && fa.min <= fb.max && fb.min <= fa.max;
 		double change = fa.better < 0 ? ratio - 1 : 1 - ratio; /* > 0: worse */
-		if (!overlap && isfinite(ratio) && change * 100 > threshold)
+		bool judged = !overlap && isfinite(ratio) && !unjudged;
+		if (judged && change * 100 > threshold)
 			worse = true;
-		if (!overlap && isfinite(ratio) && -change * 100 > threshold)
+		if (judged && -change * 100 > threshold)
 			better = true;
 		json_object_set_new(out, "figure", json_string(fa.key));
 		json_object_set_new(out, "unit", json_string(fa.unit));
@@ -277,7 +289,7 @@ static json_t *compare_row(json_t *ra, json_t *rb, const char *identity, double 
 						    : json_null());
 		json_object_set_new(out, "ranges_overlap", json_boolean(overlap));
 	}
-	const char *verdict = worse ? "worse" : better ? "better" : "same";
+	const char *verdict = worse ? "worse" : better ? "better" : unjudged ? "one run" : "same";
 	json_object_set_new(out, "verdict", json_string(verdict));
 	char *text = counts_text(changed);
 	char *by = *text ? decision_costs_text(ra, rb) : xstrdup("");
@@ -301,6 +313,8 @@ static json_t *compare_row(json_t *ra, json_t *rb, const char *identity, double 
 		t->worse++;
 	else if (better)
 		t->better++;
+	else if (unjudged)
+		t->unjudged++;
 	else
 		t->same++;
 	return out;
@@ -404,11 +418,16 @@ static int compare_files(const char *pa, const char *pb, double threshold, struc
 	}
 	output_comment(o, "medians in %s, over the runs each file summarised",
 		       unit[0] ? unit : "-");
-	output_comment(
-		o,
-		"%zu configuration%s in both: %zu worse, %zu better, %zu no real difference; "
-		"only in A: %zu, only in B: %zu",
-		t->common, plural(t->common), t->worse, t->better, t->same, t->only_a, t->only_b);
+	char unjudged[96] = "";
+	if (t->unjudged)
+		snprintf(unjudged, sizeof(unjudged),
+			 ", %zu not judged (one run on a side: no range to weigh it against)",
+			 t->unjudged);
+	output_comment(o,
+		       "%zu configuration%s in both: %zu worse, %zu better, %zu no real "
+		       "difference%s; only in A: %zu, only in B: %zu",
+		       t->common, plural(t->common), t->worse, t->better, t->same, unjudged,
+		       t->only_a, t->only_b);
 	if (t->repriced)
 		output_comment(
 			o,

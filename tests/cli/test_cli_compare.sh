@@ -161,6 +161,19 @@ rc=$?
 expect "compare A /dev/zero: refused at the size limit" "$work/ez" '^fpulab compare: /dev/zero: larger than 64 MiB: not a result file$'
 [ "$rc" = 2 ] && ok "... exit 2" || not_ok "... exit 2" "exit $rc"
 
+# one run a side: no range, so a changed median is not judged; and what describes the
+# machine (clock_label, boot, clock_ref, hypervisor, apic_khz) and a row's measured slices
+# neither split a configuration nor count as a changed count
+# (sed, not jq: jq would print 20000.0 as the integer 20000, which is a count)
+head -n 1 "$fx/compare-a.json" | sed 's/"repeats": 5/"repeats": 1/; s/}$/, "slices": 847, "clock_label": "EMULATED", "boot": "pvh", "clock_ref": "pit", "hypervisor": "tcg", "apic_khz": 1003054}/' > "$work/one-a.json"
+sed 's/"ticks_per_round_trip": 20000.0/"ticks_per_round_trip": 30000.0/; s/"ticks_min": 19000.0/"ticks_min": 30000.0/; s/"ticks_max": 21000.0/"ticks_max": 30000.0/; s/"slices": 847/"slices": 851/; s/"EMULATED"/"EMULATED, other words"/; s/"pvh"/"multiboot"/; s/1003054/1002720/' "$work/one-a.json" > "$work/one-b.json"
+"$fpulab" compare "$work/one-a.json" "$work/one-b.json" > "$work/one" 2> /dev/null
+rc=$?
+expect "one run a side: a changed median is not judged" "$work/one" '^context-switch eager .* 1\.500 +one run +slices 847->851$'
+expect "... and the footer says so; the machine's words split nothing" "$work/one" \
+	'^# 1 configuration in both: 0 worse, 0 better, 0 no real difference, 1 not judged \(one run on a side: no range to weigh it against\); only in A: 0, only in B: 0$'
+[ "$rc" = 0 ] && ok "... exit 0: nothing judged worse" || not_ok "... exit 0: nothing judged worse" "exit $rc"
+
 # adaptive's counts change with the costs it decides by: compare says which differ
 if grep -qw xsave /proc/cpuinfo; then
 	"$fpulab" trace synth pingpong-one -o "$work/po.trace" --switches 400 > /dev/null
