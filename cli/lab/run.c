@@ -406,7 +406,7 @@ static enum line_verdict on_line(void *ctx, enum line_source from, const char *l
 	return LINE_CONSOLE;
 }
 
-/* lab.elf next to the fpulab binary; lab-test.elf (FPU_TESTING) to inject faults. */
+/* lab.elf next to the fpulab binary; lab-test.elf (FPU_TESTING) to inject faults or drop wake-ups. */
 static int default_kernel_path(char *buf, size_t len, bool test_kernel)
 {
 	char exe[PATH_MAX];
@@ -816,7 +816,7 @@ static int prepare_files(struct run_options *opt, struct run_state *s, char *ker
 
 	if (opt->kernel_path)
 		snprintf(kernel, len, "%s", opt->kernel_path);
-	else if (default_kernel_path(kernel, len, opt->guest_value[FPULAB_OPT_inject] != NULL) < 0)
+	else if (default_kernel_path(kernel, len, run_needs_test_kernel(opt)) < 0)
 		return 1;
 	rc = check_kernel(kernel, opt->kernel_path != NULL);
 	if (!rc && opt->trace_path)

@@ -420,15 +420,54 @@ static const char *experiments_reading(int id, char *buf, size_t len)
 	return buf;
 }
 
+/* @o's NUMBER option @i as given, or its default. */
+static unsigned long long number_or_default(const struct run_options *o, int i)
+{
+	const char *v = o->guest_value[i];
+	return v ? strtoull(v, NULL, 10) : fpulab_options[i].dflt;
+}
+
 /*
- * The default kernels (lab.elf, lab-test.elf with --inject) are built from
+ * short-tasks: S and K (--slices, --fp-slices) are --mix fixed's, K <= S;
+ * --mix boot|build draws them from --seed, which fixed does not read. Said
+ * here, exit 2, rather than by the guest's panic after boot.
+ */
+static int check_short_tasks(const struct run_options *o)
+{
+	const char *mix = o->guest_value[FPULAB_OPT_mix];
+	bool fixed = !mix || !strcmp(mix, "fixed");
+
+	if (!fixed && (o->guest_value[FPULAB_OPT_slices] || o->guest_value[FPULAB_OPT_fp_slices]))
+		return run_usage_error("--slices and --fp-slices are --mix fixed's (--mix %s draws "
+				       "them with --seed)",
+				       mix);
+	if (fixed && o->guest_value[FPULAB_OPT_seed])
+		return run_usage_error("--seed applies to --mix boot|build (--mix fixed takes "
+				       "--slices and --fp-slices)");
+	unsigned long long s = number_or_default(o, FPULAB_OPT_slices),
+			   k = number_or_default(o, FPULAB_OPT_fp_slices);
+	if (fixed && k > s)
+		return run_usage_error(
+			"--fp-slices %llu is more than --slices %llu (the first K of "
+			"S slices use SSE)",
+			k, s);
+	return 0;
+}
+
+bool run_needs_test_kernel(const struct run_options *o)
+{
+	return o->guest_value[FPULAB_OPT_inject] || o->guest_value[FPULAB_OPT_drop_wakeup];
+}
+
+/*
+ * The default kernels (lab.elf, lab-test.elf with --inject or --drop-wakeup) are built from
  * this libfpu, so their policies are known before boot. A kernel given with
  * --kernel says in its hello record which it has.
  */
 static int check_policies(const struct run_options *o)
 {
 	const char *list = o->guest_value[FPULAB_OPT_policies];
-	bool test_kernel = o->guest_value[FPULAB_OPT_inject] != NULL;
+	bool test_kernel = run_needs_test_kernel(o);
 
 	if (o->kernel_path || !list)
 		return 0;
@@ -502,7 +541,7 @@ static int finish_options(struct run_options *o)
 					       experiments_reading(i, readers, sizeof(readers)),
 					       o->guest_value[FPULAB_OPT_experiment]);
 	}
-	if (check_policies(o))
+	if (check_policies(o) || (exp == FPULAB_EXP_short_tasks && check_short_tasks(o)))
 		return 2;
 	/* 'all' means every placement these CPUs can run; a list naming one means it. */
 	if (o->cpus < 2 && o->list_all[FPULAB_OPT_placement]) {

@@ -57,4 +57,8 @@ int run_options_cmdline(const struct run_options *o, char *buf, size_t len);
  * not known. */
 unsigned run_options_config_count(const struct run_options *o);
 
+/* run_needs_test_kernel - the options only lab-test.elf (FPU_TESTING) reads are given:
+ * --inject or --drop-wakeup; without --kernel, fpulab boots it instead of lab.elf. */
+bool run_needs_test_kernel(const struct run_options *o);
+
 #endif

@@ -137,12 +137,20 @@ if [ "$(rc_of lost)" != 0 ] && grep -q "lost wake-up: no system call finished" "
 else
 	not_ok "a lost wake-up fails the run" "exit $(rc_of lost)" "$(tail -n 6 "$work/lost.err")"
 fi
-fpulab_csv nodrop --experiment sleeping-lock --policy eager --fp-users none --state-api current \
-	--tasks 2 --repeat 1 --drop-wakeup 5
+fpulab_csv nodrop --kernel "$build/lab.elf" --experiment sleeping-lock --policy eager \
+	--fp-users none --state-api current --tasks 2 --repeat 1 --drop-wakeup 5
 if [ "$(rc_of nodrop)" != 0 ] && grep -q "needs the test kernel" "$work/nodrop.err"; then
 	ok "--drop-wakeup is refused by lab.elf"
 else
 	not_ok "--drop-wakeup needs the test kernel" "exit $(rc_of nodrop)"
+fi
+# without --kernel, --drop-wakeup boots lab-test.elf, as --inject does
+"$fpulab" run --experiment sleeping-lock --policy eager --fp-users none --state-api current \
+	--tasks 2 --repeat 1 --drop-wakeup 5 --check-options > /dev/null 2> "$work/dw.err"
+if grep -q "test_policies=[a-z]" "$work/dw.err" && grep -q "accepted every option" "$work/dw.err"; then
+	ok "--drop-wakeup without --kernel boots lab-test.elf"
+else
+	not_ok "--drop-wakeup without --kernel boots lab-test.elf" "$(tail -n 3 "$work/dw.err")"
 fi
 
 finish
