@@ -742,9 +742,11 @@ static int boot_and_collect(struct run_state *s, const struct qemu_command *cmd)
 			s->traces_failed);
 		rc = 1;
 	}
+	/* Stopped early: the rows say so; with none, stdout still does, while an --output
+	 * FILE keeps what it had (its temporary file is dropped). */
 	if (rc == 0 && !s->done.checked)
 		report_end(&s->report);
-	else if (s->report.rows_written)
+	else if (s->report.rows_written || !s->report.out->path)
 		mark_partial(s, &end);
 	if (rc == 0 && s->report.integrity_errors) {
 		fprintf(stderr,

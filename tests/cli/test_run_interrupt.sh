@@ -78,4 +78,34 @@ want="# PARTIAL: interrupted (SIGINT); 1 of 2 configurations finished; 1 run of 
 holds "SIGINT, CSV: the last record says partial, why and how far it got, in the first of $fields fields" \
 	[ "$(tail -n 1 "$work/out.csv")" = "$want" ]
 
+# Stopped before its first configuration finished: stdout still ends with the PARTIAL
+# line; an existing --output FILE keeps what it had.
+echo "$hello" > "$work/guest0"
+early() { # FORMAT [--output FILE]: SIGTERM once the guest is up; sets rc
+	local fmt=$1
+	shift
+	FAKE_GUEST="$work/guest0" env --default-signal=INT "$fpulab" run --kernel "$work/lab.elf" \
+		--placement same-cpu --fp-users one --regset sse --policy eager --repeat 1 \
+		--format "$fmt" "$@" > "$work/early.$fmt" 2> "$work/early.err" &
+	pid=$!
+	for _ in $(seq 100); do
+		grep -q 'guest up' "$work/early.err" 2> /dev/null && break
+		sleep 0.1
+	done
+	kill -TERM "$pid"
+	wait "$pid"
+	rc=$?
+	pid=
+}
+early json
+holds "nothing finished, JSON on stdout: exit 143, the one line says partial, 0 of 1" \
+	grep -q '^{"partial": true, "reason": "interrupted (SIGTERM)", "configurations_done": 0, "configurations_expected": 1' "$work/early.json"
+early table
+holds "nothing finished, table: its last line says partial" \
+	grep -qE '^# PARTIAL: interrupted \(SIGTERM\); 0 of 1 configuration finished' <(tail -n 1 "$work/early.table")
+echo keep > "$work/kept.json"
+early json --output "$work/kept.json"
+holds "nothing finished, --output FILE: exit 143, FILE keeps what it had" \
+	[ "$rc $(cat "$work/kept.json")" = "143 keep" ]
+
 finish
