@@ -235,6 +235,33 @@ static const struct output_column cost_table_columns[] = {
 };
 #define COST_TABLE_COLUMNS (sizeof(cost_table_columns) / sizeof(cost_table_columns[0]))
 
+/*
+ * What the table's ticks are per, in abi.h's words for a timed experiment
+ * (fp-vs-spinner's "unit of FP work (1000 ADDPDs)", kernel-checksum's
+ * "call"), else the row's own (round trip, switch, operation); and the
+ * short form its column title and notes use.
+ */
+static void ticks_words(struct report *r, const struct result_row *first, bool per_sw)
+{
+	static const char ticks_per[] = "TSC ticks per ";
+	const struct fpulab_experiment *xi = experiment_info(first->median.experiment);
+	const char *per = r->ticks_per_header;
+
+	if (!per_sw && xi && experiment_is_timed(first->median.experiment) &&
+	    !strncmp(xi->unit, ticks_per, sizeof(ticks_per) - 1))
+		per = xi->unit + sizeof(ticks_per) - 1;
+	r->ticks_per_text = per;
+	if (!strcmp(per, "round trip") || !strcmp(per, "switch") || !strcmp(per, "operation"))
+		snprintf(r->ticks_short, sizeof(r->ticks_short), "%s",
+			 per[0] == 'r'   ? "rt"
+			 : per[0] == 's' ? "sw"
+					 : "op");
+	else
+		snprintf(r->ticks_short, sizeof(r->ticks_short), "%.*s", (int)strcspn(per, " "),
+			 per);
+	snprintf(r->ticks_title, sizeof(r->ticks_title), "ticks/%s median", r->ticks_short);
+}
+
 static void write_table_header(struct report *r, const struct result_row *first)
 {
 	const struct guest_hello *h = r->hello;
@@ -247,6 +274,7 @@ static void write_table_header(struct report *r, const struct result_row *first)
 	r->ticks_per_header = per_sw                               ? "switch"
 			      : r->lock_columns || r->cost_columns ? "operation"
 								   : "round trip";
+	ticks_words(r, first, per_sw);
 	if (r->cost_columns) {
 		memcpy(r->columns, cost_table_columns, sizeof(cost_table_columns));
 		output_columns(r->out, r->columns, COST_TABLE_COLUMNS);
@@ -255,7 +283,7 @@ static void write_table_header(struct report *r, const struct result_row *first)
 		output_columns(r->out, r->columns, LOCK_TABLE_COLUMNS);
 	} else {
 		memcpy(r->columns, table_columns, sizeof(table_columns));
-		r->columns[12].title = per_sw ? "ticks/sw median" : "ticks/rt median";
+		r->columns[12].title = r->ticks_title;
 		output_columns(r->out, r->columns, TABLE_COLUMNS);
 	}
 
@@ -283,9 +311,7 @@ static void write_table_header(struct report *r, const struct result_row *first)
 		       "each row: one configuration under one policy; counts are those of one run,"
 		       " the median run (median ticks/%s) of the 'runs' column; integrity errors"
 		       " are summed over all runs;",
-		       per_sw                               ? "sw"
-		       : r->lock_columns || r->cost_columns ? "op"
-							    : "rt");
+		       r->ticks_short);
 	if (r->cost_columns)
 		snprintf(untimed, sizeof(untimed),
 			 "no vs eager: one policy runs, the costs do not go through libfpu");
@@ -295,7 +321,7 @@ static void write_table_header(struct report *r, const struct result_row *first)
 			 "vs eager: not shown for %s (a correctness run, not a timing)",
 			 first->median.experiment);
 	output_comment(r->out, "ticks are per %s: median, min and max over the runs; %s",
-		       r->ticks_per_header, untimed[0] ? untimed : r->clock->vs_eager);
+		       r->ticks_per_text, untimed[0] ? untimed : r->clock->vs_eager);
 	if (r->cost_columns)
 		output_comment(
 			r->out,

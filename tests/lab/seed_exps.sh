@@ -70,6 +70,16 @@ if [ -n "$f" ] && [ "$f" -gt 261 ]; then ok "fp-vs-spinner wrap: $f slices, past
 else not_ok "fp-vs-spinner wrap: more than 261 FP slices" "fp_slices=$f"; fi
 expect spin-wrap lazy-counter "nm_traps=$((5 * (f / 256) + w)) prefetches_wasted=0 integrity_errors=0"
 
+# the table says what fp-vs-spinner's ticks are per, in abi.h's words (not "round trip")
+"$fpulab" run --experiment fp-vs-spinner --icount --cpus 1 --units 50 --policy eager --repeat 1 \
+	--timeout 60 > "$work/spin-table.out" 2> "$work/spin-table.err"
+if grep -q "^# ticks are per unit of FP work (1000 ADDPDs):" "$work/spin-table.out" &&
+   grep -q "ticks/unit median" "$work/spin-table.out"; then
+	ok "fp-vs-spinner's table: ticks per unit of FP work, its column ticks/unit"
+else
+	not_ok "fp-vs-spinner's table: ticks per unit of FP work" "$(grep '^#' "$work/spin-table.out" | tail -n 3)" "$(tail -n 3 "$work/spin-table.err")"
+fi
+
 # ---- short-tasks (seed 002): exact for C = 1 ----
 # short_case N S K: N tasks of S slices, SSE in the first K; threshold 5.
 # (N is the tasks, n the TAP counter of lib.sh.)
