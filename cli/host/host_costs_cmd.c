@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "common/clock.h"
 #include "common/result_file.h"
 #include "common/util.h"
 #include "fpulab/abi.h"
@@ -50,6 +51,11 @@ static json_t *cost_row(const struct host_costs *hc, const struct host_cost *c)
 	bool range = c->have && c->kind != HOST_COST_CITED; /* a cited figure has no runs */
 	result_put_stats(row, "ns_per_op", c->have ? json_real(c->ns.median) : NULL,
 			 range ? json_real(c->ns.min) : NULL, range ? json_real(c->ns.max) : NULL);
+	json_object_set_new(row, "unit", json_string("ns per operation"));
+	/* measured against CLOCK_MONOTONIC, as every `fpulab host` figure; a cited one by none */
+	json_object_set_new(row, "clock",
+			    range ? json_string(clock_kinds[CLOCK_HOST_MONOTONIC].key)
+				  : json_null());
 	json_object_set_new(row, "method", json_string(c->method));
 	json_object_set_new(row, "note", json_string(c->note));
 	json_object_set_new(row, "hypervisor", json_boolean(hc->hypervisor));

@@ -39,6 +39,8 @@ jq_check "every measured figure: 1-3 runs (those confirmed), min <= median <= ma
 	'all(.[] | select(.measured); .repeats >= 1 and .repeats <= 3 and .ns_per_op_min > 0 and .ns_per_op_min <= .ns_per_op_median and .ns_per_op_median <= .ns_per_op_max)'
 jq_check "each figure says which cost it prices, what kind it is and its method" \
 	'all(.kind != null and .method != "" and .note != "") and ([.[] | select(.cost == "trap") | .kind] == ["lower bound","estimate","estimate","cited"])'
+jq_check "every row says its unit; a measured one its clock (CLOCK_MONOTONIC), a cited one none" \
+	'all(.unit == "ns per operation") and all(.[] | select(.kind != "cited"); .clock == "CLOCK_MONOTONIC") and all(.[] | select(.kind == "cited"); .clock == null)'
 hv=false
 grep -qw hypervisor /proc/cpuinfo && hv=true
 jq_check "hypervisor is $hv, as /proc/cpuinfo's flags say" "all(.hypervisor == $hv)"
