@@ -414,6 +414,9 @@ not_started "--kernel zero-filled"
 rm -f "$FAKE_QEMU_ARGS"; FAKE_GUEST="$work/good" "$fpulab" run --kernel "$fpulab" > "$work/out" 2> "$work/err"; rc=$?
 expect "--kernel a host program: exit 2" 2 - "--kernel $fpulab: "
 not_started "--kernel a host program"
+rm -f "$FAKE_QEMU_ARGS"; FAKE_GUEST="$work/good" "$fpulab" run --kernel "$work" > "$work/out" 2> "$work/err"; rc=$?
+expect "--kernel a directory: exit 2, said so (not 'build it')" 2 - "--kernel $work: a directory, not a kernel file"
+not_started "--kernel a directory"
 # An x86-64 executable without the PVH note: lab.elf with its note type changed.
 cp "$work/lab.elf" "$work/no-note.elf"
 u() { od -An -t "u$1" -j "$2" -N "$1" "$work/lab.elf" | tr -d ' '; }
