@@ -664,8 +664,8 @@ static void mark_partial(struct run_state *s, const struct session_end *end)
 	if (s->stop_reason[0])
 		snprintf(reason, sizeof(reason), "%s", s->stop_reason);
 	else if (end->hung)
-		snprintf(reason, sizeof(reason), "the guest hung (no record for %u s)",
-			 s->opt->timeout_s);
+		snprintf(reason, sizeof(reason), "the watchdog stopped it (no record for %u s)",
+			 s->opt->timeout_s); /* hung, or still working: the session said which */
 	else if (end_signal(s, end))
 		snprintf(reason, sizeof(reason), "QEMU was ended by signal %d (SIG%s)",
 			 end_signal(s, end), sigabbrev_np(end_signal(s, end)) ?: "?");
