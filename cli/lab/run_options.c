@@ -429,8 +429,8 @@ static unsigned long long number_or_default(const struct run_options *o, int i)
 
 /*
  * short-tasks: S and K (--slices, --fp-slices) are --mix fixed's, K <= S;
- * --mix boot|build draws them from --seed, which fixed does not read. Said
- * here, exit 2, rather than by the guest's panic after boot.
+ * --mix boot|build draws them from --seed (which fixed ignores). Said here,
+ * exit 2, rather than by the guest's panic after boot.
  */
 static int check_short_tasks(const struct run_options *o)
 {
@@ -441,9 +441,6 @@ static int check_short_tasks(const struct run_options *o)
 		return run_usage_error("--slices and --fp-slices are --mix fixed's (--mix %s draws "
 				       "them with --seed)",
 				       mix);
-	if (fixed && o->guest_value[FPULAB_OPT_seed])
-		return run_usage_error("--seed applies to --mix boot|build (--mix fixed takes "
-				       "--slices and --fp-slices)");
 	unsigned long long s = number_or_default(o, FPULAB_OPT_slices),
 			   k = number_or_default(o, FPULAB_OPT_fp_slices);
 	if (fixed && k > s)

@@ -64,6 +64,9 @@ while read -r opt min max; do
 	args=()
 	[ -n "$exp" ] && args=(--experiment "$exp")
 	[ "$opt" = cpus ] && args+=(--placement same-cpu)
+	# short-tasks' K <= S: each end of one taken with the other where it allows it
+	[ "$opt" = slices ] && args+=(--fp-slices 0)
+	[ "$opt" = fp-slices ] && args+=(--slices 1000)
 	above=$(incr "$max")
 	refused "--$opt $above (one past $max): exit 2 before QEMU" \
 		"--$opt: $above is out of range ($min..$max)" "${args[@]}" "--$opt" "$above"

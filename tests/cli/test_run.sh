@@ -274,8 +274,6 @@ run_fpulab "$work/good" --experiment short-tasks --fp-slices 9
 expect "short-tasks --fp-slices over the default --slices 8: refused before boot" 2 - "--fp-slices 9 is more than --slices 8"
 run_fpulab "$work/good" --experiment short-tasks --mix boot --slices 3
 expect "short-tasks --mix boot --slices: refused (fixed's)" 2 - "--slices and --fp-slices are --mix fixed's (--mix boot draws them with --seed)"
-run_fpulab "$work/good" --experiment short-tasks --seed 5
-expect "short-tasks --mix fixed --seed: refused (boot|build's)" 2 - "--seed applies to --mix boot|build"
 run_fpulab "$work/good" --experiment stress --regset avx
 expect "--regset with stress is refused" 2 - "--regset only applies to --experiment context-switch (this is stress)"
 run_fpulab "$work/good" --seed -1
