@@ -398,7 +398,8 @@ unsigned int regs_check_x87_ptrs(unsigned int task, const struct x87_ptrs *scrub
  * is blind only if every try passes. The test kernel yields inside the
  * first try, so that a single try would fail (tests/lab/stress.sh).
  */
-#define CAN_FAIL_TRIES 4
+/* Under stress's jittered timer, CI saw the three tries after the yield all preempted. */
+#define CAN_FAIL_TRIES 16
 
 bool regs_x87_ptrs_check_can_fail(const struct x87_ptrs *scrub)
 {
