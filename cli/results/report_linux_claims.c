@@ -16,6 +16,7 @@
 #include "common/result_file.h"
 #include "common/util.h"
 #include "report.h"
+#include "summary.h"
 
 #define LINUX_ROW RESULT_LINUX_ROW
 
@@ -46,9 +47,7 @@ static struct bounds bounds_of(const json_t *row, const char *key)
 {
 	struct bounds b = { 0 };
 	char *ev = xasprintf("%s_evidence", key);
-	bool evidence_only = !strcmp(result_str(row, "linux_fp_use", ""), "evidence");
-
-	if (evidence_only) {
+	if (summary_linux_evidence_only(row)) {
 		b.have_lo = num(row, key, &b.lo);
 	} else {
 		b.have_hi = num(row, key, &b.hi);
@@ -284,10 +283,10 @@ void measure_linux_work(const struct claim *c, json_t *rows, struct finding *f)
 		      num(lr, "linux_sigframe_loads", &frames);
 	if (!num(lr, "linux_end_loads", &ends)) /* (result files before it was counted) */
 		ends = 0;
+	double other = lrs > 0 ? summary_linux_other_loads(lr, drs) / lrs : 0; /* replay's */
 	struct bounds os = bounds_of(po, "saves"), orr = bounds_of(po, "restores");
 	char s[48], r[48], ctx[240], why[160] = "";
 	double diff = lrs > 0 ? (drs - lrs) / lrs : 0;
-	double other = lrs > 0 ? (drs - lrs - win + frames + ends) / lrs : 0; /* replay's "other" */
 	bool within = fabs(diff) <= LINUX_LOADS_TOLERANCE;
 	bounds_text(s, sizeof(s), &os, "%.0f", 1);
 	bounds_text(r, sizeof(r), &orr, "%.0f", 1);

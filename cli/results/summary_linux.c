@@ -65,11 +65,19 @@ static double policy_runs(json_t *rows, const char *trace)
 	return NAN;
 }
 
-/* @row's trace was imported with --fp-use evidence: its plain keys are the lower bound, and
- * it has no upper one. */
-static bool evidence_only(const json_t *row)
+bool summary_linux_evidence_only(const json_t *row)
 {
 	return !strcmp(result_str(row, "linux_fp_use", ""), "evidence");
+}
+
+double summary_linux_other_loads(const json_t *lr, double deferred_restores)
+{
+	double win = number(lr, "linux_window_loads"), fr = number(lr, "linux_sigframe_loads"),
+	       ends = number(lr, "linux_end_loads");
+
+	if (!isfinite(win) || !isfinite(fr))
+		return NAN;
+	return deferred_restores - number(lr, "restores") - win + fr + (isfinite(ends) ? ends : 0);
 }
 
 /* "H .. L" of @key and @key_evidence in @row, scaled by @k; "-" for a missing end. */
@@ -81,7 +89,7 @@ static void both(char *buf, size_t len, const json_t *row, const char *key, cons
 
 	snprintf(ev, sizeof(ev), "%s_evidence", key);
 	l = number(row, ev);
-	if (evidence_only(row)) {
+	if (summary_linux_evidence_only(row)) {
 		l = h;
 		h = NAN;
 	}
@@ -145,17 +153,16 @@ static void linux_head(FILE *out, json_t *rows, const json_t *lr, const char *tr
 	fprintf(out, "  Linux's own: %.0f saves, %.0f restores", number(lr, "saves"), la);
 	if (d) {
 		double diff = la > 0 ? (number(d, "restores") - la) / la : NAN;
-		double win = number(lr, "linux_window_loads"),
-		       fr = number(lr, "linux_sigframe_loads"),
+		double other = summary_linux_other_loads(lr, number(d, "restores")),
 		       ends = number(lr, "linux_end_loads");
 		fprintf(out, "; %s %.0f, %.0f (%+.2f%%", policy_linux(), number(d, "saves"),
 			number(d, "restores"), 100 * diff);
-		if (isfinite(win) && isfinite(fr)) {
+		if (isfinite(other)) {
 			/* the signal frames are Linux's own loads (it XSAVEs the frame from the
 			 * registers): agreement is on what the causes leave, as the report's */
-			ends = isfinite(ends) ? ends : 0; /* (result files before it was counted) */
-			double other = number(d, "restores") - la - win + fr + ends;
-			fprintf(out, "; window start %+.0f, signal frames -%.0f", win, fr);
+			fprintf(out, "; window start %+.0f, signal frames -%.0f",
+				number(lr, "linux_window_loads"),
+				number(lr, "linux_sigframe_loads"));
 			if (ends > 0)
 				fprintf(out, ", recording's end -%.0f", ends);
 			fprintf(out, ", other %+.0f: %s %.0f%%", other,
@@ -192,7 +199,7 @@ static double total_at(const json_t *row, bool evidence)
 {
 	double v;
 
-	if (evidence_only(row) != evidence)
+	if (summary_linux_evidence_only(row) != evidence)
 		return evidence ? number(row, "ns_per_switch_evidence") : NAN;
 	return result_stat(row, "ns_per_switch", RESULT_MEDIAN, &v) ? v : NAN;
 }
@@ -237,9 +244,9 @@ static void summarise_trace(FILE *out, json_t *rows, const json_t *lr)
 	const char *hi = cheapest(rows, trace, false), *lo = cheapest(rows, trace, true);
 	fprintf(out, "  cheapest (total ns per switch): %s at every-return, %s at evidence: %s\n",
 		hi, lo,
-		evidence_only(lr) ? "the trace holds the evidence bound only"
-		: !strcmp(hi, lo) ? "the same at both bounds"
-				  : "the bounds disagree (undecided)");
+		summary_linux_evidence_only(lr) ? "the trace holds the evidence bound only"
+		: !strcmp(hi, lo)               ? "the same at both bounds"
+						: "the bounds disagree (undecided)");
 }
 
 void summarise_linux(FILE *out, json_t *rows)
