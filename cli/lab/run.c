@@ -426,12 +426,14 @@ static int check_kernel(const char *path, bool chosen)
 	struct stat st;
 	char why[256];
 
-	if (chosen && stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+	bool found = stat(path, &st) == 0;
+
+	if (chosen && found && !S_ISREG(st.st_mode)) {
 		fprintf(stderr, "fpulab run: --kernel %s: %s, not a kernel file\n", path,
 			S_ISDIR(st.st_mode) ? "a directory" : "not a regular file");
 		return 2;
 	}
-	if (stat(path, &st) < 0 || !S_ISREG(st.st_mode) || access(path, R_OK) < 0) {
+	if (!found || !S_ISREG(st.st_mode) || access(path, R_OK) < 0) {
 		fprintf(stderr,
 			"fpulab run: lab kernel not found or not readable: %s\n"
 			"  build it with: make build/lab.elf (or pass --kernel PATH)\n",

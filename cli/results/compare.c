@@ -32,6 +32,7 @@ static void usage(FILE *f)
 		"Compares two result files (JSON lines of run, replay or host) configuration by\n"
 		"configuration: B's median of the main figure over A's, whether their min-max\n"
 		"ranges overlap (then there is no real difference), and every count that changed.\n"
+		"A side of a single run has no range: its change is not judged (\"one run\").\n"
 		"Exit 0 when nothing got worse beyond the threshold, 1 when something did, 2 for\n"
 		"errors (unreadable files, figures of different sources, nothing in common).\n"
 		"Replay rows given other per-event costs in B are compared at A's costs (B's\n"
@@ -147,34 +148,6 @@ static char *counts_text(json_t *changed)
 	return s;
 }
 
-/*
- * For a policy that decides by the costs it is given (adaptive), whose counts changed: the
- * costs it decided by that differ between @ra and @rb ("trap_ns 157.0->119.4, ..."),
- * malloc'ed; "" where none do or the policy is static. A replay measures them afresh
- * unless --costs (or --trap-ns ...) and --batch-costs pin them.
- */
-static char *decision_costs_text(const json_t *ra, const json_t *rb)
-{
-	static const char *const keys[] = { "trap_ns", "cr0_ns", "ipi_ns", "save_ns",
-					    "restore_ns" };
-	const char *policy = result_str(ra, "policy", NULL);
-	char *s = xstrdup("");
-
-	if (!policy || !policy_is_adaptive(policy))
-		return s;
-	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
-		const json_t *a = json_object_get(ra, keys[i]), *b = json_object_get(rb, keys[i]);
-		if (!json_is_number(a) || !json_is_number(b) ||
-		    json_number_value(a) == json_number_value(b))
-			continue;
-		char *next = xasprintf("%s%s%s %.1f->%.1f", s, *s ? ", " : "", keys[i],
-				       json_number_value(a), json_number_value(b));
-		free(s);
-		s = next;
-	}
-	return s;
-}
-
 /* One configuration present in both files. */
 /* The runs a row summarises, or null when it does not say. */
 static json_t *runs_or_null(const json_t *row)
@@ -197,6 +170,33 @@ static const struct charged event_costs[] = {
 	{ "ipi_ns", "flush_ipis", false },  { "save_ns", "saves", true },
 	{ "restore_ns", "restores", true },
 };
+
+/*
+ * For a policy that decides by the costs it is given (adaptive), whose counts changed: the
+ * costs it decided by that differ between @ra and @rb ("trap_ns 157.0->119.4, ..."),
+ * malloc'ed; "" where none do or the policy is static. A replay measures them afresh
+ * unless --costs (or --trap-ns ...) and --batch-costs pin them.
+ */
+static char *decision_costs_text(const json_t *ra, const json_t *rb)
+{
+	const char *policy = result_str(ra, "policy", NULL);
+	char *s = xstrdup("");
+
+	if (!policy || !policy_is_adaptive(policy))
+		return s;
+	for (size_t i = 0; i < sizeof(event_costs) / sizeof(event_costs[0]); i++) {
+		const char *key = event_costs[i].cost;
+		const json_t *a = json_object_get(ra, key), *b = json_object_get(rb, key);
+		if (!json_is_number(a) || !json_is_number(b) ||
+		    json_number_value(a) == json_number_value(b))
+			continue;
+		char *next = xasprintf("%s%s%s %.1f->%.1f", s, *s ? ", " : "", key,
+				       json_number_value(a), json_number_value(b));
+		free(s);
+		s = next;
+	}
+	return s;
+}
 
 /*
  * A replay row's total per switch is its native figure plus its counts at
@@ -379,7 +379,8 @@ static int compare_files(const char *pa, const char *pb, double threshold, struc
 			  "min-max ranges overlap (no real difference);");
 	output_comment(o,
 		       "worse/better: changed by more than %.3g%% in the figure's worse/better "
-		       "direction with ranges apart, or integrity errors rose/fell",
+		       "direction with ranges apart, or integrity errors rose/fell; one run: a "
+		       "side is a single run (no range), its change not judged",
 		       threshold);
 	json_array_foreach(a, i, ra)
 	{
