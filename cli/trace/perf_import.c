@@ -25,7 +25,7 @@ static void set_workload(struct fpulab_trace_header *h, const char *name)
 
 	memset(h->workload, 0, sizeof(h->workload));
 	for (; name && name[i] && i < sizeof(h->workload) - 1; i++)
-		h->workload[i] = name[i] >= 0x20 && name[i] <= 0x7e ? name[i] : '_';
+		h->workload[i] = fpulab_trace_name_char((unsigned char)name[i]) ? name[i] : '_';
 	if (!i)
 		snprintf(h->workload, sizeof(h->workload), "linux");
 }

@@ -22,7 +22,7 @@ static int check_workload(const char *w, size_t len, char *err, size_t errlen)
 		unsigned char c = (unsigned char)w[i];
 		if (!c)
 			return 0;
-		if (c < 0x20 || c > 0x7e)
+		if (!fpulab_trace_name_char(c))
 			return fail_why(err, errlen,
 					"workload name: byte %zu is 0x%02x, not printable ASCII", i,
 					c);

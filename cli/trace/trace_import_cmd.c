@@ -72,7 +72,7 @@ int trace_import_option(const char *cmd, int argc, char **argv, int i, struct pe
 		const char *n = argv[i + 1];
 		bool printable = true;
 		for (const char *c = n; *c; c++)
-			printable &= *c >= 0x20 && *c <= 0x7e;
+			printable &= fpulab_trace_name_char((unsigned char)*c) != 0;
 		if (!*n || strlen(n) > max || !printable) {
 			usage_error(cmd,
 				    "--name '%s': 1 to %zu printable ASCII characters (the trace "

@@ -52,8 +52,14 @@ struct fpulab_trace_header {
 	uint32_t flags;       /* FPULAB_TRACE_F_* */
 	uint64_t nevents;     /* records after the header */
 	uint64_t xcr0;        /* XCR0 of the recording machine; use masks are within it */
-	char workload[24];    /* NUL-padded name of what was traced */
+	char workload[24];    /* NUL-padded name of what was traced: fpulab_trace_name_char() */
 };
+
+/* A byte a workload name may hold: printable ASCII. */
+static inline int fpulab_trace_name_char(int c)
+{
+	return c >= 0x20 && c <= 0x7e;
+}
 
 /*
  * Version 3: after the 64-byte header of a trace imported from Linux
