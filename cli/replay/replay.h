@@ -151,6 +151,18 @@ struct prow {
 	uint64_t clipped; /* over all runs */
 };
 
+/* @r's total ns per switch at its fastest and slowest run: native less the timing residue,
+ * plus the per-event costs (ns_per_switch_min and _max; its median is r->total). */
+static inline double prow_total_min(const struct prow *r)
+{
+	return r->native_min - r->residue + r->assumed;
+}
+
+static inline double prow_total_max(const struct prow *r)
+{
+	return r->native_max - r->residue + r->assumed;
+}
+
 /*
  * The trap cost above which the baseline (eager) beats @other, a policy with
  * a break-even (lazy, lazy-counter: FPU_POLICY_BREAK_EVEN; docs/model.md),

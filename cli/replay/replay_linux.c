@@ -164,14 +164,10 @@ json_t *linux_row_keys(const struct trace_replay *tr, const char *policy, json_t
 	json_object_set_new(r, "ns_per_switch_evidence",
 			    lo || oracle ? json_real(round(ns * 10) / 10) : json_null());
 	/* as policy_row's ns_per_switch_min and _max: native's range, less the residue */
-	json_object_set_new(
-		r, "ns_per_switch_evidence_min",
-		lo ? json_real(round((lo->native_min - lo->residue + lo->assumed) * 10) / 10)
-		   : json_null());
-	json_object_set_new(
-		r, "ns_per_switch_evidence_max",
-		lo ? json_real(round((lo->native_max - lo->residue + lo->assumed) * 10) / 10)
-		   : json_null());
+	json_object_set_new(r, "ns_per_switch_evidence_min",
+			    lo ? json_real(round(prow_total_min(lo) * 10) / 10) : json_null());
+	json_object_set_new(r, "ns_per_switch_evidence_max",
+			    lo ? json_real(round(prow_total_max(lo) * 10) / 10) : json_null());
 	json_object_set_new(r, "cpu_time_share_evidence",
 			    (lo || oracle) && busy > 0 ? json_real(ns * sw / busy) : json_null());
 	return r;
@@ -252,25 +248,13 @@ static void print_shares(const struct trace_replay *tr)
 		line);
 }
 
-/* @r's total per switch over its runs: the native min and max less the residue, plus the
- * per-event costs (as ns_per_switch_min and _max). */
-static double total_min(const struct prow *r)
-{
-	return r->native_min - r->residue + r->assumed;
-}
-
-static double total_max(const struct prow *r)
-{
-	return r->native_max - r->residue + r->assumed;
-}
-
 /* "cheaper" or "costlier" than Linux's policy @d, beyond both min-max ranges over the runs
  * (as report's claims); NULL where the ranges overlap. */
 static const char *verdict(const struct prow *p, const struct prow *d)
 {
-	return total_max(p) < total_min(d)   ? "cheaper"
-	       : total_min(p) > total_max(d) ? "costlier"
-					     : NULL;
+	return prow_total_max(p) < prow_total_min(d)   ? "cheaper"
+	       : prow_total_min(p) > prow_total_max(d) ? "costlier"
+						       : NULL;
 }
 
 /* The lazy-style policies at both --fp-use bounds, against deferred, decided only at both. */

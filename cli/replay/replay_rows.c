@@ -201,9 +201,8 @@ json_t *policy_row(const struct trace_info *ti, const struct opts *o, const stru
 			 ns1(w->native_max));
 	set(r, "priced_ns_per_switch", json_real(costs_priced(o, &w->n, ti->save_ns, ti->rest_ns)));
 	set(r, "params_ns_per_switch", ns1(w->assumed));
-	result_put_stats(r, "ns_per_switch", ns1(w->total),
-			 ns1(w->native_min - w->residue + w->assumed),
-			 ns1(w->native_max - w->residue + w->assumed));
+	result_put_stats(r, "ns_per_switch", ns1(w->total), ns1(prow_total_min(w)),
+			 ns1(prow_total_max(w)));
 	bool paired = w->vs_best.n > 0;
 	if (table) {
 		set(r, "vs_oracle",
