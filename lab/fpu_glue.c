@@ -39,12 +39,6 @@ static bool lab_in_interrupt(void)
 	return this_cpu()->in_irq;
 }
 
-static struct fpu *lab_current_fpu(void)
-{
-	struct task *t = this_cpu()->current;
-	return t->user ? &t->fpu : NULL;
-}
-
 static void lab_trace_use(struct fpu *cur)
 {
 	fputrace_use();
@@ -64,7 +58,6 @@ static const struct fpu_arch_ops lab_fpu_ops = {
 	.preempt_disable = lab_preempt_disable,
 	.preempt_enable = lab_preempt_enable,
 	.in_interrupt = lab_in_interrupt,
-	.current_fpu = lab_current_fpu,
 	.wait_relax = lab_wait_relax,
 	.trace_use = lab_trace_use,
 };

@@ -63,8 +63,11 @@ int fpu_init(const struct fpu_arch_ops *ops)
 
 void fpu_cpu_init(void)
 {
-	unsigned int cpu;
-	struct fpu_cpu *c = this_fpu_cpu(&cpu);
+	unsigned int cpu = fpu_ops->cpu_id();
+
+	if (cpu >= FPU_MAX_CPUS) /* checked once here, not in every hook */
+		fpu_bug("fpu_cpu_init: cpu_id() is FPU_MAX_CPUS or more");
+	struct fpu_cpu *c = &fpu_cpus[cpu];
 
 	xstate_cpu_enable(); /* also clears CR0.TS and loads the init state */
 	c->owner = NULL;
@@ -82,6 +85,8 @@ void fpu_cpu_init(void)
 
 static const struct fpu_policy *policy_by_name(const char *name)
 {
+	if (!name)
+		return NULL;
 	for (unsigned int i = 0; i < NR_POLICIES; i++)
 		if (streq(policies[i]->name, name))
 			return policies[i];
@@ -413,6 +418,8 @@ void fpu_invalidate(struct fpu *fpu)
 
 void fpu_task_init(struct fpu *fpu, struct xregs_state *buf, unsigned int id)
 {
+	if (!buf || ((uintptr_t)buf & (XSTATE_ALIGN - 1)))
+		fpu_bug("fpu_task_init: the save area is NULL or not 64-byte aligned"); /* XSAVE* would #GP */
 	fpu->state = buf;
 	fpu->last_cpu = -1;
 	fpu->flags = 0;
@@ -505,14 +512,25 @@ static void fetch_state(struct fpu_cpu *c, unsigned int cpu, struct fpu *f)
 		fpu_ts_set(c);
 }
 
+/*
+ * After fetch_state() of the task running here, its area is up to date and
+ * its registers, still its own, are no longer live: they become live again
+ * when it is back in ring 3 (fpu_return_to_user), where it may change them,
+ * unless an import or reset replaces them before that.
+ */
+static void regs_live_in_user(struct fpu_cpu *c, unsigned int cpu, struct fpu *f)
+{
+	if (f == c->cur && fpregs_hold(c, cpu, f))
+		f->flags |= FPU_F_EXPORTED;
+}
+
 int fpu_export_std(struct fpu *fpu, void *dst, size_t dst_len)
 {
 	unsigned int cpu;
 	struct fpu_cpu *c = this_fpu_cpu(&cpu);
 
 	fetch_state(c, cpu, fpu);
-	if (fpu == c->cur && fpregs_hold(c, cpu, fpu))
-		fpu->flags |= FPU_F_EXPORTED; /* its registers, no longer live: until ring 3 */
+	regs_live_in_user(c, cpu, fpu);
 	int n = xstate_export_std(dst, dst_len, fpu->state);
 	if (n > 0)
 		fpu_pkru_export(dst,
@@ -548,6 +566,7 @@ int fpu_import(struct fpu *fpu, const void *src, size_t src_len, uint64_t rfbm)
 	fetch_state(c, cpu, fpu); /* supervisor state is kept from the area */
 	int err = xstate_import_std_masked(fpu->state, src, src_len, rfbm);
 	if (err != XSTATE_OK) {
+		regs_live_in_user(c, cpu, fpu); /* refused: it runs on with its own state */
 		trace_rearm(c);
 		return err;
 	}
@@ -608,7 +627,7 @@ void kernel_fpu_end(void)
 {
 	unsigned int cpu;
 	struct fpu_cpu *c = this_fpu_cpu(&cpu);
-	struct fpu *cur = fpu_ops->current_fpu ? fpu_ops->current_fpu() : NULL;
+	struct fpu *cur = c->cur; /* the task fpu_switch() switched in here; NULL: none */
 
 	if (!c->in_kernel_fpu)
 		fpu_bug("kernel_fpu_end() without kernel_fpu_begin()");
@@ -625,7 +644,7 @@ void kernel_fpu_end(void)
 
 struct fpu_stats *fpu_stats_cpu(unsigned int cpu)
 {
-	return &fpu_cpus[cpu].stats;
+	return cpu < FPU_MAX_CPUS ? &fpu_cpus[cpu].stats : NULL;
 }
 
 void fpu_stats_reset(void)

@@ -345,6 +345,7 @@ int xstate_init(const struct xstate_init_opts *opts)
 {
 	static const struct xstate_init_opts kdefault = { .mode = XSTATE_MODE_KERNEL,
 							  .insn = FPU_INSN_AUTO };
+	static struct xstate_config before; /* kept if this call fails (static: a kernel stack is small) */
 	struct xstate_config *cfg = &xstate_cfg;
 	struct cpuid_feats f = { 0 };
 	uint64_t max_xcr0, max_xss;
@@ -353,7 +354,8 @@ int xstate_init(const struct xstate_init_opts *opts)
 
 	if (!opts)
 		opts = &kdefault;
-	__builtin_memset(cfg, 0, sizeof(*cfg));
+	before = *cfg;
+	__builtin_memset(cfg, 0, sizeof(*cfg)); /* the steps read comp[] from xstate_cfg itself */
 
 	err = probe_cpu(cfg, &f);
 	if (!err)
@@ -364,8 +366,10 @@ int xstate_init(const struct xstate_init_opts *opts)
 		err = choose_insn(cfg, opts, os_xsave);
 	if (!err)
 		err = set_sizes(cfg);
-	if (err)
+	if (err) {
+		*cfg = before;
 		return err;
+	}
 
 	/* PKRU is switched per task where asked for and usable (user mode: CR4.PKE, seen as OSPKE). */
 	cfg->pkru = opts->pkru && cfg->caps.pku &&

@@ -144,12 +144,6 @@ static void host_clear_ts(void)
 		rec_op(OP_TS_CLEAR, NULL, 0, 0);
 }
 
-static struct fpu *host_current_fpu(void)
-{
-	unsigned int t = rp_cur->cur[sim_cpu];
-	return t ? &rp_cur->fpus[t] : NULL;
-}
-
 /* Delivered at once on @cpu; the swaps there and back are not libfpu's time. */
 static void host_send_flush_ipi(unsigned int cpu)
 {
@@ -201,7 +195,6 @@ static const struct fpu_arch_ops host_ops = {
 	.set_ts = host_set_ts,
 	.clear_ts = host_clear_ts,
 	.send_flush_ipi = host_send_flush_ipi,
-	.current_fpu = host_current_fpu,
 	.wait_relax = host_wait_relax,
 };
 

@@ -119,7 +119,6 @@ struct fpu_arch_ops {
 	void (*preempt_disable)(void);
 	void (*preempt_enable)(void);
 	bool (*in_interrupt)(void);       /* true in hard/soft interrupt context */
-	struct fpu *(*current_fpu)(void); /* the running task's fpu; NULL for kernel threads */
 	void (*wait_relax)(void);         /* one spin of a wait loop, interrupts enabled */
 	uint32_t (*read_pkru)(void);      /* NULL: native RDPKRU (only with xstate_cfg.pkru) */
 	void (*write_pkru)(uint32_t v);   /* NULL: native WRPKRU */
@@ -164,14 +163,18 @@ enum fpu_fault {
  */
 int fpu_init(const struct fpu_arch_ops *ops);
 
-/** fpu_cpu_init - ring 0, on each CPU once: xstate_cpu_enable(), no owner, TS clear. */
+/**
+ * fpu_cpu_init - ring 0, on each CPU once: xstate_cpu_enable(), no owner, TS
+ * clear. Panics (ops->panic) if cpu_id() is FPU_MAX_CPUS or more: the hooks
+ * after it index the per-CPU state by cpu_id() unchecked.
+ */
 void fpu_cpu_init(void);
 
 /**
  * fpu_set_policy - make @name the active policy. Only at a quiescent point:
  * no task holds state in any CPU's registers (fpu_cpu_quiesce() has run on
  * every CPU since the last user task ran). Return: 0, or XSTATE_E_INVAL for
- * an unknown name.
+ * an unknown name or NULL.
  */
 int fpu_set_policy(const char *name);
 
@@ -239,7 +242,8 @@ void fpu_cpu_quiesce(void);
 
 /**
  * fpu_task_init - give a new task the architectural init state.
- * @buf: xstate_cfg.kernel_size bytes, 64-byte aligned, owned by the task.
+ * @buf: xstate_cfg.kernel_size bytes, 64-byte aligned, owned by the task;
+ * NULL or misaligned panics (ops->panic): XSAVE* would #GP on it.
  */
 void fpu_task_init(struct fpu *fpu, struct xregs_state *buf, unsigned int id);
 
@@ -421,7 +425,10 @@ struct fpu_costs {
 void fpu_set_costs(const struct fpu_costs *c);
 void fpu_get_costs(struct fpu_costs *c);
 
-/** fpu_stats_cpu - the counters of @cpu (live; read them at a quiescent point). */
+/**
+ * fpu_stats_cpu - the counters of @cpu (live; read them at a quiescent point);
+ * NULL if @cpu is FPU_MAX_CPUS or more.
+ */
 struct fpu_stats *fpu_stats_cpu(unsigned int cpu);
 
 /** fpu_stats_reset - zero the counters of every CPU. */

@@ -6,7 +6,8 @@
  * Set") and AMD APM Vol. 2 §11.5 ("XSAVE/XRSTOR Instructions").
  *
  * Freestanding: includes only compiler-provided headers. The library needs
- * memcpy/memset/memcmp from its environment, as GCC itself does.
+ * what GCC requires of a freestanding environment: memcpy, memmove, memset
+ * and memcmp (libfpu.a itself calls memcpy and memset).
  */
 #ifndef FPU_XSTATE_H
 #define FPU_XSTATE_H
@@ -167,7 +168,7 @@ struct xstate_init_opts {
 enum xstate_err {
 	XSTATE_OK = 0,
 	XSTATE_E_NOXSAVE = -1,    /* no FXSR at all, or a requested XSAVE insn is absent */
-	XSTATE_E_MASK = -2,       /* requested mask not offered by CPUID */
+	XSTATE_E_MASK = -2,       /* requested mask not allowed (bits CPUID lacks are dropped) */
 	XSTATE_E_SHORT = -3,      /* buffer shorter than required */
 	XSTATE_E_XSTATE_BV = -4,  /* XSTATE_BV has bits outside the enabled mask */
 	XSTATE_E_RESERVED = -5,   /* reserved header bytes non-zero */
@@ -183,7 +184,7 @@ enum xstate_err {
  * @opts: NULL for kernel defaults (XSTATE_MODE_KERNEL, x87|SSE|AVX(|AVX-512), auto insn).
  *
  * Fills xstate_cfg (may be called again to re-choose; nothing may hold state
- * then). comp[] describes every component CPUID.(0DH,i) reports, user and
+ * then). On error xstate_cfg is left as it was. comp[] describes every component CPUID.(0DH,i) reports, user and
  * supervisor; comp[0]/comp[1] describe the legacy region (x87: 160 bytes at
  * 0, XMM: 256 bytes at 160).
  *
@@ -204,8 +205,9 @@ enum xstate_err {
  * requested masks, choose the masks, choose the instruction, set the sizes.
  *
  * caps.mxcsr_mask: in user mode read here with FXSAVE; in kernel mode
- * MXCSR_MASK_DEFAULT until xstate_cpu_enable() reads it (CR0.EM/TS may be set
- * before that).
+ * MXCSR_MASK_DEFAULT (0xffbf: no DAZ) until xstate_cpu_enable() reads it
+ * (CR0.EM/TS may be set before that), after every call, a re-choice too:
+ * until then an import refuses an MXCSR with DAZ set.
  *
  * Return: XSTATE_OK; XSTATE_E_NOXSAVE (no FXSR, or the forced insn is absent
  * or not legal in this mode); XSTATE_E_MASK (max_xcr0 lacks x87|SSE, names

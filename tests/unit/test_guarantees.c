@@ -109,10 +109,6 @@ static void wait_relax(void)
 }
 
 static struct fpu *cur_fpu[NCPU];
-static struct fpu *current_fpu(void)
-{
-	return cur_fpu[this_cpu];
-}
 static void nop(void)
 {
 }
@@ -145,7 +141,6 @@ static const struct fpu_arch_ops ops = {
 	.preempt_disable = nop,
 	.preempt_enable = nop,
 	.in_interrupt = no_irq,
-	.current_fpu = current_fpu,
 	.wait_relax = wait_relax,
 };
 
@@ -573,6 +568,39 @@ static void test_export_running_then_use(void **state)
 	}
 }
 
+/*
+ * A sigreturn whose frame is refused (MXCSR reserved bit 31, as XRSTOR would
+ * #GP on) into the running task, which the kernel then lets run on (a
+ * FreeBSD-like sigreturn returns EINVAL): its registers, saved by the
+ * import's fetch before the check, must be live again in ring 3, so that
+ * what it writes there is saved at its next switch-out.
+ */
+static void test_refused_import_then_use(void **state)
+{
+	FOR_EACH_POLICY(p)
+	{
+		struct task *a = new_task(18), *b = new_task(19);
+		struct xregs_state *x = (struct xregs_state *)img;
+
+		switch_on(0, NULL, a);
+		task_starts(a);
+		TASK_OK(a);
+		memset(img, 0, sizeof(img));
+		x->legacy.fcw = 0x037f;
+		x->legacy.mxcsr = 0x1f80u | 1u << 31;
+		x->header.xstate_bv = XFEATURE_MASK_FPSSE;
+		assert_int_equal(fpu_import_std(&a->fpu, img, sizeof(img)), XSTATE_E_MXCSR);
+		fpu_return_to_user(&a->fpu);
+		TASK_OK(a); /* its own state still, then new values */
+		switch_on(0, a, b);
+		task_starts(b); /* b's state in CPU 0's registers */
+		switch_on(0, b, a);
+		TASK_OK(a);
+		free_task(a);
+		free_task(b);
+	}
+}
+
 /* A debugger on CPU 2 exports a stopped task whose state CPU 0 may still hold. */
 static void test_export_stopped_task(void **state)
 {
@@ -908,6 +936,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_import_then_return_to_user),
+		cmocka_unit_test(test_refused_import_then_use),
 		cmocka_unit_test(test_reset_then_return_to_user),
 		cmocka_unit_test(test_export_after_migration),
 		cmocka_unit_test(test_export_stopped_task),

@@ -43,11 +43,6 @@ static void preempt_enable(void)
 {
 	preempt_count--;
 }
-static struct fpu *current;
-static struct fpu *current_fpu(void)
-{
-	return current;
-}
 static bool in_irq;
 static bool in_interrupt(void)
 {
@@ -80,7 +75,6 @@ static const struct fpu_arch_ops ops = {
 	.clear_ts = clear_ts,
 	.preempt_disable = preempt_disable,
 	.preempt_enable = preempt_enable,
-	.current_fpu = current_fpu,
 	.in_interrupt = in_interrupt,
 	.trace_use = trace_use,
 };
@@ -162,7 +156,6 @@ static void free_task(struct task *t)
 static void switch_to(struct task *prev, struct task *next)
 {
 	fpu_switch(prev ? &prev->fpu : NULL, &next->fpu);
-	current = &next->fpu;
 	fpu_return_to_user(&next->fpu);
 }
 
@@ -631,7 +624,6 @@ static void test_kernel_fpu_section(void **state)
 static void test_kernel_fpu_misuse_panics(void **state)
 {
 	start_policy("eager");
-	current = NULL;
 
 	kernel_fpu_begin();
 	panic_expected = true;
@@ -657,6 +649,31 @@ static void test_kernel_fpu_misuse_panics(void **state)
 		kernel_fpu_end();
 	assert_false(panic_expected);
 	assert_non_null(strstr(panic_msg, "without"));
+}
+
+/*
+ * The preconditions libfpu can check without a cost in its hooks are
+ * checked: an error return or a panic, not a wild access later.
+ */
+static void test_bad_arguments_refused(void **state)
+{
+	static uint8_t area[XSTATE_MAX_SIZE + 64] __attribute__((aligned(64)));
+	struct fpu f;
+
+	start_policy("eager");
+	assert_int_equal(fpu_set_policy(NULL), XSTATE_E_INVAL);
+	assert_null(fpu_stats_cpu(FPU_MAX_CPUS));
+	assert_non_null(fpu_stats_cpu(FPU_MAX_CPUS - 1));
+	for (int k = 0; k < 2; k++) {
+		panic_msg[0] = 0;
+		panic_expected = true;
+		if (!setjmp(panic_jump))
+			fpu_task_init(&f, k ? (struct xregs_state *)(area + 16) : NULL, 1);
+		assert_false(panic_expected);
+		assert_non_null(strstr(panic_msg, "64-byte aligned"));
+	}
+	fpu_task_init(&f, (struct xregs_state *)area, 1); /* aligned: accepted */
+	assert_ptr_equal(f.state, area);
 }
 
 /* Import replaces the task's state and no CPU may trust its old registers. */
@@ -701,7 +718,6 @@ static unsigned int tracing_scenario(const char *policy, struct fpu_stats *out)
 		struct task *next = t[i % 3];
 		if (i % 5 == 4) { /* a kernel thread runs between */
 			fpu_switch(prev ? &prev->fpu : NULL, NULL);
-			current = NULL;
 			prev = NULL;
 		}
 		switch_to(prev, next);
@@ -729,7 +745,6 @@ static unsigned int tracing_scenario(const char *policy, struct fpu_stats *out)
 	}
 	*out = *fpu_stats_cpu(0);
 	fpu_switch(&prev->fpu, NULL);
-	current = NULL;
 	for (int k = 0; k < 3; k++)
 		free_task(t[k]);
 	return first;
@@ -818,7 +833,6 @@ static void test_insn_trace_hears_each_instruction(void **state)
 		assert_int_equal(heard.bad, 0);
 		free_task(a);
 		free_task(b);
-		current = NULL;
 	}
 }
 
@@ -872,6 +886,7 @@ int main(void)
 		cmocka_unit_test(test_smp_lazy_one),
 		cmocka_unit_test(test_kernel_fpu_section),
 		cmocka_unit_test(test_kernel_fpu_misuse_panics),
+		cmocka_unit_test(test_bad_arguments_refused),
 		cmocka_unit_test(test_import_invalidates),
 		cmocka_unit_test(test_ts_writes),
 		cmocka_unit_test(test_adaptive_samples_after_reset),

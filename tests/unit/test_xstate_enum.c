@@ -133,6 +133,13 @@ static void test_bad_options(void **state)
 				 XSTATE_E_MASK);
 	/* A failed init leaves the next good one working. */
 	assert_int_equal(user_init(FPU_INSN_AUTO, 0), XSTATE_OK);
+	/* ... and the configuration before it as it was, sizes and instruction too. */
+	struct xstate_config good = xstate_cfg;
+	assert_int_equal(user_init(FPU_INSN_XSAVES, 0), XSTATE_E_NOXSAVE);
+	assert_memory_equal(&xstate_cfg, &good, sizeof(good));
+	assert_int_equal(user_init(FPU_INSN_AUTO, XFEATURE_MASK(XFEATURE_SSE)), XSTATE_E_MASK);
+	assert_memory_equal(&xstate_cfg, &good, sizeof(good));
+	assert_true(xstate_cfg.kernel_size >= 512);
 }
 
 static void test_insn_choice(void **state)
