@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* fpulab: the subcommand table, the usage it prints, and dispatch. */
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -55,7 +56,22 @@ static const struct command *find_command(const char *name)
 	return NULL;
 }
 
-int main(int argc, char **argv)
+/*
+ * A command that succeeded but whose standard output could not all be
+ * written (a full disk, /dev/full) fails: exit 1, said once. A command that
+ * failed has said why already.
+ */
+static int stdout_written(int rc)
+{
+	if (fflush(stdout) == 0 && !ferror(stdout))
+		return rc;
+	if (rc == 0)
+		fprintf(stderr, "fpulab: cannot write standard output: %s\n",
+			errno ? strerror(errno) : "write error");
+	return rc ? rc : 1;
+}
+
+static int run_command(int argc, char **argv)
 {
 	const char *name = argc > 1 ? argv[1] : NULL;
 	/* fpulab help host check = fpulab host check --help */
@@ -86,4 +102,9 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	return c->fn(argc - 1, argv + 1);
+}
+
+int main(int argc, char **argv)
+{
+	return stdout_written(run_command(argc, argv));
 }

@@ -345,7 +345,8 @@ int xstate_init(const struct xstate_init_opts *opts)
 {
 	static const struct xstate_init_opts kdefault = { .mode = XSTATE_MODE_KERNEL,
 							  .insn = FPU_INSN_AUTO };
-	static struct xstate_config before; /* kept if this call fails (static: a kernel stack is small) */
+	static struct xstate_config
+		before; /* kept if this call fails (static: a kernel stack is small) */
 	struct xstate_config *cfg = &xstate_cfg;
 	struct cpuid_feats f = { 0 };
 	uint64_t max_xcr0, max_xss;

@@ -104,34 +104,30 @@ int output_open(struct output *o, enum output_format format, const char *path, c
 		o->f = stdout;
 		return 0;
 	}
-	if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
-		snprintf(o->error, sizeof(o->error), "--output %s: is a directory", path);
+	bool exists = stat(path, &st) == 0;
+	if (exists && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode))
+		return open_in_place(o, path);
+	char why[sizeof(o->error) - 16];
+	if (output_path_check(path, why, sizeof(why))) { /* a directory, a missing folder */
+		snprintf(o->error, sizeof(o->error), "--output %s", why);
 		return -1;
 	}
-	if (stat(path, &st) == 0 && !S_ISREG(st.st_mode))
-		return open_in_place(o, path);
 	if (stat(path, &st) == 0 && access(path, W_OK) < 0) {
 		snprintf(o->error, sizeof(o->error), "--output %s: %s", path, strerror(errno));
 		return -1;
 	}
 	int mode;
 	o->target = output_target(path, &mode); /* a symlink's file: the link stays */
-	o->tmp_path = xasprintf("%s.tmp-XXXXXX", o->target);
-	int fd = mkstemp(o->tmp_path);
+	int fd = output_tmp_create(o->target, mode, &o->tmp_path);
 	if (fd < 0) {
 		char *dir = xstrdup(path);
 		snprintf(o->error, sizeof(o->error), "--output %s: cannot create a file in %s: %s",
 			 path, dirname(dir), strerror(errno));
 		free(dir);
-		free(o->tmp_path);
 		free(o->target);
-		o->tmp_path = o->target = NULL;
+		o->target = NULL;
 		return -1;
 	}
-	/* The replaced file's permissions, or the usual ones, not mkstemp's 0600. */
-	mode_t mask = umask(0);
-	umask(mask);
-	fchmod(fd, mode >= 0 ? (mode_t)mode : 0666 & ~mask);
 	o->f = fdopen(fd, "w");
 	if (!o->f)
 		abort();

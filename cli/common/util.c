@@ -31,11 +31,12 @@ int usage_error(const char *cmd, const char *fmt, ...)
 	return 2;
 }
 
-/* Whether @st and the file at @path are one file. */
+/* Whether @st and the file at @path ("-": standard input) are one file. */
 static bool same_file(const struct stat *st, const char *path)
 {
 	struct stat other;
-	return stat(path, &other) == 0 && other.st_dev == st->st_dev && other.st_ino == st->st_ino;
+	int r = strcmp(path, "-") ? stat(path, &other) : fstat(0, &other);
+	return r == 0 && other.st_dev == st->st_dev && other.st_ino == st->st_ino;
 }
 
 int refuse_output_over_input(const char *cmd, const char *out, int argc, char **argv)
@@ -51,9 +52,44 @@ int refuse_output_over_input(const char *cmd, const char *out, int argc, char **
 		if (same_file(&st, arg) || (arg[0] == '-' && eq && same_file(&st, eq + 1)))
 			return usage_error(
 				cmd, "the output %s is the input %s: refusing to overwrite it", out,
-				arg[0] == '-' && eq ? eq + 1 : arg);
+				!strcmp(arg, "-")     ? "- (standard input)"
+				: arg[0] == '-' && eq ? eq + 1
+						      : arg);
 	}
 	return 0;
+}
+
+int refuse_output_over_file(const char *cmd, const char *out, const char *in, const char *what)
+{
+	struct stat st;
+
+	if (!out || !in || stat(out, &st) != 0 || !S_ISREG(st.st_mode) || !same_file(&st, in))
+		return 0;
+	return usage_error(cmd, "the output %s is %s (%s): refusing to overwrite it", out, what,
+			   in);
+}
+
+bool long_opt_value(const char *arg, char *name, size_t len, const char **value)
+{
+	const char *eq = strchr(arg, '=');
+
+	if (strncmp(arg, "--", 2) || !eq || (size_t)(eq - arg) >= len)
+		return false;
+	snprintf(name, len, "%.*s", (int)(eq - arg), arg);
+	*value = eq + 1;
+	return true;
+}
+
+void append_why(char *buf, size_t len, const char *fmt, ...)
+{
+	size_t n = strnlen(buf, len);
+	va_list ap;
+
+	if (n + 1 >= len)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(buf + n, len - n, fmt, ap);
+	va_end(ap);
 }
 
 int fail_why(char *buf, size_t len, const char *fmt, ...)
@@ -204,6 +240,9 @@ int output_path_check(const char *path, char *err, size_t errlen)
 
 	if (!*path)
 		rc = fail_why(err, errlen, "an empty file name");
+	else if (path[strlen(path) - 1] == '/')
+		rc = fail_why(err, errlen, "%s: names a directory (a trailing /): a FILE is meant",
+			      path);
 	else if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
 		rc = fail_why(err, errlen, "%s: is a directory", path);
 	else if (access(dirname(dir), W_OK | X_OK))
@@ -223,6 +262,35 @@ char *output_target(const char *path, int *mode)
 	char *target = real ? real : xstrdup(path);
 	*mode = stat(target, &st) == 0 && S_ISREG(st.st_mode) ? (int)(st.st_mode & 07777) : -1;
 	return target;
+}
+
+int output_tmp_create(const char *target, int mode, char **tmp_path)
+{
+	static const char suffix[] = ".tmp-XXXXXX";
+	const char *base = strrchr(target, '/');
+	size_t dir_len = base ? (size_t)(base - target) + 1 : 0;
+	char *dir = dir_len ? xasprintf("%.*s", (int)dir_len, target) : xstrdup(".");
+	long name_max = pathconf(dir, _PC_NAME_MAX);
+
+	free(dir);
+	if (name_max <= 0)
+		name_max = 255;
+	if (strlen(target + dir_len) + sizeof(suffix) - 1 <= (size_t)name_max)
+		*tmp_path = xasprintf("%s%s", target, suffix);
+	else
+		*tmp_path = xasprintf("%.*s.fpulab-XXXXXX", (int)dir_len, target);
+	int fd = mkstemp(*tmp_path);
+	if (fd < 0) {
+		int e = errno;
+		free(*tmp_path);
+		*tmp_path = NULL;
+		errno = e;
+		return -1;
+	}
+	mode_t mask = umask(0);
+	umask(mask);
+	fchmod(fd, mode >= 0 ? (mode_t)mode : 0666 & ~mask); /* not mkstemp's 0600 */
+	return fd;
 }
 
 int getopt_failed(const char *cmd, int c, char **argv)

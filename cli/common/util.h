@@ -33,6 +33,13 @@ int vusage_error(const char *cmd, const char *fmt, va_list ap)
 int refuse_output_over_input(const char *cmd, const char *out, int argc, char **argv);
 
 /*
+ * refuse_output_over_file - the same for one input the arguments do not
+ * name, @in (a file an environment variable names; "-": standard input),
+ * described as @what in the message: 2 if @out is that file, else 0.
+ */
+int refuse_output_over_file(const char *cmd, const char *out, const char *in, const char *what);
+
+/*
  * output_path_check - whether an output can be written at @path: not a
  * directory, and its folder takes a new file (the temporary one outputs are
  * written to, then renamed). Call it before work that would be lost.
@@ -50,11 +57,30 @@ int output_path_check(const char *path, char *err, size_t errlen);
 char *output_target(const char *path, int *mode);
 
 /*
+ * output_tmp_create - the temporary file an output to @target (output_target's)
+ * is written to, in @target's folder so that the rename is atomic: "TARGET.tmp-XXXXXX",
+ * or "FOLDER/.fpulab-XXXXXX" where that name would be too long (NAME_MAX);
+ * permissions @mode (output_target's), or 0666 less the umask where -1.
+ * Returns its descriptor and *@tmp_path (malloc'ed), or -1 with errno.
+ */
+int output_tmp_create(const char *target, int mode, char **tmp_path);
+
+/*
  * fail_why - the reason, formatted as printf does, into @buf (@len bytes);
  * returns -1, so that a check that says why it failed can write
  * `return fail_why(why, len, "not an ELF file")`.
  */
 int fail_why(char *buf, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+/* append_why - fail_why's format appended to the message already in @buf. */
+void append_why(char *buf, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+/*
+ * long_opt_value - for a hand-written option loop, "--opt=value" as getopt_long
+ * takes it: true, "--opt" into @name (@len bytes) and *@value the text after
+ * '='; false (nothing written) for any other @arg.
+ */
+bool long_opt_value(const char *arg, char *name, size_t len, const char **value);
 
 /* The width every help text keeps to, in columns. */
 #define HELP_COLUMNS 80

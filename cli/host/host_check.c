@@ -402,7 +402,7 @@ static void usage(FILE *f)
 }
 
 static const struct output_column check_columns[] = {
-	{ "seconds", NULL, 7, 1 },
+	{ "seconds", NULL, 7, 2 },
 	{ "regset", NULL, -6, 0 },
 	{ "threads", NULL, 7, 0 },
 	{ "checks", NULL, 10, 0 },
@@ -478,11 +478,11 @@ static int choose_regset(const struct host_cpu *cpu, const char *name)
 				g.set = (enum host_regset)s;
 		return -1;
 	}
-	int s = parse_choice(CMD, "regset", name, host_regset_names);
+	/* "none" (host_regset_names[0]) checks nothing: not offered */
+	int s = parse_choice(CMD, "regset", name, host_regset_names + HOST_REGSET_NONE + 1);
 	if (s < 0)
 		return 2;
-	if (s == HOST_REGSET_NONE)
-		return usage_error(CMD, "--regset: none checks nothing");
+	s += HOST_REGSET_NONE + 1;
 	if (!cpu->regset_ok[s]) {
 		fprintf(stderr, "fpulab " CMD ": --regset %s: %s\n", name, cpu->why_not[s]);
 		return 1;
@@ -707,7 +707,7 @@ int host_check(int argc, char **argv)
 	sum = check_sum(d.t, d.nthreads);
 	host_comment_machine(&out);
 	output_comment(&out,
-		       "one run of %.1f s; counts are totals of that run; %u worker threads, "
+		       "one run of %.3g s; counts are totals of that run; %u worker threads, "
 		       "%u spinners, alternate stacks of %zu bytes (AT_MINSIGSTKSZ %lu + %d)",
 		       ns / 1e9, (unsigned int)o.nthreads, (unsigned int)o.nspin, g.alt_size,
 		       g.minsig, HANDLER_STACK);

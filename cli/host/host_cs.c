@@ -358,23 +358,25 @@ static int parse_list(const char *opt, const char *list, const char *const *name
 
 static int parse_cpus(const char *text, int cpu[2])
 {
-	char *end;
-	long a, b;
+	const char *comma = strchr(text, ',');
+	uint64_t v[2];
 
-	errno = 0;
-	a = strtol(text, &end, 10);
-	if (end == text || *end != ',' || a < 0)
+	if (!comma)
 		return usage_error(CMD, "--cpus: '%s' is not two CPU numbers A,B", text);
-	text = end + 1;
-	b = strtol(text, &end, 10);
-	if (end == text || *end || b < 0 || errno)
-		return usage_error(CMD, "--cpus: '%s' is not two CPU numbers A,B", text);
-	cpu[0] = (int)a;
-	cpu[1] = (int)b;
-	for (int i = 0; i < 2; i++)
+	char *first = strndup(text, (size_t)(comma - text));
+	if (!first)
+		abort();
+	int rc = parse_u64_arg(CMD, "cpus", first, 0, CPU_SETSIZE - 1, &v[0]) ||
+		 parse_u64_arg(CMD, "cpus", comma + 1, 0, CPU_SETSIZE - 1, &v[1]);
+	free(first);
+	if (rc)
+		return 2;
+	for (int i = 0; i < 2; i++) {
+		cpu[i] = (int)v[i];
 		if (!host_cpu_allowed(cpu[i]))
 			return usage_error(CMD, "--cpus: this process may not run on CPU %d",
 					   cpu[i]);
+	}
 	return 0;
 }
 

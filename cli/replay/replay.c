@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 
 #include <fpu/fpu.h>
@@ -84,26 +85,39 @@ static bool takes_value(const char *a)
 	return false;
 }
 
-static int parse_args(int argc, char **argv, struct opts *o, int *first_trace)
+/*
+ * Options and traces, in any order; --opt=value as --opt value; after "--"
+ * every argument is a trace. The traces go to @traces (@argv's, in order),
+ * *@ntraces of them. Return: -1 to go on, else the exit status.
+ */
+static int parse_args(int argc, char **argv, struct opts *o, char **traces, int *ntraces)
 {
-	*first_trace = 0;
+	char name[32];
+	bool only_traces = false;
+
+	*ntraces = 0;
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+		if (only_traces || a[0] != '-' || !a[1]) {
+			traces[(*ntraces)++] = argv[i];
+			continue;
+		}
+		if (!strcmp(a, "--")) {
+			only_traces = true;
+			continue;
+		}
 		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
 			usage(stdout);
 			return 0;
 		}
-		if (a[0] != '-') {
-			if (!*first_trace)
-				*first_trace = i;
-			continue;
-		}
-		/* (options may come before or after the traces) */
+		if (long_opt_value(a, name, sizeof(name), &v))
+			a = name;
+		else if (v)
+			i++;
 		if (!v)
 			return usage_error(
 				"replay",
 				takes_value(a) ? "%s needs a value" : "unknown option '%s'", a);
-		i++;
 		if (!strcmp(a, "--policy")) {
 			o->policies = v;
 		} else if (!strcmp(a, "--repeat")) {
@@ -121,8 +135,7 @@ static int parse_args(int argc, char **argv, struct opts *o, int *first_trace)
 			if (costs_parse_ns("ipi-ns", v, &o->ipi))
 				return 2;
 		} else if (!strcmp(a, "--costs")) {
-			if (costs_load(v, o))
-				return 1;
+			o->costs_arg = v;
 		} else if (!strcmp(a, "--batch-costs")) {
 			if (batch_costs_load(v, o))
 				return 1;
@@ -156,8 +169,10 @@ static int parse_args(int argc, char **argv, struct opts *o, int *first_trace)
 			return usage_error("replay", "unknown option '%s'", a);
 		}
 	}
-	if (!*first_trace)
+	if (!*ntraces)
 		return usage_error("replay", "needs a TRACE");
+	if (o->costs_arg && costs_load_under_options(o))
+		return 1;
 	if (o->sweep.param && o->output.format == OUTPUT_CSV)
 		return usage_error(
 			"replay", "--sweep: its rows do not fit the CSV's columns (table or json)");
@@ -178,9 +193,14 @@ static int policy_list(const char *spec, const char **out)
 			out[n++] = all[i];
 		return n;
 	}
-	for (const char *p = spec; *p && n < MAX_POLICIES;) {
+	for (const char *p = spec; n < MAX_POLICIES;) {
 		size_t len = strcspn(p, ",");
 		int found = -1;
+		if (!len)
+			return usage_error("replay", "--policy: an empty name in '%s'", spec), -1;
+		if (len == 3 && !strncmp(p, "all", 3))
+			return usage_error("replay", "--policy: 'all' stands alone, not in a list"),
+			       -1;
 		for (int i = 0; all[i]; i++)
 			if (strlen(all[i]) == len && !strncmp(all[i], p, len))
 				found = i;
@@ -197,41 +217,58 @@ static int policy_list(const char *spec, const char **out)
 						   all[found]),
 				       -1;
 		out[n++] = all[found];
-		p += len + (p[len] == ',');
+		if (!p[len])
+			break;
+		p += len + 1;
 	}
 	return n;
 }
 
-int cmd_replay(int argc, char **argv)
+/* 2, said, where one trace file is given twice (another spelling, a link): it would count twice. */
+static int same_trace_twice(char **traces, int n)
 {
-	struct opts o = { .policies = "all", .repeat = REPEAT_DEFAULT, .insn = FPU_INSN_AUTO };
-	const char *pols[MAX_POLICIES];
-	int first, rc = parse_args(argc, argv, &o, &first);
+	for (int i = 0; i < n; i++) {
+		struct stat si, sj;
+		if (stat(traces[i], &si))
+			continue; /* said when it is read */
+		for (int j = 0; j < i; j++)
+			if (!stat(traces[j], &sj) && si.st_dev == sj.st_dev &&
+			    si.st_ino == sj.st_ino)
+				return usage_error("replay", "%s and %s are one trace, given twice",
+						   traces[j], traces[i]);
+	}
+	return 0;
+}
 
-	if (rc >= 0)
-		return rc;
-	if (refuse_output_over_input("replay", o.output.path, argc, argv)) {
-		free(o.host);
+/* cmd_replay after its arguments: @traces, @ntraces of them. */
+static int replay_traces(int argc, char **argv, struct opts *o, char **traces, int ntraces)
+{
+	const char *pols[MAX_POLICIES];
+	int rc;
+
+	if (refuse_output_over_input("replay", o->output.path, argc, argv) ||
+	    refuse_output_over_file("replay", o->output.path, getenv(HOST_COSTS_ENV),
+				    "$" HOST_COSTS_ENV)) {
+		free(o->host);
 		return 2;
 	}
-	fpu_get_costs(&o.builtin); /* before any trace sets them */
-	int np = policy_list(o.policies, pols);
+	fpu_get_costs(&o->builtin); /* before any trace sets them */
+	int np = policy_list(o->policies, pols);
 	if (np < 0)
 		return 2;
+	if (same_trace_twice(traces, ntraces))
+		return 2;
 	/* every trace read and checked before anything is printed or written */
-	for (int i = first; i < argc; i++) {
+	rc = 0;
+	for (int i = 0; i < ntraces; i++) {
 		struct trace t;
 		char err[512];
-		if (argv[i][0] == '-') {
-			i++;
-			continue;
-		}
-		if (trace_open(argv[i], &t, err, sizeof(err))) {
+		if (trace_open(traces[i], &t, err, sizeof(err))) {
 			fprintf(stderr, "fpulab replay: %s\n", err);
 			rc = 1;
-		} else if (o.batch_rows && !batch_costs_has(&o, argv[i])) {
+		} else if (o->batch_rows && !batch_costs_has(o, traces[i])) {
 			fprintf(stderr, "fpulab replay: --batch-costs %s: no replay row of %s\n",
-				o.batch_file, argv[i]);
+				o->batch_file, traces[i]);
 			rc = 1;
 		}
 		trace_free(&t);
@@ -239,19 +276,21 @@ int cmd_replay(int argc, char **argv)
 	if (rc > 0)
 		return rc;
 	struct output out;
-	if (output_open(&out, o.output.format, o.output.path, "replay") < 0 ||
-	    (o.plot_dir && output_plot(&out, o.plot_dir) < 0)) {
+	if (output_open(&out, o->output.format, o->output.path, "replay") < 0 ||
+	    (o->plot_dir && output_plot(&out, o->plot_dir) < 0)) {
 		fprintf(stderr, "fpulab replay: %s\n", out.error);
 		output_close(&out);
-		free(o.host);
+		free(o->host);
 		return 2;
 	}
-	if (costs_from_host(&o)) {
+	if (costs_from_host(o)) {
 		output_close(&out);
-		free(o.host);
+		free(o->host);
 		return 1;
 	}
-	o.out = &out;
+	/* o is cmd_replay's; out and tg outlive their uses there: cleared before the return */
+	// cppcheck-suppress autoVariables
+	o->out = &out;
 	output_provenance_host(&out, argc, argv);
 	output_columns(&out, replay_table_columns, replay_table_ncolumns);
 	json_t *pv = out.provenance;
@@ -264,26 +303,39 @@ int cmd_replay(int argc, char **argv)
 	output_comment(&out, "command: %s", json_string_value(json_object_get(pv, "command")));
 	double tpn = tsc_per_ns();
 	struct targets tg = { 0 };
-	o.targets = &tg;
+	// cppcheck-suppress autoVariables
+	o->targets = &tg;
 	rc = 0;
-	for (int i = first; i < argc; i++) {
-		if (argv[i][0] == '-') {
-			i++;
-			continue;
-		}
-		rc |= replay_trace(argv[i], &o, pols, np, tpn);
-	}
-	targets_print(&out, &tg, o.repeat);
+	for (int i = 0; i < ntraces; i++)
+		rc |= replay_trace(traces[i], o, pols, np, tpn);
+	targets_print(&out, &tg, o->repeat);
 	free(tg.control_dev);
 	free(tg.priced_ratio);
-	free(o.host);
-	json_decref(o.batch_rows);
+	o->targets = NULL;
+	free(o->host);
+	json_decref(o->batch_rows);
 	size_t rows = out.rows;
+	o->out = NULL;
 	if (output_close(&out) < 0)
 		return 1;
-	if (o.output.path && rows)
-		fprintf(stderr, "fpulab replay: %zu rows written to %s\n", rows, o.output.path);
-	else if (o.output.path)
-		fprintf(stderr, "fpulab replay: no rows: %s not written\n", o.output.path);
+	if (o->output.path && rows)
+		fprintf(stderr, "fpulab replay: %zu rows written to %s\n", rows, o->output.path);
+	else if (o->output.path)
+		fprintf(stderr, "fpulab replay: no rows: %s not written\n", o->output.path);
+	return rc;
+}
+
+int cmd_replay(int argc, char **argv)
+{
+	struct opts o = { .policies = "all", .repeat = REPEAT_DEFAULT, .insn = FPU_INSN_AUTO };
+	char **traces = calloc((size_t)argc, sizeof(*traces));
+	int ntraces, rc;
+
+	if (!traces)
+		abort();
+	rc = parse_args(argc, argv, &o, traces, &ntraces);
+	if (rc < 0)
+		rc = replay_traces(argc, argv, &o, traces, ntraces);
+	free(traces);
 	return rc;
 }

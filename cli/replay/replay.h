@@ -27,6 +27,9 @@
 #include "common/output.h"
 #include "oracle.h"
 #include "replay_engine.h"
+
+/* $FPULAB_HOST_COSTS: host costs rows to read instead of measuring (replay_host.c). */
+#define HOST_COSTS_ENV "FPULAB_HOST_COSTS"
 #include "trace/trace_io.h"
 
 #define REPEAT_DEFAULT 5
@@ -62,7 +65,8 @@ struct opts {
 	const char *policies; /* comma list, or "all" */
 	unsigned long repeat;
 	struct param trap, cr0, ipi;
-	const char *costs_file;   /* --costs FILE of the lab's costs experiment */
+	const char *costs_file; /* --costs FILE of the lab's costs experiment */
+	const char *costs_arg; /* --costs FILE as given: read after the options (they override it) */
 	const char *batch_file;   /* --batch-costs FILE: an earlier replay's rows; NULL: measure */
 	json_t *batch_rows;       /* ... its rows */
 	bool adaptive_builtin;    /* --adaptive-costs default: libfpu's, as the lab */
@@ -284,6 +288,14 @@ int costs_parse_ns(const char *opt, const char *v, struct param *p);
  * RESULT_FILE_MAX_BYTES. Return: 0, or 1 after a message.
  */
 int costs_load(const char *path, struct opts *o);
+
+/*
+ * costs_load_under_options - costs_load() of @o->costs_arg, after which
+ * --trap-ns, --cr0-ns and --ipi-ns still hold where they were given: they
+ * override the file wherever they stand on the command line. Return: 0, or
+ * 1 after a message.
+ */
+int costs_load_under_options(struct opts *o);
 
 /* costs_assumed_ns - ns per switch of @n's events at @o's costs: #NM x trap + TS writes x CR0 + IPIs x IPI. */
 double costs_assumed_ns(const struct opts *o, const struct replay_counts *n);

@@ -138,6 +138,19 @@ static int costs_load_rows(const char *path, char *bytes, size_t n, struct opts 
 	return rc != 0;
 }
 
+int costs_load_under_options(struct opts *o)
+{
+	struct param *ps[] = { &o->trap, &o->cr0, &o->ipi };
+	struct param given[3] = { o->trap, o->cr0, o->ipi }; /* sources: option names */
+
+	if (costs_load(o->costs_arg, o))
+		return 1;
+	for (int i = 0; i < 3; i++)
+		if (given[i].source)
+			*ps[i] = given[i];
+	return 0;
+}
+
 int costs_load(const char *path, struct opts *o)
 {
 	char err[512];

@@ -17,9 +17,6 @@
 #include "host/host_costs.h"
 #include "replay.h"
 
-/* $FPULAB_HOST_COSTS: host costs rows to read instead of measuring. */
-#define HOST_COSTS_ENV "FPULAB_HOST_COSTS"
-
 /* $FPULAB_HOST_COSTS's rows into @o->host. Return: 0, or 1 after a message. */
 static int host_from_env(struct opts *o, const char *path)
 {

@@ -61,6 +61,34 @@ static json_t *find_row(json_t *rows, const char *identity)
 }
 
 /*
+ * -1, said, where @rows (of @path) hold one configuration twice (two files
+ * concatenated): which row of it to compare would be a guess.
+ */
+static int one_row_each(json_t *rows, const char *path)
+{
+	size_t n = json_array_size(rows);
+	char **ids = calloc(n ? n : 1, sizeof(*ids));
+	int rc = 0;
+
+	if (!ids)
+		abort();
+	for (size_t i = 0; i < n && !rc; i++) {
+		ids[i] = result_identity(json_array_get(rows, i));
+		for (size_t j = 0; j < i && !rc; j++)
+			if (!strcmp(ids[i], ids[j]))
+				rc = -1, fprintf(stderr,
+						 "fpulab compare: %s holds one configuration twice "
+						 "(rows %zu and %zu: %s): compare files of one row "
+						 "each\n",
+						 path, j + 1, i + 1, ids[i]);
+	}
+	for (size_t i = 0; i < n; i++)
+		free(ids[i]);
+	free(ids);
+	return rc;
+}
+
+/*
  * The one source of @rows' timed figures into *@src (NULL: none); -1, said,
  * where they mix. A replay's Linux row (recorded counts, nothing timed)
  * does not count: its counts compare whatever the others' source.
@@ -369,7 +397,7 @@ static int compare_files(const char *pa, const char *pb, double threshold, struc
 		fprintf(stderr, "fpulab compare: %s\n", err);
 		goto out;
 	}
-	if (check_sources(a, b, pa, pb) < 0)
+	if (one_row_each(a, pa) < 0 || one_row_each(b, pb) < 0 || check_sources(a, b, pa, pb) < 0)
 		goto out;
 	const char *source = result_source(json_array_get(a, 0));
 	set_columns(o, a, b);
@@ -462,7 +490,7 @@ int cmd_compare(int argc, char **argv)
 
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":", opts, &idx)) != -1) {
+	while ((c = getopt_long(argc, argv, ":h", opts, &idx)) != -1) {
 		switch (c) {
 		case 't':
 			threshold = strtod(optarg, &end);

@@ -142,9 +142,15 @@ static int import_into(FILE *in, const char *out_path, const struct perf_import_
 	if (!rc) {
 		rc = convert(&s, f, o, r, err, errlen);
 		snprintf(r->skipped_names, sizeof(r->skipped_names), "%s", s.skipped_names);
+		if (rc && s.back_steps) /* the likelier cause of what the conversion refused */
+			append_why(err, errlen,
+				   " (%" PRIu64 " lines go back in time from an earlier line of "
+				   "another CPU, by up to %.6f s: perf script prints events in "
+				   "time order; was this text sorted or cut and joined?)",
+				   s.back_steps, (double)s.back_max_ns / 1e9);
 	}
 	if (f && fclose(f) && !rc)
-		rc = -1, snprintf(err, errlen, "%s: %s", out.tmp, strerror(errno));
+		rc = -1, snprintf(err, errlen, "%s: %s", out_path, strerror(errno));
 	if (t && tool_failed(t, rc, err, errlen))
 		rc = -1;
 	if (!rc)

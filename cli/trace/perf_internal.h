@@ -50,6 +50,7 @@ _Static_assert(sizeof(struct prec) == 32, "a spooled record is 32 bytes");
 /* What pass 1 learned, for pass 2. */
 struct perf_scan {
 	uint64_t first_ts, last_ts;
+	uint64_t back_steps, back_max_ns; /* lines earlier than an earlier line (another CPU's) */
 	uint64_t lines, skipped, lost, fpu_lines, events;
 	uint64_t n[PE_NR];
 	bool sigreturn, ns;

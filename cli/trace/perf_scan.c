@@ -257,10 +257,18 @@ static int scan_event(struct scanner *k, const struct perf_line *l, uint32_t lin
 
 	if (slot < 0 || check_time(k, l, (unsigned int)slot, line, err, errlen))
 		return -1;
-	if (!s->events++)
+	/* the recording's span: perf may print a CPU's event before an earlier one of
+	 * another CPU ("out of order events"), so not the first and last lines' */
+	if (s->events && l->ts_ns < s->last_ts) {
+		s->back_steps++;
+		if (s->last_ts - l->ts_ns > s->back_max_ns)
+			s->back_max_ns = s->last_ts - l->ts_ns;
+	}
+	if (!s->events++ || l->ts_ns < s->first_ts)
 		s->first_ts = l->ts_ns;
+	if (s->events == 1 || l->ts_ns > s->last_ts)
+		s->last_ts = l->ts_ns;
 	s->ns = l->digits == 9;
-	s->last_ts = l->ts_ns;
 	s->n[l->type]++;
 	if (l->type == PE_SKIP) {
 		note_skipped(s, l->name);

@@ -2,6 +2,7 @@
 /* fpulab trace synth|dump|info: make and read traces (docs/trace.md). */
 #include <errno.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -59,7 +60,7 @@ static int synth_one(const char *name, const char *path, uint64_t switches, uint
 		     uint64_t xcr0)
 {
 	struct trace t;
-	char err[256];
+	char err[PATH_MAX + 256];
 
 	if (trace_synth(name, switches, seed, xcr0, &t, err, sizeof(err)) ||
 	    trace_check(&t, err, sizeof(err)) || trace_write(path, &t, err, sizeof(err))) {
@@ -79,14 +80,22 @@ static int cmd_synth(int argc, char **argv)
 	const char *name = NULL, *out = NULL;
 	uint64_t switches = SWITCHES_DEFAULT, seed = 1, xcr0 = 0;
 
+	bool operands = false; /* after "--" */
+
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
 		const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-		if (!strcmp(a, "-o") || !strcmp(a, "--switches") || !strcmp(a, "--seed") ||
-		    !strcmp(a, "--xcr0")) {
+		char opt[32];
+		bool inline_value = !operands && long_opt_value(a, opt, sizeof(opt), &v);
+		if (inline_value)
+			a = opt;
+		if (!operands && !strcmp(a, "--")) {
+			operands = true;
+		} else if (!operands && (!strcmp(a, "-o") || !strcmp(a, "--switches") ||
+					 !strcmp(a, "--seed") || !strcmp(a, "--xcr0"))) {
 			if (!v)
 				return usage_error("trace synth", "%s needs a value", a);
-			i++;
+			i += !inline_value;
 			if (!strcmp(a, "-o"))
 				out = v;
 			else if (!strcmp(a, "--switches")) {
@@ -107,7 +116,7 @@ static int cmd_synth(int argc, char **argv)
 						"within the XCR0 bits x86 defines (0x%llx)",
 						v, TRACE_XCR0_KNOWN);
 			}
-		} else if (a[0] == '-') {
+		} else if (!operands && a[0] == '-') {
 			return usage_error("trace synth", "unknown option '%s'", a);
 		} else if (!name) {
 			name = a;
@@ -126,7 +135,7 @@ static int cmd_synth(int argc, char **argv)
 	if (!xcr0)
 		xcr0 = host_xcr0();
 	if (strcmp(name, "all")) {
-		char err[256];
+		char err[PATH_MAX + 256];
 		if (trace_out_check(out, err, sizeof(err))) { /* before anything is made */
 			fprintf(stderr, "fpulab trace synth: -o %s\n", err);
 			return 2;
@@ -134,6 +143,20 @@ static int cmd_synth(int argc, char **argv)
 		return synth_one(name, out, switches, seed, xcr0);
 	}
 	struct stat st;
+	const char *const *names = trace_workloads();
+	int dirlen = (int)strlen(out);
+
+	while (dirlen > 0 && out[dirlen - 1] == '/') /* DIR/ names DIR: no DIR//WORKLOAD */
+		dirlen--;
+	for (int i = 0; names[i] && !stat(out, &st) && S_ISDIR(st.st_mode); i++) {
+		char *path = xasprintf("%.*s/%s.trace", dirlen, out, names[i]), err[512];
+		int bad = trace_out_check(path, err, sizeof(err)); /* before any is made */
+		if (bad)
+			fprintf(stderr, "fpulab trace synth: all: %s\n", err);
+		free(path);
+		if (bad)
+			return 2;
+	}
 	if (stat(out, &st) && errno == ENOENT && mkdir(out, 0777) && errno != EEXIST) {
 		fprintf(stderr, "fpulab trace synth: all: cannot create -o %s: %s\n", out,
 			strerror(errno));
@@ -143,11 +166,6 @@ static int cmd_synth(int argc, char **argv)
 		fprintf(stderr, "fpulab trace synth: all: -o %s is not a directory\n", out);
 		return 2;
 	}
-	const char *const *names = trace_workloads();
-	int dirlen = (int)strlen(out);
-
-	while (dirlen > 0 && out[dirlen - 1] == '/') /* DIR/ names DIR: no DIR//WORKLOAD */
-		dirlen--;
 	for (int i = 0; names[i]; i++) {
 		char *path = xasprintf("%.*s/%s.trace", dirlen, out, names[i]);
 		int rc = synth_one(names[i], path, switches, seed, xcr0);
@@ -256,13 +274,22 @@ static int cmd_dump(int argc, char **argv)
 	const char *path = NULL;
 	struct trace t;
 
+	bool operands = false; /* after "--" */
+
 	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--limit")) {
-			if (i + 1 >= argc)
+		const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+		char opt[32];
+		bool inline_value = !operands && long_opt_value(argv[i], opt, sizeof(opt), &v);
+		const char *a = inline_value ? opt : argv[i];
+		if (!operands && !strcmp(a, "--")) {
+			operands = true;
+		} else if (!operands && !strcmp(a, "--limit")) {
+			if (!v)
 				return usage_error("trace dump", "--limit needs a value");
-			if (parse_u64_arg("trace dump", "limit", argv[++i], 0, UINT64_MAX, &limit))
+			i += !inline_value;
+			if (parse_u64_arg("trace dump", "limit", v, 0, UINT64_MAX, &limit))
 				return 2;
-		} else if (argv[i][0] == '-') {
+		} else if (!operands && argv[i][0] == '-' && argv[i][1]) {
 			return usage_error("trace dump", "unknown option '%s'", argv[i]);
 		} else if (path) {
 			return usage_error("trace dump", "takes one FILE");
@@ -371,6 +398,12 @@ int cmd_trace(int argc, char **argv)
 		usage(stdout);
 		return 0;
 	}
+	static const char *const subs[] = { "synth", "dump", "info", "import", "record", NULL };
+	bool known = false;
+	for (const char *const *k = subs; *k; k++)
+		known |= !strcmp(sub, *k);
+	if (!known) /* before --help: `fpulab help trace bogus` is no help */
+		return usage_error("trace", "unknown subcommand '%s'", sub);
 	for (int i = 2; i < argc && strcmp(argv[i], "--"); i++)
 		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
 			usage(stdout);
@@ -386,5 +419,5 @@ int cmd_trace(int argc, char **argv)
 		return cmd_trace_import(argc - 1, argv + 1);
 	if (!strcmp(sub, "record"))
 		return cmd_trace_record(argc - 1, argv + 1);
-	return usage_error("trace", "unknown subcommand '%s'", sub);
+	return 2; /* (not reached: checked above) */
 }

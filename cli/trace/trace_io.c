@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <libgen.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -117,7 +118,8 @@ static int read_linux(int fd, struct trace *t, const char *path, char *err, size
  */
 static int open_trace(const char *path, struct trace *t, struct stat *st, char *err, size_t errlen)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC), rc;
+	/* O_NONBLOCK: a FIFO would block the open until a writer came; it is refused below */
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK), rc;
 	char msg[200];
 
 	memset(t, 0, sizeof(*t));
@@ -240,15 +242,18 @@ FILE *trace_out_create(const char *path, struct trace_out *out, char *err, size_
 	if (trace_out_check(path, err, errlen))
 		return NULL;
 	out->target = output_target(path, &mode);
-	out->tmp = xasprintf("%s.tmp%d", out->target, (int)getpid());
-	f = fopen(out->tmp, "w+b");
+	int fd = output_tmp_create(out->target, mode, &out->tmp);
+	f = fd < 0 ? NULL : fdopen(fd, "w+b");
 	if (!f) {
-		fail_why(err, errlen, "%s: %s", out->tmp, strerror(errno));
+		char *dir = xstrdup(path);
+		fail_why(err, errlen, "%s: cannot create a file in %s: %s", path, dirname(dir),
+			 strerror(errno));
+		free(dir);
+		if (fd >= 0)
+			close(fd);
 		trace_out_discard(out);
 		return NULL;
 	}
-	if (mode >= 0) /* replacing a file: its permissions, not the umask's */
-		fchmod(fileno(f), (mode_t)mode);
 	return f;
 }
 
@@ -285,7 +290,7 @@ int trace_write(const char *path, const struct trace *t, char *err, size_t errle
 		  fwrite(t->ev, sizeof(*t->ev), t->hdr.nevents, f) == t->hdr.nevents;
 	ok = (fclose(f) == 0) && ok;
 	if (!ok) {
-		fail_why(err, errlen, "%s: %s", out.tmp, strerror(errno));
+		fail_why(err, errlen, "%s: %s", path, strerror(errno));
 		trace_out_discard(&out);
 		return -1;
 	}

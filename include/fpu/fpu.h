@@ -118,10 +118,10 @@ struct fpu_arch_ops {
 	void (*send_flush_ipi)(unsigned int cpu); /* deliver an IPI that calls fpu_flush_ipi() */
 	void (*preempt_disable)(void);
 	void (*preempt_enable)(void);
-	bool (*in_interrupt)(void);       /* true in hard/soft interrupt context */
-	void (*wait_relax)(void);         /* one spin of a wait loop, interrupts enabled */
-	uint32_t (*read_pkru)(void);      /* NULL: native RDPKRU (only with xstate_cfg.pkru) */
-	void (*write_pkru)(uint32_t v);   /* NULL: native WRPKRU */
+	bool (*in_interrupt)(void);     /* true in hard/soft interrupt context */
+	void (*wait_relax)(void);       /* one spin of a wait loop, interrupts enabled */
+	uint32_t (*read_pkru)(void);    /* NULL: native RDPKRU (only with xstate_cfg.pkru) */
+	void (*write_pkru)(uint32_t v); /* NULL: native WRPKRU */
 	/*
 	 * Tracing only (fpu_set_tracing): the running task @cur uses the FPU
 	 * for the first time in this slice, or since a kernel-mode FPU section.

@@ -29,7 +29,10 @@ check "fpulab help host lists the subcommands" 0 "context-switch" - -- "$fpulab"
 check "host with an unknown subcommand: exit 2" 2 - "unknown subcommand 'frob'" -- "$fpulab" host frob
 check "context-switch --ipc yield cross-cpu: exit 2" 2 - "--ipc yield needs --placement same-cpu" -- "$fpulab" host context-switch --ipc yield --placement cross-cpu
 check "context-switch --regset bogus: exit 2" 2 - "--regset" -- "$fpulab" host context-switch --regset bogus
-check "context-switch --cpus on a CPU we may not use: exit 2" 2 - "may not run on CPU 4000" -- "$fpulab" host context-switch --cpus 0,4000
+check "context-switch --cpus beyond any CPU set: exit 2" 2 - "--cpus: 4000 is out of range (0..1023)" -- "$fpulab" host context-switch --cpus 0,4000
+check "context-switch --cpus that would wrap an int: exit 2, not CPU 1" 2 - "--cpus: 4294967297 is out of range" -- "$fpulab" host context-switch --cpus 4294967297,0
+check "context-switch --cpus +1,0: exit 2, as every integer option" 2 - "'+1' is not a non-negative integer" -- "$fpulab" host context-switch --cpus +1,0
+check "context-switch --cpus on a CPU we may not use: exit 2" 2 - "may not run on CPU 1000" -- "$fpulab" host context-switch --cpus 0,1000
 check "context-switch --seconds 0: exit 2" 2 - "--seconds" -- "$fpulab" host context-switch --seconds 0
 check "context-switch --bogus: exit 2" 2 - "try 'fpulab help host context-switch'" -- "$fpulab" host context-switch --bogus
 
@@ -74,7 +77,7 @@ fi
 
 # ---- check: 0 errors, every positive control caught ----
 check "check --threads 0: exit 2" 2 - "--threads" -- "$fpulab" host check --threads 0
-check "check --regset none: exit 2" 2 - "none checks nothing" -- "$fpulab" host check --regset none
+check "check --regset none: exit 2, and none is not offered" 2 - "unknown value 'none' (one of: x87, sse, avx, avx512)" -- "$fpulab" host check --regset none
 check "fpulab help host check prints its help" 0 "usage: fpulab host check" - -- "$fpulab" help host check
 if "$fpulab" host check --seconds 2 --format json > "$work/chk.json" 2> "$work/chk.err"; then
 	ok "check --seconds 2 ($widest) exits 0"
