@@ -79,6 +79,7 @@ struct opts {
 	struct host_costs *host; /* this host's figures (replay_host.c); NULL: none read */
 	bool have_range;         /* the trap range below was measured */
 	double trap_lo, trap_hi; /* ns: this host's lower bound and (least) estimate of a trap */
+	double trap_lo_min;      /* ns: the lower bound at its fastest run (verdicts) */
 	const char *trap_est;    /* the estimate's figure ("fault", "umip") */
 	struct sweep sweep;
 };
@@ -351,7 +352,7 @@ void costs_host_comment(const struct opts *o, struct output *out);
 
 /* replay_verdict.c */
 
-/* verdict_of - @b against @o's trap range; @text (@len bytes) says it in words. */
+/* verdict_of - @b against @o's trap range, decided only where their runs' ranges are apart; @text (@len bytes) says it in words. */
 enum verdict verdict_of(const struct opts *o, const struct break_even *b, char *text, size_t len);
 
 /*

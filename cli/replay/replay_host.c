@@ -71,6 +71,10 @@ int costs_from_host(struct opts *o)
 	param_from_host(&o->ipi, o->host, "ipi");
 	o->have_range = host_costs_trap_range(o->host, &o->trap_lo, &o->trap_hi, &est);
 	o->trap_est = o->have_range ? o->host->c[est].key : NULL;
+	if (o->have_range) { /* (a figure read without its runs' spread: its median) */
+		const struct stats_summary *lo = &o->host->c[HOST_COST_SYSCALL].ns;
+		o->trap_lo_min = lo->min > 0 && lo->min < o->trap_lo ? lo->min : o->trap_lo;
+	}
 	return 0;
 }
 

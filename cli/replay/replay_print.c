@@ -129,7 +129,7 @@ static void print_header_costs(const struct trace_replay *tr)
 			o->costs_file, o->trap.runs, o->cr0.runs, o->ipi.runs);
 	output_comment(
 		out,
-		"ns per switch; native: median, min, max of %lu run%s (policies interleaved); priced: the counts alone at this CPU's batch save and restore and the per-event costs (deterministic for a trace and cost set); params: the per-event costs above (#NM x trap + TS writes x CR0 + IPIs x IPI) per switch; residue: what the timing itself adds to native (its timed regions x the pooled empty-region cost below); total = native median - residue + params; costs: each cost's source",
+		"ns per switch; native: median, min, max of %lu run%s (policies interleaved); priced: the counts alone at this CPU's batch save and restore and the per-event costs (deterministic for a trace and cost set); params: the per-event costs above (#NM x trap + TS writes x CR0 + IPIs x IPI) per switch; residue: what the timing itself adds to native (its timed regions x the pooled empty-region cost below); total = native median - residue + params; vsOracle: total / the oracle's priced (its saves and restores at the batch costs, not run); vsBest: the median over the runs of total / the best static policy's total, run k against run k (so not the ratio of the medians shown); work/or: saves + restores / the oracle's; costs: each cost's source",
 		o->repeat, plural(o->repeat));
 }
 
@@ -286,8 +286,10 @@ static void print_footer_libfpu(const struct trace_replay *tr, const struct prow
 					       unsigned_zero(w->hook_overhead[h], 0.05));
 	if (w->skip_med >= 0)
 		snprintf(skip, sizeof(skip),
-			 "; skipped-restore switch: libfpu %.1f TSC ticks (mean over %" PRIu64
-			 " switches, native minus floor, median of %lu run%s; per-call median "
+			 "; skipped-restore switch: libfpu %.1f TSC ticks (mean over the %" PRIu64
+			 " switches that only skipped a restore, no save or load in them: fewer "
+			 "than the skipped column's; native minus floor, median of %lu run%s; "
+			 "per-call median "
 			 "%.0f native ticks)",
 			 unsigned_zero(w->skip_lib, 0.05), w->nskip, o->repeat, plural(o->repeat),
 			 w->skip_med);

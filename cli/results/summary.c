@@ -261,17 +261,20 @@ static void summarise_replay_workload(FILE *out, json_t *rows, const char *workl
 			continue;
 		if (policy_is_baseline(policy))
 			traces++;
-		if (!strcmp(policy, policy_break_even_first()) &&
-		    isfinite(row_number(row, "break_even_trap_ns")) &&
-		    nbe < sizeof(be) / sizeof(be[0]))
-			be[nbe++] = row_number(row, "break_even_trap_ns");
 		if (!strcmp(policy, policy_break_even_first())) { /* replay_verdict.c's words */
 			const char *v = result_str(row, "verdict", "");
 			char base[64];
 			snprintf(base, sizeof(base), "decided: %s beats", policy_baseline());
-			base_won += !strncmp(v, base, strlen(base));
-			other_won += !strncmp(v, "decided: ", 9) && strncmp(v, base, strlen(base));
+			bool base_wins = !strncmp(v, base, strlen(base));
+			base_won += base_wins;
+			other_won += !strncmp(v, "decided: ", 9) && !base_wins;
 			undecided += !strncmp(v, "undecided", 9);
+			/* no break-even where one wins at any trap cost: -inf or +inf, not left out */
+			double x_be = row_number(row, "break_even_trap_ns");
+			if (!isfinite(x_be) && strstr(v, "at any trap cost"))
+				x_be = base_wins ? -INFINITY : INFINITY;
+			if (!isnan(x_be) && nbe < sizeof(be) / sizeof(be[0]))
+				be[nbe++] = x_be;
 		}
 		struct policy_score *k = score_of(sc, &ns, sizeof(sc) / sizeof(sc[0]), policy);
 		if (!k)
@@ -319,7 +322,12 @@ static void summarise_replay_workload(FILE *out, json_t *rows, const char *workl
 	if (nbe) {
 		double m = median(be, nbe);
 		/* below zero, eager runs less than lazy even with free traps */
-		snprintf(breakeven, sizeof(breakeven), m < 0 ? "any (%.0f ns)" : "%.0f ns", m);
+		if (isinf(m))
+			snprintf(breakeven, sizeof(breakeven), "none (%s)",
+				 m < 0 ? policy_baseline() : policy_break_even_first());
+		else
+			snprintf(breakeven, sizeof(breakeven), m < 0 ? "any (%.0f ns)" : "%.0f ns",
+				 m);
 	}
 	char verdicts[64] = "-";
 	if (base_won + other_won + undecided)
@@ -435,13 +443,15 @@ static void summarise_replay(FILE *out, json_t *rows)
 		fprintf(out,
 			"  the static policy with the lowest geometric mean over the traces of its "
 			"ns per switch / %s's (lower is better); adaptive against it; %s beats "
-			"%s above the break-even trap cost (median over the traces):\n",
+			"%s above the break-even trap cost (median over the traces; one where a "
+			"policy wins at any trap cost counts as below or above every other):\n",
 			policy_baseline(), policy_baseline(), policy_break_even_first());
 		if (isfinite(row_number(first, "trap_range_lo_ns")))
 			fprintf(out,
 				"  this host's trap range: %.0f ns (syscall round trip, lower bound) "
 				"to %.0f ns (%s, estimate); %s vs %s is decided on a trace only "
-				"where its break-even lies outside it (traces decided each way, and "
+				"where its break-even, over the runs, lies outside it, its low end "
+				"at the syscall's fastest run (traces decided each way, and "
 				"undecided)\n",
 				row_number(first, "trap_range_lo_ns"),
 				row_number(first, "trap_range_hi_ns"),
@@ -517,7 +527,8 @@ static void summarise_counts(FILE *out, json_t *mine, const char *experiment,
 	/* each policy's total is over its own runs: say how many those are */
 	runs_range(runs, over, sizeof(over));
 	fprintf(out,
-		"%s: %s per policy, exact counts, each policy's total over its %s (%s is "
+		"%s: %s per policy, every event counted (not sampled; a count may differ "
+		"between runs where the schedule does), each policy's total over its %s (%s is "
 		"better):\n ",
 		experiment, info->unit, over, info->better);
 	json_object_foreach(totals, policy, v)

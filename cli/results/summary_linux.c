@@ -155,8 +155,8 @@ static void linux_head(FILE *out, json_t *rows, const json_t *lr, const char *tr
 		double diff = la > 0 ? (number(d, "restores") - la) / la : NAN;
 		double other = summary_linux_other_loads(lr, number(d, "restores")),
 		       ends = number(lr, "linux_end_loads");
-		fprintf(out, "; %s %.0f, %.0f (%+.2f%%", policy_linux(), number(d, "saves"),
-			number(d, "restores"), 100 * diff);
+		fprintf(out, "; %s %.0f, %.0f (restores %+.2f%% of Linux's", policy_linux(),
+			number(d, "saves"), number(d, "restores"), 100 * diff);
 		if (isfinite(other)) {
 			/* the signal frames are Linux's own loads (it XSAVEs the frame from the
 			 * registers): agreement is on what the causes leave, as the report's */
@@ -165,7 +165,7 @@ static void linux_head(FILE *out, json_t *rows, const json_t *lr, const char *tr
 				number(lr, "linux_sigframe_loads"));
 			if (ends > 0)
 				fprintf(out, ", recording's end -%.0f", ends);
-			fprintf(out, ", other %+.0f: %s %.0f%%", other,
+			fprintf(out, ", other %+.0f: that is %s %.0f%%", other,
 				fabs(other / la) <= LINUX_LOADS_TOLERANCE ? "within" : "NOT within",
 				100 * LINUX_LOADS_TOLERANCE);
 		} else {

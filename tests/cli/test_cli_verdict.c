@@ -3,7 +3,7 @@
  * cli/replay/replay_rank.c and replay_verdict.c: the break-even trap cost of
  * eager against lazy, its spread over the runs' min-max ranges, and the
  * verdict against this host's trap range: decided only where the whole
- * spread lies on one side of the range.
+ * spread lies on one side of the range's own spread over its runs.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -31,8 +31,9 @@ static void two_rows(struct prow r[2], double e_med, double e_spread, double l_m
 	r[1].n.nm_traps = 1000;
 }
 
-static enum verdict judge(double e_med, double e_spread, double l_med, double l_spread,
-			  struct break_even *b, char *text, size_t len)
+/* The trap range 100-300 ns at its medians, its lower bound @lo_min at its fastest run. */
+static enum verdict judge_in(double lo_min, double e_med, double e_spread, double l_med,
+			     double l_spread, struct break_even *b, char *text, size_t len)
 {
 	struct prow r[2];
 	struct opts o;
@@ -41,9 +42,16 @@ static enum verdict judge(double e_med, double e_spread, double l_med, double l_
 	o.have_range = true;
 	o.trap_lo = 100;
 	o.trap_hi = 300;
+	o.trap_lo_min = lo_min;
 	two_rows(r, e_med, e_spread, l_med, l_spread);
 	*b = break_even(r, 2, 1, 0, 0);
 	return verdict_of(&o, b, text, len);
+}
+
+static enum verdict judge(double e_med, double e_spread, double l_med, double l_spread,
+			  struct break_even *b, char *text, size_t len)
+{
+	return judge_in(100, e_med, e_spread, l_med, l_spread, b, text, len);
 }
 
 static void test_spread(void **state)
@@ -74,9 +82,25 @@ static void test_across_the_edge(void **state)
 
 	/* break-even 90, but 75..105 over the ranges: the range starts at 100 */
 	assert_int_equal(judge(150, 10, 60, 5, &b, text, sizeof(text)), VERDICT_UNDECIDED);
-	assert_non_null(strstr(text, "undecided between 100.0 and 300.0 ns: the break-even 90.0 ns "
-				     "lies below this host's trap range, but the runs' ranges put "
-				     "it at 75.0 to 105.0 ns, across its edge"));
+	assert_non_null(strstr(text,
+			       "undecided between 100.0 and 300.0 ns: the break-even 90.0 ns "
+			       "lies below this host's trap range, but over the runs (the "
+			       "break-even 75.0 to 105.0 ns, the range from 100.0) they meet"));
+}
+
+/* The range's own spread: a syscall of 100 ns at its median, 95 at its fastest run. */
+static void test_range_spread(void **state)
+{
+	struct break_even b;
+	char text[320];
+
+	/* break-even 90, 82..98: below the median 100, not below the fastest 95 */
+	assert_int_equal(judge_in(95, 150, 5, 60, 3, &b, text, sizeof(text)), VERDICT_UNDECIDED);
+	assert_non_null(strstr(text, "the range from 95.0) they meet"));
+	/* ... and decided where the fastest run is above 98 */
+	assert_int_equal(judge_in(99, 150, 5, 60, 3, &b, text, sizeof(text)), VERDICT_BASELINE);
+	assert_non_null(strstr(text, "below this host's trap range 100.0-300.0 ns, its lower bound "
+				     "99.0 at its fastest run"));
 }
 
 static void test_decided_above_and_inside(void **state)
@@ -95,6 +119,7 @@ int main(void)
 		cmocka_unit_test(test_spread),
 		cmocka_unit_test(test_decided_below),
 		cmocka_unit_test(test_across_the_edge),
+		cmocka_unit_test(test_range_spread),
 		cmocka_unit_test(test_decided_above_and_inside),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

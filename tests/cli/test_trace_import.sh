@@ -233,7 +233,7 @@ has "import --fp-use evidence: the loads at returns after a CPU's last event are
 has "replay at the evidence bound: the recording's end is a cause, and other is 0" d.out "recording's end -2 (returns after a CPU's last event: the evidence bound dropped the use that carried them), other +0: within 3%"
 "$fpulab" replay "$work/d.trace" --repeat 1 --format json --output "$work/d.json" 2> "$work/err"
 "$fpulab" summary "$work/d.json" > "$work/d.out" 2> "$work/err"
-has "summary at the evidence bound: the recording's end is a cause, and other is 0" d.out "signal frames -1, recording's end -2, other +0: within 3%"
+has "summary at the evidence bound: the recording's end is a cause, and other is 0" d.out "signal frames -1, recording's end -2, other +0: that is within 3%"
 has "summary of an evidence-only trace: no cheapest policy at every-return, and no 'disagree'" d.out "at evidence: the trace holds the evidence bound only"
 "$fpulab" report --from "$work/d.json" > "$work/d.out" 2> "$work/err"
 has "report at the evidence bound: the recording's end is a cause, and other is 0" d.out "signal frames -1, recording's end -2, other +0 (within 3%)"
