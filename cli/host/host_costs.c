@@ -139,8 +139,9 @@ bool host_costs_param(const struct host_costs *hc, const char *param, double *ns
 	if (c->kind == HOST_COST_CITED)
 		snprintf(src, len, "cited: %s (x86 figures it calls not very reliable)", c->name);
 	else
-		snprintf(src, len, "measured on this host: %s, %s%s%s", c->name,
-			 host_cost_kind_names[c->kind], *hc->from ? ", from " : "", hc->from);
+		snprintf(src, len, "measured on this host: %s, %s%s%s (median of %zu run%s)",
+			 c->name, host_cost_kind_names[c->kind], *hc->from ? ", from " : "",
+			 hc->from, c->ns.n, c->ns.n == 1 ? "" : "s");
 	return true;
 }
 
