@@ -260,6 +260,11 @@ static void ticks_words(struct report *r, const struct result_row *first, bool p
 		snprintf(r->ticks_short, sizeof(r->ticks_short), "%.*s", (int)strcspn(per, " "),
 			 per);
 	snprintf(r->ticks_title, sizeof(r->ticks_title), "ticks/%s median", r->ticks_short);
+	/* the loop's count in the same words: fp-vs-spinner's units of work, kernel-checksum's calls */
+	if (per == r->ticks_per_header)
+		snprintf(r->count_title, sizeof(r->count_title), "rt/run");
+	else
+		snprintf(r->count_title, sizeof(r->count_title), "%ss/run", r->ticks_short);
 }
 
 static void write_table_header(struct report *r, const struct result_row *first)
@@ -283,6 +288,7 @@ static void write_table_header(struct report *r, const struct result_row *first)
 		output_columns(r->out, r->columns, LOCK_TABLE_COLUMNS);
 	} else {
 		memcpy(r->columns, table_columns, sizeof(table_columns));
+		r->columns[4].title = r->count_title;
 		r->columns[12].title = r->ticks_title;
 		output_columns(r->out, r->columns, TABLE_COLUMNS);
 	}

@@ -34,6 +34,7 @@ struct report {
 	const char *ticks_per_text;        /* ... in abi.h's words ("unit of FP work (...)") */
 	char ticks_title[32];              /* its title ("ticks/unit median") */
 	char ticks_short[16];              /* "rt", "sw", "op", "unit", "call" */
+	char count_title[24];              /* the round trips column's: "rt/run", "units/run" */
 	struct output_column columns[24];  /* the table's, report.c */
 	bool lock_columns;                 /* the rows carry sleeping-lock counts (sleeps, ...) */
 	bool cost_columns;                 /* the rows are the costs experiment's (cost, ns) */
