@@ -633,12 +633,18 @@ static int report_parse(int argc, char **argv, struct report_opts *o)
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":", opts, &idx)) != -1) {
 		switch (c) {
-		case 'f':
-			json_array_append_new(o->from, json_string(optarg));
-			/* --from A B C: the words up to the next option are files too */
-			while (optind < argc && argv[optind][0] != '-')
+		case 'f': {
+			/* --from A B C: the words up to the next option are files too;
+			 * --from -- A -B: every word after "--" is a file */
+			bool rest = !strcmp(optarg, "--");
+			if (!rest)
+				json_array_append_new(o->from, json_string(optarg));
+			while (optind < argc && (rest || argv[optind][0] != '-'))
 				json_array_append_new(o->from, json_string(argv[optind++]));
+			if (!json_array_size(o->from))
+				return usage_error("report", "--from needs a FILE");
 			break;
+		}
 		case 'F':
 		case 'o':
 			if (output_opt(&o->out, "report", opts[idx].name, optarg))

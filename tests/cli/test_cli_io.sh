@@ -72,6 +72,9 @@ check "trace dump --limit=1 -- FILE: as --limit 1 FILE" 0 "# seq cpu event args"
 check "trace synth --switches=50 -o F -- boot: as --switches 50 -o F boot" 0 "$work/o.trace: boot" - -- \
 	"$fpulab" trace synth --switches=50 -o "$work/o.trace" -- boot
 check "compare -h: its help, as every command's -h" 0 "usage: fpulab compare" - -- "$fpulab" compare -h
+check "report --from -- FILE: the word after -- is the file, not '--'" 2 - "cannot open $work/none.json" -- \
+	"$fpulab" report --from -- "$work/none.json"
+check "report --from -- and nothing after: exit 2" 2 - "--from needs a FILE" -- "$fpulab" report --from --
 check "fpulab help trace bogus: exit 2, not trace's help" 2 - "unknown subcommand 'bogus'" -- "$fpulab" help trace bogus
 
 # ---- per-event costs: an option overrides --costs wherever it stands ----
