@@ -914,6 +914,123 @@ static void test_pkru_set_get(void **state)
 	}
 }
 
+/*
+ * Linux "x86/fpu: Reset state for all signal restore failures" (efa165504943),
+ * "x86/fpu: Invalidate FPU state after a failed XRSTOR from a user buffer"
+ * (d8778e393afa) and "x86/fpu: Prevent state corruption in
+ * __fpu__restore_sig()" (484cea4f362e): a failed sigreturn must leave
+ * neither the task's buffer half written nor another task's registers, which
+ * the CPU still holds for it, modified. Here: b's state is in CPU 0's
+ * registers (a lazy policy's owner) while a, switched in and not yet
+ * trapping, does sigreturn with each kind of bad frame. After every refusal
+ * a runs on with its own state and b, switched back in, with its own.
+ */
+static void test_refused_sigframe_with_victim_regs(void **state)
+{
+	static uint8_t frame[XSTATE_MAX_SIZE + 64] __attribute__((aligned(64)));
+	struct xregs_state *f = (struct xregs_state *)frame;
+	enum { MXCSR, BV62, XCOMP, RESERVED, SHORT, LEGACY_MXCSR, NR };
+
+	FOR_EACH_POLICY(p)
+	{
+		struct task *a = new_task(30), *b = new_task(31);
+		uint8_t after[XSTATE_MAX_SIZE];
+
+		switch_on(0, NULL, a);
+		task_starts(a);
+		TASK_OK(a);
+		for (int how = 0; how < NR; how++) {
+			switch_on(0, a, b);
+			if (how == 0)
+				task_starts(b);
+			else
+				TASK_OK(b);
+			switch_on(0, b, a); /* a has not used the FPU in this slice */
+			assert_int_equal(fpu_sigframe_save(&a->fpu, frame, sizeof(frame)),
+					 (int)fpu_sigframe_size());
+			int want = XSTATE_E_MXCSR;
+			size_t len = fpu_sigframe_size();
+			switch (how) {
+			case MXCSR:
+				f->legacy.mxcsr |= 1u << 31;
+				break;
+			case BV62:
+				f->header.xstate_bv |= 1ull << 62;
+				want = XSTATE_E_XSTATE_BV;
+				break;
+			case XCOMP:
+				f->header.xcomp_bv = xstate_cfg.xcr0 | XCOMP_BV_COMPACTED;
+				want = XSTATE_E_XCOMP_BV;
+				break;
+			case RESERVED:
+				f->header.reserved[0] = 1;
+				want = XSTATE_E_RESERVED;
+				break;
+			case SHORT: {
+				struct fpu_sw_bytes sw;
+				uint32_t m2 = FPU_SIGFRAME_MAGIC2;
+				memcpy(&sw, frame + FPU_SIGFRAME_SW_OFFSET, sizeof(sw));
+				sw.xstate_size = 576;
+				memcpy(frame + FPU_SIGFRAME_SW_OFFSET, &sw, sizeof(sw));
+				memcpy(frame + 576, &m2, 4);
+				f->header.xstate_bv =
+					xstate_cfg.xcr0; /* names more than 576 bytes */
+				want = xstate_cfg.user_size > 576 ? XSTATE_E_SHORT : XSTATE_OK;
+				break;
+			}
+			case LEGACY_MXCSR:
+				memset(frame + FPU_SIGFRAME_SW_OFFSET, 0, 48);
+				f->legacy.mxcsr |= 1u << 31;
+				break;
+			}
+			if (want == XSTATE_OK)
+				continue;
+			assert_int_equal(fpu_sigframe_restore(&a->fpu, frame, len), want);
+			fpu_return_to_user(&a->fpu);
+			TASK_OK(a); /* its own state, not b's and not the frame's */
+			memset(after, 0, sizeof(after));
+			assert_int_equal(fpu_export_std(&a->fpu, after, sizeof(after)),
+					 (int)xstate_cfg.user_size);
+			assert_int_equal(image_wrong(after, a, a->seq), 0);
+		}
+		switch_on(0, a, b);
+		TASK_OK(b); /* the victim's registers were never touched */
+		free_task(a);
+		free_task(b);
+	}
+}
+
+/*
+ * Linux "x86/pkru: Write hardware init value to PKRU when xstate is init"
+ * (510b80a6a0f1): a task whose own XRSTOR put PKRU in its init state (0)
+ * got the restrictive default PKRU at its next switch-in. libfpu reads the
+ * register at switch-out, whatever any XSTATE_BV says: 0 stays 0.
+ */
+static void test_pkru_init_by_user_survives_switch(void **state)
+{
+	FOR_EACH_POLICY(p)
+	{
+		struct task *a = new_task(32), *b = new_task(33);
+
+		fpu_set_pkru(&a->fpu, 0x55555554);
+		fpu_set_pkru(&b->fpu, 0x0000000c);
+		switch_on(0, NULL, a);
+		task_starts(a);
+		pkru_reg[0] = 0; /* a's XRSTOR with XSTATE_BV[9] = 0 */
+		switch_on(0, a, b);
+		assert_int_equal(pkru_reg[0], 0x0c);
+		switch_on(0, b, a);
+		assert_int_equal(pkru_reg[0], 0);
+		TASK_OK(a);
+		migrate(a, 0, 1, NULL);
+		serve_ipis();
+		assert_int_equal(pkru_reg[1], 0);
+		assert_int_equal(fpu_get_pkru(&a->fpu), 0);
+		free_task(a);
+		free_task(b);
+	}
+}
+
 static int setup_auto(void **state)
 {
 	insn_under_test = FPU_INSN_AUTO;
@@ -952,6 +1069,8 @@ int main(void)
 		cmocka_unit_test(test_pkru_switched_at_every_switch),
 		cmocka_unit_test(test_pkru_set_get),
 		cmocka_unit_test(test_pkru_after_exit),
+		cmocka_unit_test(test_refused_sigframe_with_victim_regs),
+		cmocka_unit_test(test_pkru_init_by_user_survives_switch),
 	};
 	int failed = 0;
 

@@ -431,6 +431,123 @@ static void test_pkru_in_frames_hardware(void **state)
 	assert_int_equal(xstate_init(&o), XSTATE_OK);
 }
 
+/*
+ * PKRU without PKU hardware: a fake PKRU component (XSAVE format, PKRU right
+ * after the last enabled component) on a task that never runs, so nothing
+ * but libfpu's C code sees it (no XSAVE or XRSTOR of the faked mask runs).
+ */
+static void fake_pkru_begin(void **state)
+{
+	struct xstate_init_opts o = { .mode = XSTATE_MODE_USER, .insn = FPU_INSN_XSAVE };
+	uint32_t off;
+
+	assert_int_equal(xstate_init(&o), XSTATE_OK);
+	off = (xstate_cfg.user_size + 63) & ~63u;
+	xstate_cfg.comp[XFEATURE_PKRU] = (struct xstate_component){ .size = 8, .std_offset = off };
+	xstate_cfg.xcr0 |= XFEATURE_MASK_PKRU;
+	xstate_cfg.kernel_mask |= XFEATURE_MASK_PKRU;
+	xstate_cfg.user_size = off + 8;
+	xstate_cfg.kernel_size = off + 8;
+	xstate_cfg.pkru = true;
+	xstate_cfg.pkru_offset = off;
+	task_setup(state);
+}
+
+static void fake_pkru_end(void **state)
+{
+	struct xstate_init_opts o = { .mode = XSTATE_MODE_USER, .insn = FPU_INSN_AUTO };
+
+	task_teardown(state);
+	assert_int_equal(xstate_init(&o), XSTATE_OK);
+}
+
+static uint32_t frame_pkru(const uint8_t *f)
+{
+	uint32_t v;
+	memcpy(&v, f + xstate_cfg.comp[XFEATURE_PKRU].std_offset, 4);
+	return v;
+}
+
+static void set_frame_pkru(uint8_t *f, uint32_t v)
+{
+	memcpy(f + xstate_cfg.comp[XFEATURE_PKRU].std_offset, &v, 4);
+}
+
+/*
+ * Linux's PKRU fixes, on libfpu's frames and ptrace images:
+ * - "x86/pkeys: Ensure updated PKRU value is XRSTOR'd" (ae6012d72fa6): a
+ *   frame of a task whose PKRU is 0 (init) must still have XSTATE_BV[9] set,
+ *   or XRSTOR of the frame ignores the value the handler writes there;
+ * - "x86/fpu: Emulate XRSTOR's behavior if the xfeatures PKRU bit is not set"
+ *   (Kyle Huey, Fixes e84ba47e313d) and "x86/pkru: Write hardware init value
+ *   to PKRU when xstate is init" (510b80a6a0f1): XSTATE_BV[9] clear means
+ *   PKRU 0, not a default and not the old value;
+ * - "x86/fpu: Allow PKRU to be (once again) written by ptrace" (Kyle Huey):
+ *   an imported image's PKRU is the task's PKRU.
+ */
+static void test_pkru_linux_fixes_fake(void **state)
+{
+	struct xregs_state *f = (struct xregs_state *)frame;
+
+	fake_pkru_begin(state);
+	fpu_set_pkru(&task, 0);
+	save_frame();
+	assert_true(f->header.xstate_bv & XFEATURE_MASK_PKRU);
+	assert_int_equal(frame_pkru(frame), 0);
+	set_frame_pkru(frame, 0x0c); /* the handler's edit */
+	assert_int_equal(fpu_sigframe_restore(&task, frame, fpu_sigframe_size()), XSTATE_OK);
+	assert_int_equal(fpu_get_pkru(&task), 0x0c);
+	/* the kernel buffer's copy is the task's, with its bit set */
+	assert_int_equal(frame_pkru((uint8_t *)task.state), 0x0c);
+	assert_true(task.state->header.xstate_bv & XFEATURE_MASK_PKRU);
+
+	save_frame();
+	assert_int_equal(frame_pkru(frame), 0x0c);
+	f->header.xstate_bv &= ~XFEATURE_MASK_PKRU;
+	set_frame_pkru(frame, 0x30); /* ignored: the bit is clear */
+	assert_int_equal(fpu_sigframe_restore(&task, frame, fpu_sigframe_size()), XSTATE_OK);
+	assert_int_equal(fpu_get_pkru(&task), 0);
+
+	/* ptrace SETREGSET: the image's PKRU is taken */
+	exported(img);
+	assert_true(((struct xregs_state *)img)->header.xstate_bv & XFEATURE_MASK_PKRU);
+	set_frame_pkru(img, 0x44);
+	assert_int_equal(fpu_import_std(&task, img, xstate_cfg.user_size), XSTATE_OK);
+	assert_int_equal(fpu_get_pkru(&task), 0x44);
+	exported(img);
+	assert_int_equal(frame_pkru(img), 0x44);
+	fake_pkru_end(state);
+}
+
+/*
+ * A frame whose xfeatures lacks PKRU, or a legacy-only frame: Linux (5.14+,
+ * signal.c __restore_fpregs_from_user) XRSTORs init_fpstate for
+ * user_xfeatures & ~xrestore, PKRU included, and init_fpstate's PKRU is init
+ * since "x86/pkeys: Revert a5eff7259790" (before: the restrictive default):
+ * PKRU 0. libfpu: 0 (fpu_pkru_import, signal.h "PKRU included").
+ */
+static void test_pkru_init_when_frame_omits_it_fake(void **state)
+{
+	struct fpu_sw_bytes sw;
+
+	fake_pkru_begin(state);
+	fpu_set_pkru(&task, 0x0c);
+	save_frame();
+	sw = sw_of(frame);
+	sw.xfeatures &= ~XFEATURE_MASK_PKRU;
+	memcpy(frame + FPU_SIGFRAME_SW_OFFSET, &sw, sizeof(sw));
+	assert_int_equal(fpu_sigframe_restore(&task, frame, fpu_sigframe_size()), XSTATE_OK);
+	uint32_t after_rfbm = fpu_get_pkru(&task);
+	fpu_set_pkru(&task, 0x0c);
+	save_frame();
+	memset(frame + FPU_SIGFRAME_SW_OFFSET, 0, sizeof(sw)); /* legacy-only */
+	assert_int_equal(fpu_sigframe_restore(&task, frame, fpu_sigframe_size()), XSTATE_OK);
+	uint32_t after_legacy = fpu_get_pkru(&task);
+	fake_pkru_end(state);
+	assert_int_equal(after_rfbm, 0);
+	assert_int_equal(after_legacy, 0);
+}
+
 #define T(f) cmocka_unit_test_setup_teardown(f, task_setup, task_teardown)
 
 int main(void)
@@ -449,6 +566,8 @@ int main(void)
 		T(test_task_reset),
 		T(test_cpu_takes_the_frame),
 		cmocka_unit_test(test_pkru_in_frames_hardware),
+		cmocka_unit_test(test_pkru_linux_fixes_fake),
+		cmocka_unit_test(test_pkru_init_when_frame_omits_it_fake),
 	};
 	return cmocka_run_group_tests_name("libfpu signal frames (host)", tests, setup, NULL);
 }

@@ -367,6 +367,184 @@ static void test_reject_tilecfg(void **state)
 	xstate_cfg = saved;
 }
 
+/*
+ * Linux "x86/fpu: Fix copy_xstate_to_kernel() gap handling" (b8be15d58806's
+ * fix, tglx 2021-06, patch V2 02/52): with a compacted kernel buffer, the
+ * export filled components whose XSTATE_BV bit is clear (and the gaps between
+ * components) from the wrong place. Here: a compacted buffer full of garbage,
+ * every subset of XSTATE_BV over the extended components; the export holds
+ * each set component from its compacted offset and zeros everywhere else,
+ * and the CPU's own XRSTOR of the kernel buffer then XSAVE agrees with it.
+ */
+static void test_export_gaps_compacted(void **state)
+{
+	if (!user_init(FPU_INSN_XSAVEC))
+		skip();
+	uint64_t ext = xstate_cfg.xcr0 & ~XFEATURE_MASK_FPSSE;
+	uint64_t xcomp = xstate_cfg.kernel_mask | XCOMP_BV_COMPACTED;
+	uint32_t us = xstate_cfg.user_size;
+	unsigned int bits[64], nb = 0;
+
+	for (unsigned int i = 2; i < 63; i++)
+		if (ext & XFEATURE_MASK(i))
+			bits[nb++] = i;
+	for (uint64_t sub = 0; sub < (1ull << nb); sub++) {
+		uint64_t bv = XFEATURE_MASK_FPSSE;
+		for (unsigned int k = 0; k < nb; k++)
+			if (sub & (1ull << k))
+				bv |= XFEATURE_MASK(bits[k]);
+		for (uint32_t i = 0; i < XSTATE_MAX_SIZE; i++)
+			((uint8_t *)kbuf)[i] = (uint8_t)(i * 37 + sub * 11 + 1) | 0x80;
+		kbuf->legacy.mxcsr = MXCSR_DEFAULT;
+		kbuf->legacy.ftw = 0; /* abridged: all empty, so no garbage NaNs matter */
+		memset(&kbuf->header, 0, sizeof(kbuf->header));
+		kbuf->header.xstate_bv = bv;
+		kbuf->header.xcomp_bv = xcomp;
+		memset(ubuf, 0xcc, XSTATE_MAX_SIZE);
+		assert_int_equal(xstate_export_std(ubuf, us, kbuf), (int)us);
+		assert_int_equal(get64(ubuf + 512), bv);
+		for (unsigned int i = 2; i < 63; i++) {
+			const struct xstate_component *c = &xstate_cfg.comp[i];
+			if (!(xstate_cfg.xcr0 & XFEATURE_MASK(i)))
+				continue;
+			if (bv & XFEATURE_MASK(i))
+				assert_memory_equal(ubuf + c->std_offset,
+						    (uint8_t *)kbuf + xstate_offset(i, true, xcomp),
+						    c->size);
+		}
+		/* every byte past the header not inside a set component is zero */
+		for (uint32_t b = 576; b < us; b++) {
+			bool inside = false;
+			for (unsigned int i = 2; i < 63; i++) {
+				const struct xstate_component *c = &xstate_cfg.comp[i];
+				if ((bv & XFEATURE_MASK(i)) && b >= c->std_offset &&
+				    b < c->std_offset + c->size)
+					inside = true;
+			}
+			if (!inside && ubuf[b])
+				fail_msg("bv %#llx: byte %u is %#x, not zero",
+					 (unsigned long long)bv, b, ubuf[b]);
+		}
+		for (uint32_t b = 464; b < 512; b++)
+			assert_int_equal(ubuf[b], 0);
+		assert_false(hw_xrstor_faults(ubuf, us));
+		/* The CPU's view of the same kernel buffer: XRSTOR it, XSAVE standard. */
+		memset(ubuf2, 0, XSTATE_MAX_SIZE); /* glibc's memset uses vector registers */
+		xstate_restore(kbuf, xstate_cfg.kernel_mask);
+		xstate_save_insn(FPU_INSN_XSAVE, (struct xregs_state *)ubuf2, xstate_cfg.xcr0);
+		xstate_load_init();
+		assert_memory_equal(ubuf + 576, ubuf2 + 576, us - 576);
+		assert_memory_equal(ubuf + 160, ubuf2 + 160, 256); /* XMM */
+	}
+}
+
+/*
+ * Linux "x86/fpu: Make init_fpstate correct with optimized XSAVE"
+ * (f9dfb5e390fa): init_fpstate was captured with XSAVEOPT/XSAVES, whose init
+ * optimization skips components in init state, so it kept FCW = MXCSR = 0.
+ * libfpu's counterpart: a buffer written by an optimized save while (some)
+ * state is in its init state, over stale contents of an earlier save. The
+ * export must give the init values, not the stale bytes, and no FCW/MXCSR 0.
+ */
+static void optimized_save_of_init(enum fpu_save_insn insn)
+{
+	if (!user_init(insn))
+		skip();
+	uint64_t mask = xstate_cfg.kernel_mask;
+	uint32_t us = xstate_cfg.user_size;
+	struct xregs_state *x = (struct xregs_state *)ubuf;
+
+	/* 1: the buffer last held A; the registers are then put in init state. */
+	xstate_init_buffer(kbuf);
+	xregs_load(&A, mask);
+	xstate_save(kbuf, mask);
+	xstate_load_init();
+	xstate_save(kbuf, mask);
+	unsigned int stale = 0;
+	for (unsigned int i = 0; i < 256; i++)
+		stale += kbuf->legacy.xmm_space[i] != 0;
+	print_message("    %s: %u stale XMM bytes left in the buffer by the save of init state, "
+		      "FCW in buffer %#x\n",
+		      fpu_insn_name(insn), stale, kbuf->legacy.fcw);
+	memset(ubuf, 0xcc, XSTATE_MAX_SIZE);
+	assert_int_equal(xstate_export_std(ubuf, us, kbuf), (int)us);
+	assert_int_equal(x->legacy.fcw, FCW_DEFAULT);
+	assert_int_equal(x->legacy.mxcsr, MXCSR_DEFAULT);
+	for (uint32_t b = 32; b < us; b++)
+		if ((b < 464 || b >= 520) && ubuf[b]) /* 464..511 sw bytes, 512..519 XSTATE_BV */
+			fail_msg("%s: byte %u is %#x after a save of the init state",
+				 fpu_insn_name(insn), b, ubuf[b]);
+	/* 2: XSAVEOPT's modified optimization: XRSTOR from the buffer, the task
+	 * itself zeroes its vector registers, then the save into the same buffer. */
+	xregs_load(&A, mask);
+	xstate_save(kbuf, mask);
+	xstate_restore(kbuf, mask);
+	__asm__ volatile("vzeroall" ::: "memory");
+	xstate_save(kbuf, mask);
+	xstate_load_init();
+	assert_int_equal(xstate_export_std(ubuf, us, kbuf), (int)us);
+	for (unsigned int i = 0; i < 256; i++)
+		assert_int_equal(x->legacy.xmm_space[i], 0);
+	if (xstate_cfg.xcr0 & XFEATURE_MASK(XFEATURE_YMM))
+		for (unsigned int i = 0; i < 256; i++)
+			assert_int_equal(ubuf[xstate_cfg.comp[XFEATURE_YMM].std_offset + i], 0);
+	assert_int_equal(x->legacy.mxcsr, A.mxcsr);
+}
+static void test_optimized_save_of_init_xsaveopt(void **state)
+{
+	optimized_save_of_init(FPU_INSN_XSAVEOPT);
+}
+static void test_optimized_save_of_init_xsavec(void **state)
+{
+	optimized_save_of_init(FPU_INSN_XSAVEC);
+}
+
+/*
+ * Linux "x86/fpu: Preserve supervisor states in sanitize_restored_user_xstate()"
+ * (b71eae26cb25): a legacy-only (fx_only) sigreturn put the task's
+ * supervisor states in init state. libfpu: a fake supervisor component (PT,
+ * bit 8, after every user component here) in an XSAVEC-format buffer (only
+ * C code reads it); every import, full, masked to x87|SSE (a legacy-only
+ * frame) or of an all-init image, keeps its data and its XSTATE_BV bit.
+ */
+static void test_import_keeps_supervisor_state(void **state)
+{
+	if (!user_init(FPU_INSN_XSAVEC))
+		skip();
+	struct xstate_config saved = xstate_cfg;
+	const uint64_t sup = XFEATURE_MASK(XFEATURE_PT);
+	static const uint64_t rfbms[] = { ~0ull, XFEATURE_MASK_FPSSE, XFEATURE_MASK(XFEATURE_X87) };
+
+	if (xstate_cfg.kernel_mask >> XFEATURE_PT) /* a user component after bit 8: skip */
+		skip();
+	xstate_cfg.comp[XFEATURE_PT] = (struct xstate_component){ .size = 128, .supervisor = true };
+	xstate_cfg.xss = sup;
+	xstate_cfg.kernel_mask |= sup;
+	xstate_cfg.kernel_size = xstate_size_compacted(xstate_cfg.kernel_mask);
+	uint64_t xcomp = xstate_cfg.kernel_mask | XCOMP_BV_COMPACTED;
+	uint32_t off = xstate_offset(XFEATURE_PT, true, xcomp);
+	assert_true(off + 128 <= XSTATE_MAX_SIZE);
+	for (unsigned int k = 0; k < 3; k++) {
+		for (int img = 0; img < 2; img++) {
+			xstate_init_buffer(kbuf);
+			memset((uint8_t *)kbuf + off, 0xa5, 128);
+			kbuf->header.xstate_bv |= sup;
+			memset(ubuf, 0, XSTATE_MAX_SIZE);
+			ubuf[0] = 0x7f, ubuf[1] = 0x03;
+			put32(ubuf + 24, MXCSR_DEFAULT);
+			put64(ubuf + 512, img ? (xstate_cfg.xcr0 & ~sup) : 0);
+			assert_int_equal(xstate_import_std_masked(kbuf, ubuf, xstate_cfg.user_size,
+								  rfbms[k]),
+					 XSTATE_OK);
+			assert_true(kbuf->header.xstate_bv & sup);
+			assert_int_equal(kbuf->header.xcomp_bv, xcomp);
+			for (unsigned int i = 0; i < 128; i++)
+				assert_int_equal(((uint8_t *)kbuf)[off + i], 0xa5);
+		}
+	}
+	xstate_cfg = saved;
+}
+
 static void test_strerror(void **state)
 {
 	static const int errs[] = { XSTATE_OK,         XSTATE_E_NOXSAVE,   XSTATE_E_MASK,
@@ -400,6 +578,10 @@ int main(void)
 		cmocka_unit_test(test_reject_mxcsr),
 		cmocka_unit_test(test_import_mxcsr_without_sse),
 		cmocka_unit_test(test_reject_tilecfg),
+		cmocka_unit_test(test_export_gaps_compacted),
+		cmocka_unit_test(test_optimized_save_of_init_xsaveopt),
+		cmocka_unit_test(test_optimized_save_of_init_xsavec),
+		cmocka_unit_test(test_import_keeps_supervisor_state),
 		cmocka_unit_test(test_strerror),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
