@@ -3,7 +3,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <libgen.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -112,18 +111,15 @@ int output_open(struct output *o, enum output_format format, const char *path, c
 		snprintf(o->error, sizeof(o->error), "--output %s", why);
 		return -1;
 	}
-	if (stat(path, &st) == 0 && access(path, W_OK) < 0) {
+	if (exists && access(path, W_OK) < 0) {
 		snprintf(o->error, sizeof(o->error), "--output %s: %s", path, strerror(errno));
 		return -1;
 	}
 	int mode;
 	o->target = output_target(path, &mode); /* a symlink's file: the link stays */
-	int fd = output_tmp_create(o->target, mode, &o->tmp_path);
+	int fd = output_tmp_create(path, o->target, mode, &o->tmp_path, why, sizeof(why));
 	if (fd < 0) {
-		char *dir = xstrdup(path);
-		snprintf(o->error, sizeof(o->error), "--output %s: cannot create a file in %s: %s",
-			 path, dirname(dir), strerror(errno));
-		free(dir);
+		snprintf(o->error, sizeof(o->error), "--output %s", why);
 		free(o->target);
 		o->target = NULL;
 		return -1;

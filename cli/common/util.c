@@ -264,7 +264,8 @@ char *output_target(const char *path, int *mode)
 	return target;
 }
 
-int output_tmp_create(const char *target, int mode, char **tmp_path)
+int output_tmp_create(const char *path, const char *target, int mode, char **tmp_path, char *err,
+		      size_t errlen)
 {
 	static const char suffix[] = ".tmp-XXXXXX";
 	const char *base = strrchr(target, '/');
@@ -281,10 +282,12 @@ int output_tmp_create(const char *target, int mode, char **tmp_path)
 		*tmp_path = xasprintf("%.*s.fpulab-XXXXXX", (int)dir_len, target);
 	int fd = mkstemp(*tmp_path);
 	if (fd < 0) {
-		int e = errno;
+		char *folder = xstrdup(path);
+		fail_why(err, errlen, "%s: cannot create a file in %s: %s", path, dirname(folder),
+			 strerror(errno));
+		free(folder);
 		free(*tmp_path);
 		*tmp_path = NULL;
-		errno = e;
 		return -1;
 	}
 	mode_t mask = umask(0);

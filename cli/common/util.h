@@ -57,13 +57,16 @@ int output_path_check(const char *path, char *err, size_t errlen);
 char *output_target(const char *path, int *mode);
 
 /*
- * output_tmp_create - the temporary file an output to @target (output_target's)
- * is written to, in @target's folder so that the rename is atomic: "TARGET.tmp-XXXXXX",
- * or "FOLDER/.fpulab-XXXXXX" where that name would be too long (NAME_MAX);
- * permissions @mode (output_target's), or 0666 less the umask where -1.
- * Returns its descriptor and *@tmp_path (malloc'ed), or -1 with errno.
+ * output_tmp_create - the temporary file an output named @path (replacing
+ * @target, output_target's) is written to, in @target's folder so that the
+ * rename is atomic: "TARGET.tmp-XXXXXX", or "FOLDER/.fpulab-XXXXXX" where
+ * that name would be too long (NAME_MAX); permissions @mode (output_target's),
+ * or 0666 less the umask where -1. Returns its descriptor and *@tmp_path
+ * (malloc'ed), or -1 with "PATH: cannot create a file in FOLDER: why" in
+ * @err (@errlen bytes): the user's path, never the temporary one.
  */
-int output_tmp_create(const char *target, int mode, char **tmp_path);
+int output_tmp_create(const char *path, const char *target, int mode, char **tmp_path, char *err,
+		      size_t errlen);
 
 /*
  * fail_why - the reason, formatted as printf does, into @buf (@len bytes);

@@ -5,7 +5,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
-#include <libgen.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -242,18 +241,14 @@ FILE *trace_out_create(const char *path, struct trace_out *out, char *err, size_
 	if (trace_out_check(path, err, errlen))
 		return NULL;
 	out->target = output_target(path, &mode);
-	int fd = output_tmp_create(out->target, mode, &out->tmp);
-	f = fd < 0 ? NULL : fdopen(fd, "w+b");
-	if (!f) {
-		char *dir = xstrdup(path);
-		fail_why(err, errlen, "%s: cannot create a file in %s: %s", path, dirname(dir),
-			 strerror(errno));
-		free(dir);
-		if (fd >= 0)
-			close(fd);
+	int fd = output_tmp_create(path, out->target, mode, &out->tmp, err, errlen);
+	if (fd < 0) {
 		trace_out_discard(out);
 		return NULL;
 	}
+	f = fdopen(fd, "w+b");
+	if (!f)
+		abort(); /* (out of memory) */
 	return f;
 }
 

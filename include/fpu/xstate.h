@@ -184,9 +184,9 @@ enum xstate_err {
  * @opts: NULL for kernel defaults (XSTATE_MODE_KERNEL, x87|SSE|AVX(|AVX-512), auto insn).
  *
  * Fills xstate_cfg (may be called again to re-choose; nothing may hold state
- * then). On error xstate_cfg is left as it was. comp[] describes every component CPUID.(0DH,i) reports, user and
- * supervisor; comp[0]/comp[1] describe the legacy region (x87: 160 bytes at
- * 0, XMM: 256 bytes at 160).
+ * then). On error xstate_cfg is left as it was. comp[] describes every
+ * component CPUID.(0DH,i) reports, user and supervisor; comp[0]/comp[1]
+ * describe the legacy region (x87: 160 bytes at 0, XMM: 256 bytes at 160).
  *
  * Masks: @max_xcr0/@max_xss are upper bounds, intersected with what CPUID
  * offers and, in user mode, with XGETBV(0). A component is enabled only when
