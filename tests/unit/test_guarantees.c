@@ -934,7 +934,8 @@ static void test_refused_sigframe_with_victim_regs(void **state)
 	FOR_EACH_POLICY(p)
 	{
 		struct task *a = new_task(30), *b = new_task(31);
-		uint8_t after[XSTATE_MAX_SIZE];
+		uint8_t after[XSTATE_MAX_SIZE]
+			__attribute__((aligned(64))); /* read as xregs_state */
 
 		switch_on(0, NULL, a);
 		task_starts(a);
