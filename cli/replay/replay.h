@@ -116,6 +116,9 @@ struct targets {
 	double *priced_ratio, worst_priced_oracle;
 	unsigned int priced_oracle_cases, priced_oracle_met;
 	const char *worst_priced_oracle_trace;
+	/* by counts: 2% of the best's whole-trace total under one trap; over 1.02x by less */
+	unsigned int priced_within_trap, priced_over_by_trap;
+	double trap_ns;
 };
 
 /* Ratios of run k of one policy's total to run k of another's: median, min, max of n runs. */
@@ -133,6 +136,7 @@ struct target_input {
 	double adaptive, best;               /* totals */
 	double adaptive_priced, best_priced; /* by counts alone */
 	double oracle, work, oracle_work;    /* the oracle's ns; saves + restores */
+	double trap_ns;                      /* the #NM trap charged: one decision's scale */
 };
 
 struct prow {

@@ -248,6 +248,7 @@ static void add_targets(const struct trace_replay *tr)
 				.oracle = tr->oracle_ns,
 				.work = (double)(w->n.saves + w->n.restores),
 				.oracle_work = (double)(tr->oc.saves + tr->oc.restores),
+				.trap_ns = o->trap.ns,
 			});
 	}
 }
