@@ -216,6 +216,7 @@ struct runs {
 	int np;
 	unsigned long repeat;
 	struct replay_result *native, *bare, *empty, *control;
+	struct replay_result *calls; /* the first policy's empty runs, each region an empty call */
 	struct replay_log *logs[MAX_POLICIES]; /* each policy's saves and restores */
 	uint32_t *skips; /* run 1's skipped-restore switches by TSC ticks (REPLAY_SKIP_HIST) */
 	double *samples; /* scratch: room for @repeat values */
@@ -247,6 +248,7 @@ struct trace_replay {
 	int ctl; /* the control: the static policy best by counts; -1: none */
 	/* summarise_policy */
 	double empty_region[REPLAY_HOOK_NR]; /* TSC ticks of one empty timed region */
+	double empty_call; /* TSC ticks an empty out-of-line call adds to an empty region */
 	struct prow rows[MAX_POLICIES];
 	/* replay_lower_bound: a Linux trace's lazy-style policies, the baseline and
 	 * deferred at the evidence bound (np 0: not replayed), and the oracle there */

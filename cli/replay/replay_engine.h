@@ -123,6 +123,13 @@ int replay_record(struct replay *rp, const char *policy, struct replay_log *log,
 		  struct replay_result *r);
 int replay_bare(struct replay *rp, const struct replay_log *log, bool empty,
 		struct replay_result *r);
+/*
+ * replay_empty_calls - replay_bare(@empty) with, in each region, a call of
+ * an empty out-of-line function: against the empty run, the least a libfpu
+ * entry point that is a call can add to a policy's overhead. Return: as
+ * replay_bare.
+ */
+int replay_empty_calls(struct replay *rp, const struct replay_log *log, struct replay_result *r);
 /* The saves and restores a log holds. */
 uint64_t replay_log_saves(const struct replay_log *log);
 uint64_t replay_log_restores(const struct replay_log *log);

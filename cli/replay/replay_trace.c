@@ -47,6 +47,30 @@ static void empty_region_ticks(const struct replay_result *eres, int np, unsigne
 	}
 }
 
+/* One run's ticks per timed region, every entry point together. */
+static double ticks_per_region(const struct replay_result *r)
+{
+	int64_t sum = 0;
+	uint64_t n = 0;
+	for (int h = 0; h < REPLAY_HOOK_NR; h++) {
+		sum += r->hook_ticks[h];
+		n += r->hook_calls[h];
+	}
+	return n ? (double)sum / (double)n : 0;
+}
+
+/*
+ * What a call of an empty out-of-line function adds to an empty timed
+ * region, in TSC ticks: per run k, the first policy's regions with the call
+ * in them less the same regions empty; the median of the K.
+ */
+static double empty_call_ticks(const struct runs *rs)
+{
+	for (unsigned long k = 0; k < rs->repeat; k++)
+		rs->samples[k] = ticks_per_region(&rs->calls[k]) - ticks_per_region(&rs->empty[k]);
+	return median(rs->samples, rs->repeat);
+}
+
 /* Room for @np policies' @repeat runs; -1: out of memory. */
 static int runs_alloc(struct runs *r, int np, unsigned long repeat)
 {
@@ -57,9 +81,11 @@ static int runs_alloc(struct runs *r, int np, unsigned long repeat)
 	r->bare = calloc(n, sizeof(*r->bare));
 	r->empty = calloc(n, sizeof(*r->empty));
 	r->control = calloc(repeat, sizeof(*r->control));
+	r->calls = calloc(repeat, sizeof(*r->calls));
 	r->skips = malloc(REPLAY_SKIP_HIST * sizeof(*r->skips));
 	r->samples = malloc(repeat * sizeof(*r->samples));
-	if (!r->native || !r->bare || !r->empty || !r->control || !r->skips || !r->samples)
+	if (!r->native || !r->bare || !r->empty || !r->control || !r->calls || !r->skips ||
+	    !r->samples)
 		return -1;
 	return 0;
 }
@@ -72,6 +98,7 @@ static void runs_free(struct runs *r)
 	free(r->bare);
 	free(r->empty);
 	free(r->control);
+	free(r->calls);
 	free(r->skips);
 	free(r->samples);
 }
@@ -240,6 +267,8 @@ static int interleaved_runs(struct trace_replay *tr)
 			r->skip_hist = NULL;
 			rc |= replay_bare(tr->rp, rs->logs[p], false, &runs_of(rs, rs->bare, p)[k]);
 			rc |= replay_bare(tr->rp, rs->logs[p], true, &runs_of(rs, rs->empty, p)[k]);
+			if (p == 0)
+				rc |= replay_empty_calls(tr->rp, rs->logs[p], &rs->calls[k]);
 			if (p == tr->np - 1 &&
 			    tr->ctl >= 0) /* the round's last: the control again */
 				rc |= replay_run(tr->rp, tr->pols[tr->ctl], &rs->control[k]);
@@ -453,6 +482,7 @@ static int replay_steps(struct trace_replay *tr)
 		tr->runs.logs[p] = NULL;
 	}
 	empty_region_ticks(tr->runs.empty, tr->np, o->repeat, tr->runs.samples, tr->empty_region);
+	tr->empty_call = empty_call_ticks(&tr->runs);
 	for (int p = 0; p < tr->np; p++)
 		rc |= summarise_policy(tr, p);
 	rc |= rank(tr);

@@ -521,7 +521,7 @@ static void test_oracle_bound(void **state)
 
 /*
  * The floor: a policy's logged saves and restores, replayed bare (and with
- * empty timed regions), match its counts exactly and leave every task's
+ * empty timed regions, and with an empty call in each), match its counts exactly and leave every task's
  * registers right at each use, on every workload under every policy.
  */
 static void test_floor_log(void **state)
@@ -534,10 +534,15 @@ static void test_floor_log(void **state)
 
 		assert_non_null(log);
 		for (int p = 0; pols[p]; p++) {
-			struct replay_result a = { 0 }, b = { 0 }, e = { 0 };
+			struct replay_result a = { 0 }, b = { 0 }, e = { 0 }, c = { 0 };
 			assert_int_equal(replay_record(rp, pols[p], log, &a), 0);
 			assert_int_equal(replay_bare(rp, log, false, &b), 0);
 			assert_int_equal(replay_bare(rp, log, true, &e), 0);
+			/* the empty calls: the same regions as the empty run, and as sound */
+			assert_int_equal(replay_empty_calls(rp, log, &c), 0);
+			assert_memory_equal(c.regions, e.regions, sizeof(c.regions));
+			assert_int_equal(c.desync, 0);
+			assert_int_equal(c.n.integrity_errors, 0);
 			if (replay_log_saves(log) != a.n.saves ||
 			    replay_log_restores(log) != a.n.restores || b.desync || e.desync ||
 			    b.n.saves != a.n.saves || b.n.restores != a.n.restores ||
