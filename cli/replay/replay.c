@@ -248,10 +248,8 @@ static int replay_traces(int argc, char **argv, struct opts *o, char **traces, i
 
 	if (refuse_output_over_input("replay", o->output.path, argc, argv) ||
 	    refuse_output_over_file("replay", o->output.path, getenv(HOST_COSTS_ENV),
-				    "$" HOST_COSTS_ENV)) {
-		free(o->host);
+				    "$" HOST_COSTS_ENV))
 		return 2;
-	}
 	fpu_get_costs(&o->builtin); /* before any trace sets them */
 	int np = policy_list(o->policies, pols);
 	if (np < 0)
@@ -280,12 +278,10 @@ static int replay_traces(int argc, char **argv, struct opts *o, char **traces, i
 	    (o->plot_dir && output_plot(&out, o->plot_dir) < 0)) {
 		fprintf(stderr, "fpulab replay: %s\n", out.error);
 		output_close(&out);
-		free(o->host);
 		return 2;
 	}
 	if (costs_from_host(o)) {
 		output_close(&out);
-		free(o->host);
 		return 1;
 	}
 	/* o is cmd_replay's; out and tg outlive their uses there: cleared before the return */
@@ -312,8 +308,6 @@ static int replay_traces(int argc, char **argv, struct opts *o, char **traces, i
 	free(tg.control_dev);
 	free(tg.priced_ratio);
 	o->targets = NULL;
-	free(o->host);
-	json_decref(o->batch_rows);
 	size_t rows = out.rows;
 	o->out = NULL;
 	if (output_close(&out) < 0)
@@ -336,6 +330,8 @@ int cmd_replay(int argc, char **argv)
 	rc = parse_args(argc, argv, &o, traces, &ntraces);
 	if (rc < 0)
 		rc = replay_traces(argc, argv, &o, traces, ntraces);
+	free(o.host); /* the host's costs and --batch-costs rows, whatever the return */
+	json_decref(o.batch_rows);
 	free(traces);
 	return rc;
 }
