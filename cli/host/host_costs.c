@@ -139,9 +139,11 @@ bool host_costs_param(const struct host_costs *hc, const char *param, double *ns
 	if (c->kind == HOST_COST_CITED)
 		snprintf(src, len, "cited: %s (x86 figures it calls not very reliable)", c->name);
 	else
-		snprintf(src, len, "measured on this host: %s, %s%s%s (median of %zu run%s)",
+		snprintf(src, len,
+			 "measured on this host: %s, %s%s%s (median of %zu run%s, min %.1f, max "
+			 "%.1f ns)",
 			 c->name, host_cost_kind_names[c->kind], *hc->from ? ", from " : "",
-			 hc->from, c->ns.n, c->ns.n == 1 ? "" : "s");
+			 hc->from, c->ns.n, c->ns.n == 1 ? "" : "s", c->ns.min, c->ns.max);
 	return true;
 }
 
