@@ -91,13 +91,19 @@ int xstate_export_std(void *dst, size_t dst_len, const struct xregs_state *kbuf)
 	return (int)cfg->user_size;
 }
 
-/* AMX TILECFG (SDM Vol. 1 §3.2.9 / §13.5.13): XRSTOR #GPs on a palette it does not know. */
+/*
+ * AMX TILECFG (SDM Vol. 1 §3.2.9 / §13.5.13; the layout is LDTILECFG's,
+ * SDM Vol. 2): XRSTOR #GPs on a palette it does not know and on reserved
+ * bytes set. Palette 1 names 8 tiles: colsb in bytes 16-31, rows in 48-55;
+ * bytes 2-15, 32-47 and 56-63 are reserved. Not checked: colsb and rows
+ * against palette 1's limits (CPUID leaf 0x1D, not enumerated here).
+ */
 static bool tilecfg_ok(const uint8_t *cfg)
 {
 	if (cfg[0] > 1)
 		return false;
-	for (unsigned int i = 2; i < 16; i++)
-		if (cfg[i])
+	for (unsigned int i = 2; i < TILECFG_SIZE; i++)
+		if (cfg[i] && (i < 16 || (i >= 32 && i < 48) || i >= 56))
 			return false;
 	if (cfg[0] == 0) {
 		for (unsigned int i = 0; i < TILECFG_SIZE; i++)

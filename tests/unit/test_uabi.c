@@ -361,9 +361,19 @@ static void test_reject_tilecfg(void **state)
 	expect_reject(ubuf, 2816, XSTATE_E_COMPONENT, false); /* palette 0 with data */
 	ubuf[2752] = 1, ubuf[2760] = 0, ubuf[2755] = 1;
 	expect_reject(ubuf, 2816, XSTATE_E_COMPONENT, false); /* reserved byte */
-	ubuf[2755] = 0, ubuf[2768] = 64;
+	ubuf[2755] = 0, ubuf[2768] = 64, ubuf[2800] = 16;
 	xstate_init_buffer(kbuf);
-	assert_int_equal(xstate_import_std(kbuf, ubuf, 2816), XSTATE_OK); /* palette 1 */
+	assert_int_equal(xstate_import_std(kbuf, ubuf, 2816), XSTATE_OK); /* palette 1, tile 0 */
+	/* palette 1 names 8 tiles: bytes 32-47 and 56-63 (past tile 7's colsb and rows) reserved */
+	static const unsigned int past_tile7[] = { 32, 47, 56, 63 };
+	for (unsigned int k = 0; k < 4; k++) {
+		ubuf[2752 + past_tile7[k]] = 1;
+		expect_reject(ubuf, 2816, XSTATE_E_COMPONENT, false);
+		ubuf[2752 + past_tile7[k]] = 0;
+	}
+	ubuf[2752 + 31] = 1, ubuf[2752 + 55] = 1; /* tile 7's colsb and rows: its own */
+	xstate_init_buffer(kbuf);
+	assert_int_equal(xstate_import_std(kbuf, ubuf, 2816), XSTATE_OK);
 	xstate_cfg = saved;
 }
 
