@@ -185,6 +185,7 @@ struct break_even {
 	double ns_min, ns_max;        /* the same from the natives' min-max ranges, the widest */
 	double traps;                 /* more traps per switch under @other */
 	bool eager_wins;              /* none: the baseline wins at any trap cost */
+	uint64_t switches; /* the trace's: fewer than REPLAY_MIN_SWITCHES decide nothing */
 };
 
 /* A break-even against this host's trap range (replay_verdict.c). */

@@ -24,6 +24,7 @@ struct break_even break_even(const struct prow *rows, int n, int other, double c
 	if (!e || !policy_has_break_even(l->policy) || !e->n.switches)
 		return b;
 	double sw = (double)e->n.switches;
+	b.switches = e->n.switches;
 	double rest = ((e->native_med - e->residue) - (l->native_med - l->residue)) +
 		      cr0 * ((double)e->n.ts_writes - (double)l->n.ts_writes) / sw +
 		      ipi * ((double)e->n.flush_ipis - (double)l->n.flush_ipis) / sw;

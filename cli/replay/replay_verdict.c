@@ -34,6 +34,13 @@ enum verdict verdict_of(const struct opts *o, const struct break_even *b, char *
 	*text = 0;
 	if (!b->have)
 		return VERDICT_NONE;
+	if (b->switches < REPLAY_MIN_SWITCHES) { /* as the targets leave them out */
+		snprintf(text, len,
+			 "not decided: %llu switches, fewer than %d (timings of a handful of "
+			 "switches say nothing)",
+			 (unsigned long long)b->switches, REPLAY_MIN_SWITCHES);
+		return VERDICT_NONE;
+	}
 	if (b->none) {
 		snprintf(text, len, "decided: %s beats %s here at any trap cost",
 			 b->eager_wins ? base : other, b->eager_wins ? other : base);

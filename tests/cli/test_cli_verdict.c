@@ -75,6 +75,29 @@ static void test_decided_below(void **state)
 				     "82.0 to 98.0 over the runs' ranges, below"));
 }
 
+/* A trace of fewer than 200 switches decides nothing, however far apart its natives are. */
+static void test_short_trace_not_decided(void **state)
+{
+	struct prow r[2];
+	struct opts o;
+	char text[256];
+
+	memset(&o, 0, sizeof(o));
+	o.have_range = true;
+	o.trap_lo = o.trap_lo_min = 100;
+	o.trap_hi = 300;
+	two_rows(r, 150, 5, 60, 3); /* decided below at 1000 switches (test_decided_below) */
+	r[0].n.switches = r[1].n.switches = 199;
+	r[1].n.nm_traps = 199;
+	struct break_even b = break_even(r, 2, 1, 0, 0);
+	assert_int_equal(verdict_of(&o, &b, text, sizeof(text)), VERDICT_NONE);
+	assert_string_equal(text, "not decided: 199 switches, fewer than 200 (timings of a "
+				  "handful of switches say nothing)");
+	r[0].n.switches = r[1].n.switches = r[1].n.nm_traps = 200;
+	b = break_even(r, 2, 1, 0, 0);
+	assert_int_equal(verdict_of(&o, &b, text, sizeof(text)), VERDICT_BASELINE);
+}
+
 static void test_across_the_edge(void **state)
 {
 	struct break_even b;
@@ -118,6 +141,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_spread),
 		cmocka_unit_test(test_decided_below),
+		cmocka_unit_test(test_short_trace_not_decided),
 		cmocka_unit_test(test_across_the_edge),
 		cmocka_unit_test(test_range_spread),
 		cmocka_unit_test(test_decided_above_and_inside),
