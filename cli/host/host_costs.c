@@ -11,8 +11,10 @@
 #include <sched.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/utsname.h>
 
 #include "fpulab/abi.h"
+#include "common/cpu_model.h"
 #include "common/result_file.h"
 #include "host.h"
 
@@ -140,10 +142,12 @@ bool host_costs_param(const struct host_costs *hc, const char *param, double *ns
 		snprintf(src, len, "cited: %s (x86 figures it calls not very reliable)", c->name);
 	else
 		snprintf(src, len,
-			 "measured on this host: %s, %s%s%s (median of %zu run%s, min %.1f, max "
+			 "measured on %s%s%s: %s, %s%s%s (median of %zu run%s, min %.1f, max "
 			 "%.1f ns)",
-			 c->name, host_cost_kind_names[c->kind], *hc->from ? ", from " : "",
-			 hc->from, c->ns.n, c->ns.n == 1 ? "" : "s", c->ns.min, c->ns.max);
+			 *hc->elsewhere ? "another host (" : "this host", hc->elsewhere,
+			 *hc->elsewhere ? ", not this one)" : "", c->name,
+			 host_cost_kind_names[c->kind], *hc->from ? ", from " : "", hc->from,
+			 c->ns.n, c->ns.n == 1 ? "" : "s", c->ns.min, c->ns.max);
 	return true;
 }
 
@@ -177,6 +181,26 @@ static int figure_from_row(struct host_cost *c, const json_t *row, const char *p
 	return 0;
 }
 
+/*
+ * Into @hc->elsewhere, the CPU and kernel @row's provenance names where
+ * either differs from this host's; "" where they match or it names none.
+ */
+static void note_elsewhere(struct host_costs *hc, const json_t *row)
+{
+	const char *cpu = json_string_value(json_object_get(row, "host_cpu"));
+	const char *kernel = json_string_value(json_object_get(row, "host_kernel"));
+	char here[64];
+	struct utsname u;
+
+	cpu_model(here, sizeof(here));
+	bool other_cpu = cpu && strcmp(cpu, here);
+	bool other_kernel = kernel && uname(&u) == 0 && strcmp(kernel, u.release);
+	*hc->elsewhere = 0;
+	if (other_cpu || other_kernel)
+		snprintf(hc->elsewhere, sizeof(hc->elsewhere), "%s, Linux %s", cpu ?: "a CPU",
+			 kernel ?: "unknown");
+}
+
 int host_costs_from_rows(struct host_costs *hc, const json_t *rows, const char *path, char *err,
 			 size_t len)
 {
@@ -196,6 +220,7 @@ int host_costs_from_rows(struct host_costs *hc, const json_t *rows, const char *
 				 json_string_value(json_object_get(row, "date"))
 					 ?: "an unknown date");
 			hc->hypervisor = json_is_true(json_object_get(row, "hypervisor"));
+			note_elsewhere(hc, row);
 		}
 		for (int k = 0; key && k < HOST_COST_NR; k++)
 			if (!strcmp(key, hc->c[k].key) && hc->c[k].kind != HOST_COST_CITED &&

@@ -55,9 +55,10 @@ struct host_cost {
 };
 
 struct host_costs {
-	bool hypervisor;    /* CPUID.1:ECX[31] */
-	char from[160];     /* "": measured by this process; else "FILE of DATE" it was read from */
-	char hv_vendor[13]; /* CPUID 0x40000000 signature ("KVMKVMKVM"), or "" */
+	bool hypervisor; /* CPUID.1:ECX[31] */
+	char from[160];  /* "": measured by this process; else "FILE of DATE" it was read from */
+	char elsewhere[160]; /* "": this host's; else the other CPU and kernel the file names */
+	char hv_vendor[13];  /* CPUID 0x40000000 signature ("KVMKVMKVM"), or "" */
 	unsigned int repeat; /* runs asked for */
 	struct host_cost c[HOST_COST_NR];
 };

@@ -30,6 +30,11 @@ static int host_from_env(struct opts *o, const char *path)
 	}
 	rc = costs_load_host(path, rows, o);
 	json_decref(rows);
+	if (!rc && *o->host->elsewhere)
+		fprintf(stderr,
+			"fpulab replay: $" HOST_COSTS_ENV " %s holds another host's figures (%s), "
+			"not this one's: labelled so\n",
+			path, o->host->elsewhere);
 	if (rc > 0)
 		fprintf(stderr,
 			"fpulab replay: $" HOST_COSTS_ENV " %s: no row of `fpulab host costs`\n",
@@ -115,9 +120,11 @@ void costs_host_comment(const struct opts *o, struct output *out)
 			hi = &hc->c[i].ns;
 	output_comment(
 		out,
-		"this host's trap range%s: %.1f ns (syscall round trip, lower bound; "
+		"%s%s%s trap range%s: %.1f ns (syscall round trip, lower bound; "
 		"min %.1f, max %.1f) to %.1f ns (%s, estimate; min %.1f, max %.1f), medians "
 		"of %zu run%s, %s; verdicts hold over it or say undecided (fpulab host costs)",
+		*hc->elsewhere ? "another host's (" : "this host's", hc->elsewhere,
+		*hc->elsewhere ? ", not this one)" : "",
 		hc->hypervisor ? " (under a hypervisor)" : "", o->trap_lo, lo->min, lo->max,
 		o->trap_hi, o->trap_est, hi->min, hi->max, lo->n, plural(lo->n),
 		*hc->from ? hc->from : "measured by this replay");

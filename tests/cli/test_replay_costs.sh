@@ -79,6 +79,14 @@ t "table: the trap range line names the file and says the host is a guest" \
 t "table: a verdict beside each break-even" grep -q '^#   verdict: \(decided: \|undecided between 100.0 and 300.0 ns\)' "$work/o.out"
 
 # The sweep: its crossover of eager and lazy is the break-even the same replay prints.
+# Another machine's figures: its CPU and kernel in the rows' provenance differ from this host's
+jq -c '.host_cpu = "Another CPU" | .host_kernel = "1.0.0-other"' "$work/hc.json" > "$work/hc-other.json"
+"$fpulab" replay "$work/p1.trace" --repeat 1 --policy eager,lazy --costs "$work/hc-other.json" --format json --output "$work/other.json" 2> "$work/err"
+t "json: another host's figures are labelled its, not this host's" \
+	jq -e -s 'all(.[]; (.trap_source | startswith("measured on another host (Another CPU, Linux 1.0.0-other, not this one): syscall round trip, lower bound, from ")) and (.trap_source | contains("this host") | not))' "$work/other.json"
+FPULAB_HOST_COSTS="$work/hc-other.json" "$fpulab" replay "$work/p1.trace" --repeat 1 --policy eager,lazy > "$work/other.out" 2> "$work/err"
+t "\$FPULAB_HOST_COSTS of another host: said on stderr, its trap range labelled so" \
+	sh -c 'grep -q "holds another host.s figures (Another CPU, Linux 1.0.0-other), not this one.s: labelled so" "$1" && grep -q "^# another host.s (Another CPU, Linux 1.0.0-other, not this one) trap range (under a hypervisor): 100.0 ns" "$2" && ! grep -q "^# this host.s trap range" "$2"' sh "$work/err" "$work/other.out"
 "$fpulab" replay "$work/p1.trace" --repeat 2 --policy eager,lazy,lazy-counter --costs "$work/hc.json" --sweep trap=0..100000 > "$work/s.out" 2> "$work/err"
 be=$(sed -n 's/^# break-even trap cost, eager vs lazy: \(-\?[0-9.]*\) ns per trap.*/\1/p' "$work/s.out")
 cross=$(sed -n 's/^# sweep crossover, eager vs lazy: \([0-9.]*\) ns (the break-even trap cost: \([-0-9.]*\) ns)$/\1 \2/p' "$work/s.out")
