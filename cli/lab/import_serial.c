@@ -296,6 +296,24 @@ static int parse_args(int argc, char **argv, const char **log, const char **path
 	return 0;
 }
 
+/*
+ * The rows ran on the machine that booted the lab, not on this one: its CPU
+ * and kernel are not in the log (the lab kernel is not Linux), so host_cpu
+ * and host_kernel are null, and imported_on names this machine.
+ */
+static void imported_not_run_here(struct output *out)
+{
+	const json_t *cpu = json_object_get(out->provenance, "host_cpu");
+	const json_t *kernel = json_object_get(out->provenance, "host_kernel");
+	char on[160];
+
+	snprintf(on, sizeof(on), "%s, Linux %s", json_string_value(cpu) ?: "unknown",
+		 json_string_value(kernel) ?: "unknown");
+	output_provenance(out, "imported_on", json_string(on));
+	output_provenance(out, "host_cpu", NULL);
+	output_provenance(out, "host_kernel", NULL);
+}
+
 int cmd_import_serial(int argc, char **argv)
 {
 	struct import im = { 0 };
@@ -319,8 +337,10 @@ int cmd_import_serial(int argc, char **argv)
 		return 2;
 	}
 	output_provenance_host(&im.out, argc, argv);
+	imported_not_run_here(&im.out);
 	output_provenance(&im.out, "serial_log", json_string(im.log));
-	im.report = (struct report){ .out = &im.out, .accel_arg = "none", .qemu_cpu = "none" };
+	/* no QEMU: accel_arg and qemu_cpu NULL (run_table.c says so) */
+	im.report = (struct report){ .out = &im.out };
 	collector_init(&im.collector, report_rows, &im.report);
 	rc = read_log(&im, f) < 0 ? 1 : judge(&im);
 	if (im.error[0])

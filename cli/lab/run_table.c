@@ -155,8 +155,8 @@ static json_t *row_object(struct report *r, const struct result_row *row)
 	put(o, "counts_identical", json_boolean(row->counts_identical));
 	put(o, "vs_eager", real_or_null(report_ratio_meaningful(r, row), row->vs_eager, 3));
 	put(o, "machine", json_string(r->machine));
-	put(o, "qemu_accel", json_string(r->accel_arg));
-	put(o, "qemu_cpu", json_string(r->qemu_cpu));
+	put(o, "qemu_accel", string_or_null(r->accel_arg)); /* NULL: imported, no QEMU */
+	put(o, "qemu_cpu", string_or_null(r->qemu_cpu));
 	put(o, "pinned", string_or_null(r->pinned));
 	put(o, "save_insn", string_or_null(h ? h->insn : NULL));
 	put(o, "apic", string_or_null(h ? h->apic : NULL));
@@ -303,8 +303,14 @@ static void write_table_header(struct report *r, const struct result_row *first)
 		snprintf(xcr0, sizeof(xcr0), ", XCR0 0x%" PRIx64, h->xcr0);
 	if (h && h->insn[0])
 		snprintf(insn, sizeof(insn), ", save instruction %s", h->insn);
-	output_comment(r->out, "QEMU %s, accel %s (-accel %s), -cpu %s, %u CPUs%s%s%s", r->machine,
-		       r->accel, r->accel_arg, r->qemu_cpu, r->cpus, apic, xcr0, insn);
+	if (r->accel_arg)
+		output_comment(r->out, "QEMU %s, accel %s (-accel %s), -cpu %s, %u CPUs%s%s%s",
+			       r->machine, r->accel, r->accel_arg, r->qemu_cpu, r->cpus, apic, xcr0,
+			       insn);
+	else /* import-serial: what the guest said of itself */
+		output_comment(r->out,
+			       "machine %s (its serial log: no QEMU command line), %u CPUs%s%s%s",
+			       r->machine, r->cpus, apic, xcr0, insn);
 	if (r->pinned_header)
 		output_comment(r->out, "vCPU threads pinned: %s", r->pinned_header);
 	if (h && (h->present & (UINT64_C(1) << HELLO_tsc_khz)) && r->clock->timed)

@@ -40,6 +40,13 @@ rc=$?
 	ok "costs: ns per operation at the hello's 3 GHz" || not_ok "costs: ns per operation" "$(jq -c 'select(.cost)' "$work/pc.json" | head -c 300)"
 [ "$(jq -r '.tsc_invariant' "$work/pc.json" | sort -u)" = true ] && [ "$(jq -r '.clock_ref' "$work/pc.json" | sort -u)" = hpet ] &&
 	ok "rows carry the hello's clock facts" || not_ok "rows carry the hello's clock facts"
+[ "$(jq -r '[.host_cpu, .host_kernel, .qemu_accel, .qemu_cpu] | map(tostring) | join(" ")' "$work/pc.json" | sort -u)" = "null null null null" ] &&
+	jq -e -s 'all(.[]; .imported_on | test("^.+, Linux .+$"))' "$work/pc.json" > /dev/null &&
+	ok "rows name no host CPU, kernel or QEMU of the importer's; imported_on says where they were imported" ||
+	not_ok "the importer's host is not the rows' host" "$(jq -c '{host_cpu, host_kernel, qemu_accel, qemu_cpu, imported_on}' "$work/pc.json" | head -n 1)"
+"$fpulab" import-serial "$work/pc.log" --format table > "$work/pc.txt" 2> /dev/null
+grep -q '^# machine .* (its serial log: no QEMU command line), 2 CPUs; guest APIC x2apic, XCR0 0x207, save instruction xsaveopt$' "$work/pc.txt" && ! grep -q '^# QEMU ' "$work/pc.txt" &&
+	ok "table: the machine the log names, no QEMU command line" || not_ok "table: the machine, no QEMU" "$(grep '^#' "$work/pc.txt" | head -n 3)"
 grep -qF 'stress, policy lazy, repeat 0 hung (no record for 120 s); 1 run of its unfinished configuration is not rows' "$work/err" &&
 	ok "the hung run is said, its configuration left out" || not_ok "the hung run is said" "$(cat "$work/err")"
 cp "$work/pc.log" "$work/pc-again.log"
