@@ -52,6 +52,11 @@ grep -qF 'stress, policy lazy, repeat 0 hung (no record for 120 s); 1 run of its
 cp "$work/pc.log" "$work/pc-again.log"
 "$fpulab" import-serial "$work/pc-again.log" -o "$work/pc2.json" 2> /dev/null
 "$fpulab" compare "$work/pc.json" "$work/pc2.json" > "$work/cmp" 2> "$work/err"
+jq -c '.imported_on = "Another CPU, Linux 1.0"' "$work/pc2.json" > "$work/pc2-elsewhere.json"
+"$fpulab" compare "$work/pc.json" "$work/pc2-elsewhere.json" > "$work/cmp-elsewhere" 2> /dev/null
+grep -q '^# 3 configurations in both: .*only in A: 0, only in B: 0$' "$work/cmp-elsewhere" &&
+	ok "compare: imported on two machines, the rows still pair (imported_on is no part of a configuration)" ||
+	not_ok "compare: imported_on is no part of a configuration" "$(tail -n 2 "$work/cmp-elsewhere")"
 grep -q '^# 3 configurations in both: .*only in A: 0, only in B: 0$' "$work/cmp" &&
 	ok "compare: two captures' rows pair (the log's file name is no part of a row's configuration)" ||
 	not_ok "compare: two captures' rows pair" "$(tail -n 2 "$work/cmp") $(cat "$work/err")"
