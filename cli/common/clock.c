@@ -58,7 +58,7 @@ const struct clock_kind clock_kinds[CLOCK_NR] = {
 		.key = "CLOCK_MONOTONIC", .source = "host-linux", .tick = "ns",
 		.timed = true, .hardware = true,
 		.ticks_line = "ns of this host's CLOCK_MONOTONIC",
-		.figures = "this host's Linux, hardware timings",
+		.figures = "this host's Linux, real timings (not emulated)",
 		.short_name = "host Linux",
 		.vs_eager = "vs eager = this median / eager's median in the same configuration",
 		.costs_note = "host Linux",

@@ -46,7 +46,8 @@ static const char *subcommand_name(const struct host_subcommand *s)
 static void usage(FILE *f)
 {
 	fprintf(f, "usage: fpulab host <subcommand> [options]\n"
-		   "Figures from the Linux that fpulab runs on, on real hardware:\n");
+		   "Figures from the Linux that fpulab runs on: real instructions, not emulated\n"
+		   "(a guest's timings where it runs under a hypervisor, said so):\n");
 	for (size_t i = 0; i < NSUBCOMMANDS; i++)
 		help_item(f, 15, subcommand_name(&subcommands[i]), subcommands[i].summary);
 	fprintf(f, "'fpulab help host SUBCOMMAND' for a subcommand's options.\n"
@@ -163,6 +164,9 @@ int host_output_open(struct output *o, const struct host_common *h, const char *
 	/* what compare, report and plot read: whose figures, from which benchmark */
 	output_provenance(o, "experiment", json_sprintf("host %s", h->sub));
 	output_provenance(o, "source", json_string(clock_kinds[CLOCK_HOST_MONOTONIC].source));
+	struct host_cpu c;
+	host_cpu_probe(&c);
+	output_provenance(o, "hypervisor", json_boolean(c.hypervisor)); /* a guest's timings */
 	return 0;
 }
 
@@ -177,6 +181,9 @@ void host_comment_machine(struct output *o)
 		snprintf(u.release, sizeof(u.release), "unknown");
 	output_comment(
 		o,
-		"CPU (CPUID brand) %s, XCR0 0x%llx; Linux %s; clock CLOCK_MONOTONIC (clocksource %s)",
-		c.model, (unsigned long long)c.xcr0, u.release, host_clocksource(cs, sizeof(cs)));
+		"CPU (CPUID brand) %s, XCR0 0x%llx; Linux %s%s; clock CLOCK_MONOTONIC (clocksource "
+		"%s)",
+		c.model, (unsigned long long)c.xcr0, u.release,
+		c.hypervisor ? " under a hypervisor (CPUID.1:ECX[31]): a guest's timings" : "",
+		host_clocksource(cs, sizeof(cs)));
 }

@@ -22,6 +22,7 @@ void host_cpu_probe(struct host_cpu *c)
 	memset(c, 0, sizeof(*c));
 	cpu_model(c->model, sizeof(c->model));
 	__cpuid(1, a, b, cx, d);
+	c->hypervisor = cx >> 31;
 	osxsave = cx & bit_OSXSAVE;
 	avx = cx & bit_AVX;
 	if (__get_cpuid_max(0, NULL) >= 7) {

@@ -83,6 +83,7 @@ struct host_cpu {
 	const char *why_not[HOST_REGSET_NR]; /* reason a set is not offered */
 	uint64_t xcr0;
 	bool xgetbv1;
+	bool hypervisor; /* CPUID.1:ECX[31]: this Linux is a guest, its timings a VM's */
 	char model[128];
 };
 

@@ -62,6 +62,9 @@ jq_check "context-switch: the floor share is there for FP rows only" "$work/cs.j
 	'all(.[]; (.fp_users == "none") == (.floor_share == null)) and all(.[] | select(.floor_share != null); .floor_share > 0)'
 jq_check "context-switch: rows carry CPU model, kernel release, clock source and fpulab version" "$work/cs.json" \
 	'all(.host_cpu != null and .host_kernel != null and .clocksource != null and .fpulab_version != null)'
+guest=$(grep -q '^flags.* hypervisor' /proc/cpuinfo && echo true || echo false)
+jq_check "context-switch: every row says whether this Linux is a guest ($guest here, as /proc/cpuinfo's hypervisor flag)" "$work/cs.json" \
+	"all(.hypervisor == $guest)"
 
 if "$fpulab" host context-switch --ipc yield --placement same-cpu --mode processes --fp-users both \
 	--regset x87,sse --seconds 0.05 --repeat 1 --format csv > "$work/cs.csv" 2> "$work/cs.err"; then

@@ -82,6 +82,6 @@ rc=$?
 svg_ok "host unlink --plot: host-unlink.svg is well-formed" "$work/h/host-unlink.svg"
 expect "host unlink --plot: a line over tasks (a sweep)" "$work/h/host-unlink.svg" '>tasks<'
 expect "host unlink --plot: ops/s, higher is better, this host's Linux" "$work/h/host-unlink.svg" 'operations per second, median of 2 runs; bars: min-max \(higher is better\)'
-expect "host unlink --plot: the title says whose time" "$work/h/host-unlink.svg" "this host&apos;s Linux, hardware timings|this host's Linux, hardware timings"
+expect "host unlink --plot: the title says whose time" "$work/h/host-unlink.svg" "this host&apos;s Linux, real timings \(not emulated\)|this host's Linux, real timings \(not emulated\)"
 [ "$(wc -l < "$work/h/host-unlink.dat")" = 3 ] && ok "host unlink --plot: a point per task count" || not_ok "host unlink --plot: a point per task count" "$(cat "$work/h/host-unlink.dat")"
 finish
