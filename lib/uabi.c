@@ -103,7 +103,7 @@ static bool tilecfg_ok(const uint8_t *cfg)
 	if (cfg[0] > 1)
 		return false;
 	for (unsigned int i = 2; i < TILECFG_SIZE; i++)
-		if (cfg[i] && (i < 16 || (i >= 32 && i < 48) || i >= 56))
+		if ((i < 16 || (i >= 32 && i < 48) || i >= 56) && cfg[i])
 			return false;
 	if (cfg[0] == 0) {
 		for (unsigned int i = 0; i < TILECFG_SIZE; i++)
