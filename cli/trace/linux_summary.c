@@ -47,10 +47,11 @@ void trace_linux_summary(FILE *f, const struct fpulab_trace_header *h,
 		x->deactivations, x->switch_saves, x->exit_saves, x->drops, x->deact_other);
 	fprintf(f,
 		"  inferred   kernel-FPU sections %" PRIu64 ", sigreturns %" PRIu64
-		" (sys_enter_rt_sigreturn %s), switches at the window start %" PRIu64 "\n",
+		" (sys_enter_rt_sigreturn %s), switches at the window start %" PRIu64
+		", at its end %" PRIu64 "\n",
 		x->kfpu_inferred, x->sigreturns_inferred,
 		x->flags & FPULAB_LINUX_F_SIGRETURN ? "recorded" : "not recorded",
-		x->window_switches);
+		x->window_switches, x->window_ends);
 	fprintf(f,
 		"  deferred   %" PRIu64 " loads predicted = Linux's %" PRIu64
 		" + window start %" PRIu64 " + other %" PRIu64 " - signal frames %" PRIu64,

@@ -50,6 +50,8 @@ _Static_assert(sizeof(struct prec) == 32, "a spooled record is 32 bytes");
 /* What pass 1 learned, for pass 2. */
 struct perf_scan {
 	uint64_t first_ts, last_ts;
+	uint64_t cpu_last_ts[FPULAB_TRACE_MAX_CPUS];   /* per trace CPU: its last event (its end) */
+	uint32_t cpu_last_line[FPULAB_TRACE_MAX_CPUS]; /* and that event's line */
 	uint64_t back_steps, back_max_ns; /* lines earlier than an earlier line (another CPU's) */
 	uint64_t lines, skipped, lost, fpu_lines, events;
 	uint64_t n[PE_NR];

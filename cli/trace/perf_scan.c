@@ -332,7 +332,8 @@ static int scan_lines(struct scanner *k, char *buf, size_t len, size_t *used, ch
 	return 0;
 }
 
-/* The CPUs in Linux's order: each record's slot becomes the trace's CPU number. */
+/* The CPUs in Linux's order: each record's slot becomes the trace's CPU number; each CPU's
+ * last timestamp is where its recording ended. */
 static void number_cpus(struct scanner *k, uint8_t *slot_to_cpu)
 {
 	struct perf_scan *s = k->s;
@@ -340,7 +341,10 @@ static void number_cpus(struct scanner *k, uint8_t *slot_to_cpu)
 	s->ncpus = 0;
 	for (unsigned int cpu = 0; cpu < PERF_CPU_LIMIT; cpu++)
 		if (k->cpu_slot[cpu]) {
-			slot_to_cpu[k->cpu_slot[cpu] - 1] = (uint8_t)s->ncpus;
+			unsigned int slot = k->cpu_slot[cpu] - 1u;
+			slot_to_cpu[slot] = (uint8_t)s->ncpus;
+			s->cpu_last_ts[s->ncpus] = k->slot_ts[slot];
+			s->cpu_last_line[s->ncpus] = k->slot_line[slot];
 			s->linux_cpu[s->ncpus++] = (uint16_t)cpu;
 		}
 }

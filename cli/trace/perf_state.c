@@ -239,17 +239,37 @@ static void account(struct state *st, unsigned int c, uint64_t ts, uint32_t next
 static int switch_to(struct state *st, unsigned int c, uint32_t next_inc, unsigned int flags,
 		     bool dead);
 
+/*
+ * CPU @d's recording has ended before this event: perf stops recording one CPU at a time
+ * (all of a CPU's events at once, from that CPU), so past a CPU's last event what ran there
+ * is unknown, as it is before its first.
+ */
+static bool cpu_ended(const struct state *st, unsigned int d)
+{
+	return st->r->ts > st->s->cpu_last_ts[d];
+}
+
 /* Task @t was running on CPU @d as far as the events say, but runs elsewhere now: a
- * switch away on @d that the recording lacks. */
+ * switch away on @d that the recording lacks, or one after @d's recording ended (the
+ * window's end: flag window, counted apart, no loss). */
 static int force_off(struct state *st, unsigned int d)
 {
-	st->lx->resyncs++;
-	if (st->o->strict)
-		return fail(st,
-			    "pid %d runs on two CPUs at once (a switch the recording lacks); "
-			    "--strict refuses it",
-			    st->s->inc_pid[st->t[st->cpu[d].cur].inc]);
-	if (resolve_held(st, d, false, 0) || switch_to(st, d, INC_NONE, FPULAB_EVF_RESYNC, false))
+	unsigned int flags = FPULAB_EVF_RESYNC;
+
+	if (cpu_ended(st, d)) {
+		st->lx->window_ends++;
+		flags = FPULAB_EVF_WINDOW;
+	} else {
+		st->lx->resyncs++;
+		if (st->o->strict)
+			return fail(
+				st,
+				"pid %d runs on two CPUs at once (a switch the recording lacks: "
+				"CPU %u records on until line %" PRIu32 "); --strict refuses it",
+				st->s->inc_pid[st->t[st->cpu[d].cur].inc], st->s->linux_cpu[d],
+				st->s->cpu_last_line[d]);
+	}
+	if (resolve_held(st, d, false, 0) || switch_to(st, d, INC_NONE, flags, false))
 		return -1;
 	return 0;
 }

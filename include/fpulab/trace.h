@@ -114,7 +114,10 @@ struct fpulab_trace_linux {
 	 * event (the evidence bound dropped the USE that was that event): no event carries
 	 * the return, so replay does not make them, and deferred_loads leaves them out */
 	uint64_t end_loads;
-	uint64_t reserved[5]; /* 0 */
+	/* switches away from a task whose CPU stopped recording first (perf stops each CPU's
+	 * events in turn): the task ran on another CPU after its CPU's last event */
+	uint64_t window_ends;
+	uint64_t reserved[4]; /* 0 */
 };
 
 /*
@@ -155,7 +158,9 @@ enum fpulab_trace_type {
 #define FPULAB_EVF_SIGFRAME (1u << 0) /* sigreturn: the image is a signal frame's */
 /* Version 3 (imported from Linux) */
 #define FPULAB_EVF_EVIDENCE (1u << 0) /* USE: XINUSE grew in the slice: a use at both bounds */
-#define FPULAB_EVF_WINDOW (1u << 1)   /* SWITCH: to a task running when recording started */
+/* SWITCH: to a task running when recording started, or away from one after its CPU's
+ * recording ended */
+#define FPULAB_EVF_WINDOW (1u << 1)
 #define FPULAB_EVF_RESYNC (1u << 2)   /* SWITCH: not in the recording, inferred to resync */
 #define FPULAB_EVF_INFERRED (1u << 0) /* KFPU_BEGIN/END: a section inferred, no tracepoint */
 /*

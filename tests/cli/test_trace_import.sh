@@ -83,6 +83,21 @@ check "--strict refuses the first impossible sequence, naming its line" 1 - "lin
 holds "--strict leaves no output" test ! -e "$work/strict.trace"
 imp idle idle-exit.txt
 has "a switch out of the idle task the recording lacks: resynchronised" idle.out "2 impossible sequences resynchronised"
+# The window's end: perf stops recording one CPU at a time (all of its events, from that
+# CPU), so perf's own task, last seen on CPU 0, is switched in on CPU 1 with its switch
+# out of CPU 0 after CPU 0's last event (line 31; CPU 1 records on to line 33)
+imp wend window-end.txt --strict
+holds "the window's end: a task on a second CPU after its first CPU's last event is no loss (--strict passes, not lossy)" grep -qx "  linux      imported from a Linux recording (perf)" "$work/wend.out"
+has "... its switch away on the CPU that stopped first is counted as the window's end" wend.out "switches at the window start 2, at its end 1"
+has "... and flagged window, not resync" wend.dump "25 0 switch 1 -> 0 window"
+"$fpulab" replay "$work/wend.trace" --policy deferred > "$work/wend.replay" 2>&1
+has "... deferred loads as the importer predicted (7)" wend.replay "linux: deferred loads the registers 7 times, Linux 6"
+# the same, but CPU 0 records on (an event there after CPU 1's switch): its switch out of
+# CPU 0 is one the recording lacks, mid-window
+{ cat "$fx/window-end.txt"; echo "         swapper     0 [000] 53908.088900000:                  sched:sched_switch: prev_comm=swapper/0 prev_pid=0 prev_prio=120 prev_state=R ==> next_comm=rcu_preempt next_pid=15 next_prio=120"; } > "$work/wmid.txt"
+check "a task on two CPUs while both record: --strict refuses it, naming the line and where the first CPU records on to" 1 - "line 32: pid 19215 runs on two CPUs at once (a switch the recording lacks: CPU 0 records on until line 34); --strict refuses it" -- "$fpulab" trace import "$work/wmid.txt" -o "$work/wmid.trace" --strict
+check "... without --strict: resynchronised, lossy" 0 "LOSSY: perf lost 0 events, 1 impossible sequences resynchronised" - -- "$fpulab" trace import "$work/wmid.txt" -o "$work/wmid.trace"
+has "... at its end 0" out "switches at the window start 2, at its end 0"
 imp lost lost.txt
 has "PERF_RECORD_LOST (--show-lost-events) is counted and marks the trace lossy" lost.out "LOSSY: perf lost 196 events"
 
