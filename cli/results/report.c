@@ -346,7 +346,7 @@ static const struct claim claims[] = {
 	{ .seed = "002",
 	  .claim = "50K #NM saved in a compile, recorded Linux (vs lazy-counter)",
 	  .how = "a recorded Linux workload replayed: lazy-counter's #NM minus eager's, at both "
-		 "--fp-use bounds, per 1000 processes",
+		 "--fp-use bounds, per 1000 forks",
 	  .measure = measure_linux_traps,
 	  .a = "lazy-counter",
 	  .claimed = 50000,

@@ -115,23 +115,24 @@ static json_t *need_linux(json_t *rows, const char **trace, struct finding *f)
 	return lr;
 }
 
-/* Per 1000 processes: the recording's forks; *@per 0 with the reason in @why otherwise. */
+/* Per 1000 forks (processes and threads): *@per 0 with the reason in @why otherwise. */
 static bool per_process(const json_t *lr, double *forks, char *why, size_t len)
 {
 	double execs = 0;
 
 	if (!num(lr, "linux_forks", forks)) {
 		snprintf(why, len,
-			 "processes not counted (the trace was imported before forks "
+			 "forks not counted (the trace was imported before they "
 			 "were: import it again)");
 		return false;
 	}
 	num(lr, "linux_execs", &execs);
-	snprintf(why, len, "%.0f forks of user tasks, threads too; %.0f execs", *forks, execs);
+	snprintf(why, len, "%.0f forks of user tasks (processes and threads); %.0f execs", *forks,
+		 execs);
 	return *forks > 0;
 }
 
-/* Seed 002's #NM saved: @c->a's traps minus the baseline's, both bounds, per 1000 processes. */
+/* Seed 002's #NM saved: @c->a's traps minus the baseline's, both bounds, per 1000 forks. */
 void measure_linux_traps(const struct claim *c, json_t *rows, struct finding *f)
 {
 	const char *trace, *base = policy_baseline();
@@ -160,12 +161,12 @@ void measure_linux_traps(const struct claim *c, json_t *rows, struct finding *f)
 	if (*per)
 		snprintf(f->figure, sizeof(f->figure),
 			 "%s #NM saved (%s %s, %s %s; every-return .. evidence bound): %s per "
-			 "1000 processes (%s); exact counts",
+			 "1000 forks (%s); exact counts",
 			 saved, c->a, at, base, ae, per, procs);
 	else
 		snprintf(f->figure, sizeof(f->figure),
 			 "%s #NM saved (%s %s, %s %s; every-return .. evidence bound); per 1000 "
-			 "processes: none, %s; exact counts",
+			 "forks: none, %s; exact counts",
 			 saved, c->a, at, base, ae, procs);
 	bool hi = !s.have_hi || s.hi > 0, lo = !s.have_lo || s.lo > 0;
 	f->agrees = hi && lo ? "yes" : hi || lo ? "undecided" : "no";
@@ -173,7 +174,7 @@ void measure_linux_traps(const struct claim *c, json_t *rows, struct finding *f)
 	snprintf(
 		f->note, sizeof(f->note),
 		"%s%s; not the seed's whole kernel compile: compare "
-		"the traps per 1000 processes",
+		"the traps per 1000 forks",
 		f->agrees[0] == 'u'
 			? "the bounds disagree: the recording cannot tell which slices used the FPU; "
 			: "",

@@ -32,7 +32,8 @@ double summary_linux_other_loads(const json_t *lr, double deferred_restores);
  * summarise_linux - per trace imported from Linux in @rows (replay rows with
  * a "linux (recorded)" row): the recording, Linux's own saves and restores
  * beside deferred's and the oracle's, each policy's #NM (also per 1000
- * processes) and share of the CPU time at both --fp-use bounds, to @out.
+ * forks: processes and threads) and share of the CPU time at both --fp-use
+ * bounds, to @out.
  */
 void summarise_linux(FILE *out, json_t *rows);
 

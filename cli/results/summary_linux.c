@@ -4,8 +4,8 @@
  * replay` writes for a trace imported from Linux (docs/linux-traces.md).
  * Per trace: what was recorded, Linux's own saves and restores beside
  * deferred's and the oracle's, and each policy's #NM traps (also per 1000
- * processes) and FPU cost as a share of the workload's CPU time at both
- * --fp-use bounds, and the cheapest policy at each.
+ * forks: processes and threads) and FPU cost as a share of the workload's
+ * CPU time at both --fp-use bounds, and the cheapest policy at each.
  */
 #include <math.h>
 #include <stdio.h>
@@ -128,11 +128,11 @@ static void linux_head(FILE *out, json_t *rows, const json_t *lr, const char *tr
 	const json_t *d = row_of(rows, trace, policy_linux()),
 		     *o = row_of(rows, trace, RESULT_ORACLE_ROW);
 	double forks = number(lr, "linux_forks"), la = number(lr, "restores");
-	char procs[64] = "processes not counted", os[48], orr[48];
+	char procs[80] = "forks not counted", os[48], orr[48];
 
 	if (isfinite(forks))
-		snprintf(procs, sizeof(procs), "%.0f process%s (forks), %.0f exec%s", forks,
-			 forks == 1 ? "" : "es", number(lr, "linux_execs"),
+		snprintf(procs, sizeof(procs), "%.0f fork%s (processes and threads), %.0f exec%s",
+			 forks, forks == 1 ? "" : "s", number(lr, "linux_execs"),
 			 number(lr, "linux_execs") == 1 ? "" : "s");
 	char *under = replayed_under(rows, trace);
 	fprintf(out,
@@ -180,7 +180,7 @@ static void linux_head(FILE *out, json_t *rows, const json_t *lr, const char *tr
 	fprintf(out, " (every-return .. evidence bound)\n");
 }
 
-/* One policy's line: its #NM, per 1000 processes, its share of the CPU time. */
+/* One policy's line: its #NM, per 1000 forks, its share of the CPU time. */
 static void linux_policy(FILE *out, const json_t *row, double forks)
 {
 	char nm[48] = "-", per[48] = "-", share[48];
@@ -233,7 +233,7 @@ static void summarise_trace(FILE *out, json_t *rows, const json_t *lr)
 
 	linux_head(out, rows, lr, trace);
 	fprintf(out, "  every-return .. evidence bound:\n");
-	fprintf(out, "  %-16s %-24s %-24s %s\n", "policy", "#NM traps", "per 1000 processes",
+	fprintf(out, "  %-16s %-24s %-24s %s\n", "policy", "#NM traps", "per 1000 forks",
 		"FPU cost, share of the CPU time");
 	json_array_foreach(rows, i, row)
 	{

@@ -24,6 +24,20 @@ static void print_times(FILE *f, const struct fpulab_trace_header *h,
 	fprintf(f, "\n");
 }
 
+const char *trace_tasks_text(char *buf, size_t len, const struct fpulab_trace_header *h,
+			     const struct fpulab_trace_linux *x)
+{
+	if (x && x->user_tasks > h->ntasks)
+		snprintf(buf, len,
+			 "%u task ids (reused: %" PRIu64 " user tasks over the recording)",
+			 h->ntasks, x->user_tasks);
+	else if (x && !x->user_tasks && h->ntasks)
+		snprintf(buf, len, "%u task ids (reused after exits)", h->ntasks);
+	else
+		snprintf(buf, len, "%u task%s", h->ntasks, h->ntasks == 1 ? "" : "s");
+	return buf;
+}
+
 void trace_linux_summary(FILE *f, const struct fpulab_trace_header *h,
 			 const struct fpulab_trace_linux *x)
 {
@@ -66,12 +80,12 @@ void trace_linux_summary(FILE *f, const struct fpulab_trace_header *h,
 			: "");
 	if (x->flags & FPULAB_LINUX_F_PROCS)
 		fprintf(f,
-			"  processes  %" PRIu64
-			" forks (sched_process_fork of a user task, threads "
-			"too), %" PRIu64 " execs\n",
+			"  forks      %" PRIu64
+			" (processes and threads: sched_process_fork of a user task), %" PRIu64
+			" execs\n",
 			x->forks, x->execs);
 	else
-		fprintf(f, "  processes  not counted (imported before forks and execs were: "
+		fprintf(f, "  forks      not counted (imported before forks and execs were: "
 			   "import the recording again)\n");
 	fprintf(f, "  fp use     %s%s\n", trace_fp_use_name(x->fp_use),
 		x->fp_use == FPULAB_FP_USE_EVERY_RETURN

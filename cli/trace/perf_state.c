@@ -124,6 +124,7 @@ static int task_id(struct state *st, uint32_t inc, uint32_t *id)
 	st->inc_id[inc] = *id;
 	st->t[*id] = (struct ltask){ .inc = inc, .running = -1, .last_cpu = -1, .need_load = true };
 	st->live++;
+	st->lx->user_tasks++;
 	return 0;
 }
 

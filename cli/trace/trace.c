@@ -273,6 +273,7 @@ static int cmd_dump(int argc, char **argv)
 	uint64_t limit = UINT64_MAX;
 	const char *path = NULL;
 	struct trace t;
+	char tasks[96];
 
 	bool operands = false; /* after "--" */
 
@@ -301,10 +302,10 @@ static int cmd_dump(int argc, char **argv)
 		return usage_error("trace dump", "needs a FILE");
 	if (load("trace dump", path, &t))
 		return 1;
-	printf("# %s: workload %.24s, version %u, %u CPU%s, %u task%s, %" PRIu64
-	       " events, xcr0 0x%" PRIx64 "%s\n",
-	       path, t.hdr.workload, t.hdr.version, t.hdr.ncpus, plural(t.hdr.ncpus), t.hdr.ntasks,
-	       plural(t.hdr.ntasks), t.hdr.nevents, t.hdr.xcr0,
+	printf("# %s: workload %.24s, version %u, %u CPU%s, %s, %" PRIu64 " events, xcr0 0x%" PRIx64
+	       "%s\n",
+	       path, t.hdr.workload, t.hdr.version, t.hdr.ncpus, plural(t.hdr.ncpus),
+	       trace_tasks_text(tasks, sizeof(tasks), &t.hdr, t.lx), t.hdr.nevents, t.hdr.xcr0,
 	       t.hdr.flags & FPULAB_TRACE_F_SYNTHETIC ? ", synthetic" : "");
 	if (t.hdr.flags & FPULAB_TRACE_F_RECORDED)
 		printf("# recorded by the lab%s\n", t.hdr.flags & FPULAB_TRACE_F_TRUNCATED
@@ -347,6 +348,7 @@ static int cmd_info(int argc, char **argv)
 {
 	uint64_t n[FPULAB_EV_NR] = { 0 }, nouser = 0, idle = 0;
 	struct trace t;
+	char tasks[96];
 
 	for (int i = 1; i < argc; i++)
 		if (argv[i][0] == '-' && argv[i][1])
@@ -366,8 +368,9 @@ static int cmd_info(int argc, char **argv)
 	       t.hdr.flags & FPULAB_TRACE_F_TRUNCATED
 		       ? " (TRUNCATED: the lab's buffer filled up, the run went on)"
 		       : "");
-	printf("  version    %u\n  cpus       %u\n  tasks      %u\n  xcr0       0x%" PRIx64 "\n",
-	       t.hdr.version, t.hdr.ncpus, t.hdr.ntasks, t.hdr.xcr0);
+	printf("  version    %u\n  cpus       %u\n  tasks      %s\n  xcr0       0x%" PRIx64 "\n",
+	       t.hdr.version, t.hdr.ncpus, trace_tasks_text(tasks, sizeof(tasks), &t.hdr, t.lx),
+	       t.hdr.xcr0);
 	if (t.lx)
 		trace_linux_summary(stdout, &t.hdr, t.lx);
 	printf("  events     %" PRIu64 " (%" PRIu64 " bytes; the file %" PRIu64

@@ -41,10 +41,11 @@ int trace_parse_fp_use(const char *cmd, const char *v, unsigned int *fp_use)
 
 void trace_print_import(const char *path, const struct perf_import_result *r)
 {
-	printf("%s: %.24s, version %u, %u CPU%s, %u task%s, %" PRIu64 " events, xcr0 0x%" PRIx64
-	       "%s\n",
+	char tasks[96];
+
+	printf("%s: %.24s, version %u, %u CPU%s, %s, %" PRIu64 " events, xcr0 0x%" PRIx64 "%s\n",
 	       path, r->hdr.workload, r->hdr.version, r->hdr.ncpus, plural(r->hdr.ncpus),
-	       r->hdr.ntasks, plural(r->hdr.ntasks), r->hdr.nevents, r->hdr.xcr0,
+	       trace_tasks_text(tasks, sizeof(tasks), &r->hdr, &r->lx), r->hdr.nevents, r->hdr.xcr0,
 	       r->hdr.flags & FPULAB_TRACE_F_LOSSY ? ", LOSSY" : "");
 	trace_linux_summary(stdout, &r->hdr, &r->lx);
 	if (r->skipped_names[0])

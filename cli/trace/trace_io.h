@@ -183,6 +183,12 @@ void trace_free(struct trace *t);
 /* "every-return", "evidence" (FPULAB_FP_USE_*), or "?". */
 const char *trace_fp_use_name(unsigned int fp_use);
 
+/* "@h->ntasks tasks"; for a trace imported from Linux (@x) whose ids were reused after
+ * exits, "N task ids (reused: M user tasks over the recording)" (imported before those
+ * were counted: "N task ids (reused after exits)"). Returns @buf. */
+const char *trace_tasks_text(char *buf, size_t len, const struct fpulab_trace_header *h,
+			     const struct fpulab_trace_linux *x);
+
 /* A few lines on @f saying what the Linux block @x of a trace with header @h records. */
 void trace_linux_summary(FILE *f, const struct fpulab_trace_header *h,
 			 const struct fpulab_trace_linux *x);

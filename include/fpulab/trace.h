@@ -108,7 +108,7 @@ struct fpulab_trace_linux {
 	uint32_t fp_use;         /* FPULAB_FP_USE_*: what the USE events assume */
 	uint32_t flags;          /* FPULAB_LINUX_F_* */
 	/* FPULAB_LINUX_F_PROCS: the processes the recording started */
-	uint64_t forks; /* sched_process_fork whose child is a user task (threads too) */
+	uint64_t forks; /* sched_process_fork whose child is a user task: processes and threads */
 	uint64_t execs; /* sched_process_exec by a user task */
 	/* of the loads the importer's deferred makes, those at a return after its CPU's last
 	 * event (the evidence bound dropped the USE that was that event): no event carries
@@ -117,7 +117,10 @@ struct fpulab_trace_linux {
 	/* switches away from a task whose CPU stopped recording first (perf stops each CPU's
 	 * events in turn): the task ran on another CPU after its CPU's last event */
 	uint64_t window_ends;
-	uint64_t reserved[4]; /* 0 */
+	/* user-task incarnations given a trace id over the recording (ids are reused after an
+	 * exit, so there are ntasks ids for them); 0 in traces imported before they were counted */
+	uint64_t user_tasks;
+	uint64_t reserved[3]; /* 0 */
 };
 
 /*

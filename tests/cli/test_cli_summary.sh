@@ -176,11 +176,12 @@ expect "... and its rows summarised" "$work/s9" '^  all +smp-lazy +0\.75x'
 "$fpulab" summary "$work/fee.json" "$work/replay.json" > "$work/s11" 2> "$work/e11"
 rc=$?
 [ "$rc" = 0 ] && ok "a Linux replay: exit 0" || not_ok "a Linux replay: exit 0" "exit $rc" "$(cat "$work/e11")"
-expect "linux: what was recorded: its workload, time, CPUs, switches, processes" "$work/s11" \
-	'^linux: a recorded Linux workload replayed under every policy \(.*fee\.trace\): linux, 0\.005 s on 2 CPUs, 53 switches, 1 process \(forks\), 2 execs; #NM counts exact, times medians of 1 run$'
+expect "linux: what was recorded: its workload, time, CPUs, switches, forks (processes and threads)" "$work/s11" \
+	'^linux: a recorded Linux workload replayed under every policy \(.*fee\.trace\): linux, 0\.005 s on 2 CPUs, 53 switches, 1 fork \(processes and threads\), 2 execs; #NM counts exact, times medians of 1 run$'
 expect "linux: Linux's own counts beside deferred's and the oracle's at both bounds" "$work/s11" \
 	"^  Linux's own: 48 saves, 49 restores; deferred 49, 50 \(restores \+2\.04% of Linux's; window start \+1, signal frames -0, other \+0: that is within 3%\); oracle 41 \.\. 0 saves, 50 \.\. 1 restores \(every-return \.\. evidence bound\)$"
-expect "linux: lazy's #NM at both bounds, per 1000 processes, its share of the CPU time" "$work/s11" \
+expect "linux: the policy table's columns: #NM traps, per 1000 forks" "$work/s11" '^  policy +#NM traps +per 1000 forks +FPU cost, share of the CPU time$'
+expect "linux: lazy's #NM at both bounds, per 1000 forks, its share of the CPU time" "$work/s11" \
 	'^  lazy +52 \.\. 1 +52000 \.\. 1000 +[0-9.]+% \.\. [0-9.]+%$'
 "$fpulab" replay "$work/fee.trace" --repeat 1 --policy lazy,deferred --format json --output "$work/fee2.json" 2> /dev/null
 "$fpulab" summary "$work/fee2.json" > "$work/s12" 2> /dev/null

@@ -419,9 +419,9 @@ static void test_linux_block_rejects(void **state)
 	assert_int_equal(trace_check(&t, err, sizeof(err)), -1);
 	assert_string_equal(err, "linux: fp_use 3 is not 1 (every-return) or 2 (evidence)");
 	lx = linux_block();
-	lx.reserved[3] = 1;
+	lx.reserved[2] = 1;
 	assert_int_equal(trace_check(&t, err, sizeof(err)), -1);
-	assert_string_equal(err, "linux: reserved word 3 is not 0");
+	assert_string_equal(err, "linux: reserved word 2 is not 0");
 	lx = linux_block();
 	lx.end_loads = 2; /* an import before they were counted has neither them nor the flag */
 	assert_int_equal(trace_check(&t, err, sizeof(err)), -1);

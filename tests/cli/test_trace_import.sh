@@ -56,12 +56,14 @@ has "exec (fpu_flush_thread): a reset" fee.dump "20 1 reset task 6"
 has "a fork's child (x86_fpu_copy_dst) is a user task with its own id" fee.out "7 tasks"
 has "the child's exit at its final switch" fee.dump "103 1 exit task 6"
 has "every-return: the use after exec grew XINUSE (0 -> SSE): flagged evidence" fee.dump "32 1 use task 6 mask 0x2 evidence returned"
-has "processes: forks of user tasks (make's child) and execs by user tasks (mkdir, and a bash forked before the window)" fee.out "processes  1 forks (sched_process_fork of a user task, threads too), 2 execs"
+has "forks (processes and threads) of user tasks (make's child) and execs by user tasks (mkdir, and a bash forked before the window)" fee.out "forks      1 (processes and threads: sched_process_fork of a user task), 2 execs"
 imp kfpu kfpu.txt
 has "a restore deferred would skip (no switch, signal or exec since the last return): an inferred kernel-FPU section" kfpu.dump "10 0 kfpu-begin task 2 inferred"
 has "... counted and printed" kfpu.out "inferred   kernel-FPU sections 1"
 has "an id is reused after its task's exit (fpulab 22432 -> the forked child 22452)" kfpu.dump "13 0 switch 2 -> 1"
-has "... so 3 user tasks fit in 2 ids (1 CPU, not 1 CPUs)" kfpu.out "1 CPU, 2 tasks"
+has "... so 3 user tasks fit in 2 ids (1 CPU, not 1 CPUs), and the header says they are reused ids" kfpu.out "1 CPU, 2 task ids (reused: 3 user tasks over the recording), 14 events"
+"$fpulab" trace info "$work/kfpu.trace" > "$work/kfpu.info"
+has "trace info: the ids are reused, for how many user tasks" kfpu.info "  tasks      2 task ids (reused: 3 user tasks over the recording)"
 
 # ---- --fp-use ----
 imp ev fork-exec-exit.txt --fp-use evidence
