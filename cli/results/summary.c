@@ -653,6 +653,74 @@ static int summary_print(FILE *out, json_t *rows)
 	return 0;
 }
 
+/*
+ * 2, said, where two of @rows measure one configuration (the same file
+ * given twice, two runs of one matrix, a file of two concatenated): a
+ * summary ranks one row per configuration, and two would each be divided
+ * by the first one's eager and counted twice. @where[i] names row i's file
+ * and its row number in it ("o2.json row 3"); 0 when every row is its own.
+ */
+static int one_row_each(const json_t *rows, const json_t *where)
+{
+	size_t n = json_array_size(rows);
+	char **ids = calloc(n ? n : 1, sizeof(*ids));
+	int rc = 0;
+
+	if (!ids)
+		abort();
+	for (size_t i = 0; i < n && !rc; i++) {
+		ids[i] = result_identity(json_array_get(rows, i));
+		for (size_t j = 0; j < i && !rc; j++) {
+			if (strcmp(ids[i], ids[j]))
+				continue;
+			fprintf(stderr,
+				"fpulab summary: %s and %s hold one configuration twice (%s): "
+				"summarise one run's file, or compare the two with fpulab compare A B\n",
+				json_string_value(json_array_get(where, j)),
+				json_string_value(json_array_get(where, i)), ids[i]);
+			rc = 2;
+		}
+	}
+	for (size_t i = 0; i < n; i++)
+		free(ids[i]);
+	free(ids);
+	return rc;
+}
+
+/*
+ * The rows of @files (@n of them) into @rows, a line for each partial file
+ * into @partials: 0, or 2 said (a file refused, one configuration twice).
+ */
+static int load_files(char **files, int n, json_t *rows, json_t *partials)
+{
+	json_t *where = json_array(); /* "FILE row N" of each row */
+	char err[512];
+	int rc = 0;
+
+	for (int i = 0; i < n && !rc; i++) {
+		char partial[256];
+		json_t *got = result_file_load_partial(files[i], err, sizeof(err), partial,
+						       sizeof(partial));
+		if (!got) {
+			fprintf(stderr, "fpulab summary: %s\n", err);
+			rc = 2;
+			break;
+		}
+		if (*partial)
+			json_array_append_new(
+				partials,
+				json_sprintf("%s holds partial results (%s)", files[i], partial));
+		for (size_t k = 0; k < json_array_size(got); k++)
+			json_array_append_new(where, json_sprintf("%s row %zu", files[i], k + 1));
+		json_array_extend(rows, got);
+		json_decref(got);
+	}
+	if (!rc)
+		rc = one_row_each(rows, where);
+	json_decref(where);
+	return rc;
+}
+
 int cmd_summary(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -682,7 +750,7 @@ int cmd_summary(int argc, char **argv)
 			       "and plots are.\n"
 			       "Exit status: 0 ok; 1 a plot could not be made; 2 usage error (also a\n"
 			       "FILE unreadable or not fpulab's rows, a --plot DIR that cannot be\n"
-			       "made).\n");
+			       "made, two rows of one configuration: summarise one run's file).\n");
 			return 0;
 		default:
 			return getopt_failed("summary", c, argv);
@@ -695,22 +763,10 @@ int cmd_summary(int argc, char **argv)
 		return 2;
 	}
 	json_t *rows = json_array(), *partials = json_array();
-	for (int i = optind; i < argc; i++) {
-		char partial[256];
-		json_t *got = result_file_load_partial(argv[i], err, sizeof(err), partial,
-						       sizeof(partial));
-		if (!got) {
-			fprintf(stderr, "fpulab summary: %s\n", err);
-			json_decref(rows);
-			json_decref(partials);
-			return 2;
-		}
-		if (*partial)
-			json_array_append_new(
-				partials,
-				json_sprintf("%s holds partial results (%s)", argv[i], partial));
-		json_array_extend(rows, got);
-		json_decref(got);
+	if (load_files(argv + optind, argc - optind, rows, partials)) {
+		json_decref(rows);
+		json_decref(partials);
+		return 2;
 	}
 	summary_print(stdout, rows);
 	json_t *p;

@@ -73,13 +73,37 @@ expect "replay: the costs, their sources and the runs are named" "$work/s4" \
 	'^replay: ns per switch on this CPU \(CPU, xsavec, libfpu.s XCR0 mask 0x7\): .*#NM 150 ns \(assumed\), CR0 write 30 ns \(assumed\), IPI 1000 ns \(assumed\); medians of 5 runs; traces of at least 200 switches$'
 expect "replay: owner wins over 2 traces, 0.45x eager, adaptive 1.05x, break-even 80 ns (the lower middle), beyond the ranges" "$work/s4" \
 	'^  w +2  owner +0\.45x +0\.45x eager +1\.05x +80 ns +- +yes$'
-# two replays at different trap costs, summarised together: said, with the ranges
-sed 's/"trap_ns": 150/"trap_ns": 400/' "$work/replay.json" > "$work/replay400.json"
+# two replays (of other traces) at different trap costs, summarised together: said, with the ranges
+sed -e 's/"trap_ns": 150/"trap_ns": 400/' -e 's/"trace": "t/"trace": "u/' "$work/replay.json" > "$work/replay400.json"
 "$fpulab" summary "$work/replay.json" "$work/replay400.json" > "$work/s4m" 2> /dev/null
 expect "replay: rows of replays at different costs are said to be mixed, with the ranges" "$work/s4m" \
 	'^replay: MIXED: these rows come from replays at different costs or runs \(#NM 150 to 400 ns, CR0 30\.0 to 30\.0 ns, IPI 1000 to 1000 ns, 5 to 5 runs\)'
 expect_none() { if grep -qE -- "$3" "$2"; then not_ok "$1" "a line matches: $3"; else ok "$1"; fi; }
 expect_none "and no single cost line claims them all" "$work/s4m" '^replay: ns per switch on this CPU'
+# Two replays of the same traces (the same command run twice), or one lab run's
+# file given twice: each configuration is there twice, which no ranking can
+# take (each would be divided by the first file's eager, its trace counted
+# twice): refused, exit 2, naming the configuration and both files.
+cp "$work/replay.json" "$work/replay-again.json"
+"$fpulab" summary "$work/replay.json" "$work/replay-again.json" > "$work/s4d" 2> "$work/e4d"
+rc=$?
+[ "$rc" = 2 ] && ok "replay rows of one configuration in two files: exit 2" ||
+	not_ok "replay rows of one configuration in two files: exit 2" "exit $rc" "$(cat "$work/s4d")"
+expect "... naming the configuration and both files" "$work/e4d" \
+	"^fpulab summary: $work/replay.json row 1 and $work/replay-again.json row 1 hold one configuration twice \\(replay policy=oracle workload=w trace=t1\\): summarise one run's file, or compare the two with fpulab compare A B$"
+holds "... and nothing summarised" [ ! -s "$work/s4d" ]
+cp "$fx/compare-a.json" "$work/run-again.json"
+"$fpulab" summary "$fx/compare-a.json" "$work/run-again.json" > "$work/s4e" 2> "$work/e4e"
+rc=$?
+[ "$rc" = 2 ] && ok "two lab run files of one matrix: exit 2" ||
+	not_ok "two lab run files of one matrix: exit 2" "exit $rc" "$(cat "$work/s4e")"
+expect "... naming the configuration and both files" "$work/e4e" \
+	"^fpulab summary: $fx/compare-a.json row 1 and $work/run-again.json row 1 hold one configuration twice \\(context-switch policy=eager "
+{ cat "$work/replay.json"; row t2 1000 lazy 250 240 260 120; } > "$work/replay-twice.json"
+"$fpulab" summary "$work/replay-twice.json" > /dev/null 2> "$work/e4f"
+rc=$?
+[ "$rc" = 2 ] && ok "one file holding a configuration twice: exit 2" || not_ok "one file holding a configuration twice: exit 2" "exit $rc"
+expect "... its two rows named" "$work/e4f" "replay-twice.json row 7 and .*replay-twice.json row 15 hold one configuration twice \\(replay policy=lazy workload=w trace=t2\\)"
 { row t5 1000 eager 10 10 10 null neg; row t5 1000 lazy 30 30 30 -14 neg; } > "$work/neg.json"
 "$fpulab" summary "$work/neg.json" > "$work/s5" 2> "$work/e5"
 expect "replay: a break-even below 0 reads as any trap cost" "$work/s5" \
