@@ -112,6 +112,8 @@ bool result_figure(const json_t *row, struct result_figure *fig);
  */
 const char *result_source(const json_t *row);
 
+/* The experiment of `replay --sweep`'s rows: one trace's totals at other costs, not configurations. */
+#define RESULT_SWEEP_EXPERIMENT "replay-sweep"
 /* The policy of replay's oracle row (the least work any policy could do). */
 #define RESULT_ORACLE_ROW "oracle"
 /* The policy of a replay's row of Linux's own counts, and that row's source (nothing timed). */

@@ -245,7 +245,7 @@ static void sweep_rows(const struct trace_replay *tr, const double *y, bool rang
 		for (int i = 0; i < SWEEP_POINTS; i++) {
 			json_t *r = json_object();
 			double x = sweep_x(&o->sweep, i);
-			json_object_set_new(r, "experiment", json_string("replay-sweep"));
+			json_object_set_new(r, "experiment", json_string(RESULT_SWEEP_EXPERIMENT));
 			json_object_set_new(r, "policy", json_string(pol));
 			json_object_set_new(r, "workload", json_string(tr->ti.workload));
 			json_object_set_new(r, "trace", json_string(tr->path));

@@ -601,7 +601,48 @@ static void summarise_timed(FILE *out, json_t *mine, const char *experiment)
 	json_decref(keys);
 }
 
-/* One experiment's lines of the summary: replay's, a count's or a timing's. */
+/*
+ * `replay --sweep` rows: one trace's totals at 11 costs of one event, not
+ * configurations; a winner over their geometric mean would average costs
+ * that no machine has at once. One line says they are left out, which
+ * cost was swept over what range and how many traces.
+ */
+static void summarise_sweep(FILE *out, json_t *mine)
+{
+	json_t *params = json_object(), *traces = json_object(), *row;
+	double lo = INFINITY, hi = -INFINITY;
+	const char *param;
+	size_t i;
+
+	json_array_foreach(mine, i, row)
+	{
+		json_object_set_new(params, result_str(row, "sweep", "?"), json_true());
+		json_object_set_new(traces, result_str(row, "trace", "?"), json_true());
+		double x = row_number(row, "sweep_ns");
+		lo = fmin(lo, x);
+		hi = fmax(hi, x);
+	}
+	char *swept = xstrdup("");
+	json_t *v;
+	json_object_foreach(params, param, v)
+	{
+		char *next = xasprintf("%s%s%s", swept, *swept ? ", " : "", param);
+		free(swept);
+		swept = next;
+	}
+	size_t nt = json_object_size(traces);
+	fprintf(out,
+		"%s: %zu row%s of replay --sweep (%s cost from %.0f to %.0f ns, %zu trace%s) left "
+		"out of the winner tables: a sweep's points are one trace at other costs, not "
+		"configurations (replay --sweep prints each point and where eager crosses lazy)\n",
+		RESULT_SWEEP_EXPERIMENT, json_array_size(mine), plural(json_array_size(mine)),
+		swept, lo, hi, nt, plural(nt));
+	free(swept);
+	json_decref(params);
+	json_decref(traces);
+}
+
+/* One experiment's lines of the summary: replay's, a sweep's, a count's or a timing's. */
 static void summarise_experiment(FILE *out, json_t *rows, const char *experiment)
 {
 	const struct fpulab_experiment *info = experiment_info(experiment);
@@ -618,7 +659,9 @@ static void summarise_experiment(FILE *out, json_t *rows, const char *experiment
 		if (!strcmp(result_str(row, "experiment", ""), experiment))
 			json_array_append(mine, row);
 	}
-	if (info && strcmp(info->figure, "ticks"))
+	if (!strcmp(experiment, RESULT_SWEEP_EXPERIMENT))
+		summarise_sweep(out, mine);
+	else if (info && strcmp(info->figure, "ticks"))
 		summarise_counts(out, mine, experiment, info);
 	else
 		summarise_timed(out, mine, experiment);

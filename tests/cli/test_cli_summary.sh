@@ -219,6 +219,19 @@ if grep -qE '^  linux ' "$work/s11"; then not_ok "the Linux trace is not a repla
 "$fpulab" summary "$work/fee.json" > "$work/s12" 2> /dev/null
 if grep -q "no row to summarise" "$work/s12"; then not_ok "a Linux replay alone: no empty replay section"; else ok "a Linux replay alone: no empty replay section"; fi
 
+# replay --sweep rows: one trace at 11 IPI costs, not 11 configurations: left
+# out of the winner tables, said in one line (no winner over a mean of costs).
+"$fpulab" trace synth migrating -o "$work/m.trace" --switches 400 > /dev/null 2>&1
+"$fpulab" replay "$work/m.trace" --policy eager,lazy --sweep ipi=0..20000 --repeat 1 \
+	--format json --output "$work/sweep.json" 2> "$work/err"
+"$fpulab" summary "$work/sweep.json" > "$work/s15" 2> "$work/e15"
+rc=$?
+[ "$rc" = 0 ] && ok "replay --sweep rows: exit 0" || not_ok "replay --sweep rows: exit 0" "exit $rc" "$(cat "$work/e15")"
+expect "... left out of the winner tables, said in one line with the cost, its range and the traces" "$work/s15" \
+	'^replay-sweep: 22 rows of replay --sweep \(ipi cost from 0 to 20000 ns, 1 trace\) left out of the winner tables: '
+expect_none "... no winner named over the sweep's points" "$work/s15" '^replay-sweep: .*(wins|medians of)|^  all '
+expect "... the replay's own rows still summarised" "$work/s15" '^  migrating +1  (eager|lazy) '
+
 "$fpulab" summary "$fx/compare-a.json" > "$work/s10" 2> /dev/null
 grep -q PARTIAL "$work/s10" && not_ok "a complete file: no PARTIAL line" || ok "a complete file: no PARTIAL line"
 
