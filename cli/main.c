@@ -88,7 +88,8 @@ static int run_command(int argc, char **argv)
 		return 0;
 	}
 	if (!strcmp(name, "help") || !strcmp(name, "--help") || !strcmp(name, "-h")) {
-		if (argc <= 2 || strcmp(name, "help")) {
+		if (argc <= 2 || strcmp(name, "help") || !strcmp(argv[2], "-h") ||
+		    !strcmp(argv[2], "--help")) { /* fpulab help -h: this text too */
 			usage(stdout);
 			return 0;
 		}

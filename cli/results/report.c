@@ -631,7 +631,7 @@ static int report_parse(int argc, char **argv, struct report_opts *o)
 
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":", opts, &idx)) != -1) {
+	while ((c = getopt_long(argc, argv, ":h", opts, &idx)) != -1) {
 		switch (c) {
 		case 'f': {
 			/* --from A B C: the words up to the next option are files too;

@@ -72,6 +72,12 @@ check "trace dump --limit=1 -- FILE: as --limit 1 FILE" 0 "# seq cpu event args"
 check "trace synth --switches=50 -o F -- boot: as --switches 50 -o F boot" 0 "$work/o.trace: boot" - -- \
 	"$fpulab" trace synth --switches=50 -o "$work/o.trace" -- boot
 check "compare -h: its help, as every command's -h" 0 "usage: fpulab compare" - -- "$fpulab" compare -h
+# every command that fpulab --help lists takes -h as --help (summary and report took it for an unknown option)
+for cmd in $("$fpulab" --help | awk '/^  [a-z]/ { print $1 }'); do
+	want="usage: fpulab $cmd"
+	[ "$cmd" = help ] && want="usage: fpulab <command>"
+	check "$cmd -h: its help, exit 0" 0 "$want" - -- "$fpulab" "$cmd" -h
+done
 check "report --from -- FILE: the word after -- is the file, not '--'" 2 - "cannot open $work/none.json" -- \
 	"$fpulab" report --from -- "$work/none.json"
 check "report --from -- and nothing after: exit 2" 2 - "--from needs a FILE" -- "$fpulab" report --from --
