@@ -123,6 +123,25 @@ rc=$?
 [ "$rc" = 0 ] && ok "the oracle at another batch restore cost: not worse (exit 0)" || not_ok "the oracle at another batch restore cost: not worse (exit 0)" "exit $rc" "$(cat "$work/rco")"
 expect "... B's oracle at A's batch costs: 37.0 - 200 x 30 / 1000 = 31.0" "$work/rco" "^replay oracle w t.trace +31.0 +1 +31.0 +1 +1.000 +same +B at A's costs \(restore_ns B 160 -> A 130\)"
 
+# An oracle restoring once in 20000 switches: 1 x 106.3 / 20000 = 0.005 ns, its median
+# 0.0. At A's restore cost of 100 ns it is 1 x 100 / 20000 = 0.005 ns, never below 0: B's
+# rounded 0.0 less 1 x 6.3 / 20000 read -0.0 (-0.000315 ns).
+printf '%s\n' '{"experiment": "replay", "policy": "oracle", "workload": "w", "trace": "t.trace", "source": "native", "unit": "ns per switch", "repeats": 1, "switches": 20000, "saves": 0, "restores": 1, "nm_traps": 0, "ts_writes": 0, "flush_ipis": 0, "ns_per_switch_median": 0.0, "ns_per_switch_min": null, "ns_per_switch_max": null, "trap_ns": 120.0, "save_ns": 60.0, "restore_ns": 100.0}' > "$work/oz-a.json"
+sed 's/"restore_ns": 100.0/"restore_ns": 106.3/; s/"trap_ns": 120.0/"trap_ns": 119.0/' "$work/oz-a.json" > "$work/oz-b.json"
+"$fpulab" compare "$work/oz-a.json" "$work/oz-b.json" > "$work/rcz" 2> "$work/e"
+expect "an oracle of one restore at a lower restore cost in A: 0.0, not -0.0" "$work/rcz" \
+	"^replay oracle w t.trace +0\\.0 +1 +0\\.0 +1 +- +same +B at A's costs \\(trap_ns B 119 -> A 120, restore_ns B 106.3 -> A 100\\)"
+"$fpulab" compare --format json "$work/oz-a.json" "$work/oz-b.json" > "$work/rczj" 2> "$work/e"
+got=$(jq -r 'select(.configuration) | .b_median' "$work/rczj")
+holds "... its JSON b_median is B's restore at A's cost, 1 x 100 / 20000 = 0.005 ns (got $got)" \
+	awk -v g="$got" 'BEGIN { exit !(g > 0.00499 && g < 0.00501) }'
+# and an oracle of many: B's (3000 x 60 + 7000 x 106.3) / 20000 = 46.2 ns, at A's costs 44.0
+sed 's/"saves": 0, "restores": 1/"saves": 3000, "restores": 7000/; s/"ns_per_switch_median": 0.0/"ns_per_switch_median": 46.2/' "$work/oz-b.json" > "$work/oz-c.json"
+sed 's/"saves": 0, "restores": 1/"saves": 3000, "restores": 7000/; s/"ns_per_switch_median": 0.0/"ns_per_switch_median": 44.0/' "$work/oz-a.json" > "$work/oz-d.json"
+"$fpulab" compare "$work/oz-d.json" "$work/oz-c.json" > "$work/rcz2" 2> "$work/e"
+expect "... (3000 x 60 + 7000 x 100) / 20000 = 44.0 at A's costs" "$work/rcz2" \
+	"^replay oracle w t.trace +44\\.0 +1 +44\\.0 +1 +1\\.000 +same "
+
 # `fpulab host` rows as host wrote them before the schema (their run count is "runs")
 printf '%s\n' '{"experiment": "host unlink", "source": "host-linux", "tasks": 1, "mode": "threads", "ops": 2000, "runs": 2, "runtime_ms_median": 100.0, "runtime_ms_min": 90.0, "runtime_ms_max": 110.0}' > "$work/hu-a.json"
 sed 's/100\.0/150.0/; s/90\.0/140.0/; s/110\.0/160.0/' "$work/hu-a.json" > "$work/hu-b.json"
