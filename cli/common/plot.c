@@ -799,19 +799,24 @@ out:
 	return rc;
 }
 
-int plot_dir_prepare(const char *dir, char *err, size_t len)
+int plot_dir_prepare_as(const char *dir, const char *what, char *err, size_t len)
 {
 	struct stat st;
 
 	if (!*dir)
-		return fail_why(err, len, "--plot: an empty directory name");
+		return fail_why(err, len, "%s: an empty directory name", what);
 	if (mkdir(dir, 0777) < 0 && errno != EEXIST)
-		return fail_why(err, len, "--plot %s: %s", dir, strerror(errno));
+		return fail_why(err, len, "%s %s: %s", what, dir, strerror(errno));
 	if (stat(dir, &st) < 0 || !S_ISDIR(st.st_mode))
-		return fail_why(err, len, "--plot %s: not a directory", dir);
+		return fail_why(err, len, "%s %s: not a directory", what, dir);
 	if (access(dir, W_OK | X_OK) < 0)
-		return fail_why(err, len, "--plot %s: %s", dir, strerror(errno));
+		return fail_why(err, len, "%s %s: %s", what, dir, strerror(errno));
 	return 0;
+}
+
+int plot_dir_prepare(const char *dir, char *err, size_t len)
+{
+	return plot_dir_prepare_as(dir, "--plot", err, len);
 }
 
 static int plot_all(json_t *rows, const char *dir, const char *cmd, bool summary)

@@ -32,6 +32,8 @@ int plot_rows(json_t *rows, const char *dir, const char *cmd);
  * in @err (@len bytes).
  */
 int plot_dir_prepare(const char *dir, char *err, size_t len);
+/* plot_dir_prepare_as - the same, @what naming the directory's argument ("DIR"). */
+int plot_dir_prepare_as(const char *dir, const char *what, char *err, size_t len);
 
 /*
  * plot_summary - as plot_rows for `fpulab summary --plot`, except the rows of

@@ -84,8 +84,16 @@ rc=$?
 "$fpulab" plot "$work/q" "$work/nosuch.json" > /dev/null 2>&1
 rc=$?
 [ "$rc" = 2 ] && ok "plot: a missing file, exit 2" || not_ok "plot: a missing file, exit 2" "exit $rc"
-"$fpulab" plot /proc/nope/dir "$fx/compare-a.json" > /dev/null 2>&1
-rc=$?
-[ "$rc" = 1 ] && ok "plot: a directory that cannot be made, exit 1" || not_ok "plot: a directory that cannot be made, exit 1" "exit $rc"
+# DIR is checked before any file is read, as summary --plot and run --plot check theirs: exit 2
+check "plot: a directory that cannot be made, exit 2, DIR named" 2 - "fpulab plot: DIR /proc/nope/dir: No such file or directory" -- \
+	"$fpulab" plot /proc/nope/dir "$fx/compare-a.json"
+# a result file given where DIR goes (fpulab plot keep.json s1.json): a usage error naming
+# the argument, not "--plot keep.json" (no --plot was given) and exit 1
+cp "$fx/compare-a.json" "$work/keep.json"
+check "plot FILE FILE: exit 2, the first argument named as DIR, not a directory" 2 - \
+	"fpulab plot: DIR $work/keep.json: not a directory (the first argument is where the plots go: fpulab plot DIR FILE...)" -- \
+	"$fpulab" plot "$work/keep.json" "$fx/compare-a.json"
+if grep -q -- '--plot' "$work/err"; then not_ok "... no --plot named" "$(cat "$work/err")"; else ok "... no --plot named"; fi
+cmp -s "$work/keep.json" "$fx/compare-a.json" && ok "... and the file left as it was" || not_ok "... and the file left as it was"
 
 finish
