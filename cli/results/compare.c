@@ -37,6 +37,7 @@ static void usage(FILE *f)
 		"errors (unreadable files, figures of different sources, nothing in common).\n"
 		"Replay rows given other per-event costs in B are compared at A's costs (B's\n"
 		"traps, TS writes and IPIs at A's trap, CR0 and IPI ns), and say so.\n"
+		"Rows of A and B from different CPUs (host_cpu) are compared with a warning.\n"
 		"  --threshold PCT   change in percent that counts as worse (default %.0f)\n"
 		"  --format table|json|csv   output format (default table)\n"
 		"  --output FILE     write the comparison to FILE\n"
@@ -131,6 +132,54 @@ static int check_sources(json_t *a, json_t *b, const char *pa, const char *pb)
 		return -1;
 	}
 	return 0;
+}
+
+/* The distinct host_cpu values of @rows' provenance, ", " between them, malloc'ed; "" if none. */
+static char *host_cpus(const json_t *rows)
+{
+	json_t *seen = json_object();
+	char *s = xstrdup("");
+	const json_t *row;
+	size_t i;
+
+	json_array_foreach(rows, i, row)
+	{
+		const char *cpu = result_str(row, "host_cpu", NULL);
+		if (!cpu || json_object_get(seen, cpu))
+			continue;
+		json_object_set_new(seen, cpu, json_true());
+		char *next = xasprintf("%s%s%s", s, *s ? ", " : "", cpu);
+		free(s);
+		s = next;
+	}
+	json_decref(seen);
+	return s;
+}
+
+/*
+ * Where A's rows and B's name different CPUs (their host_cpu): a warning
+ * line, a comment of the table (on stderr for JSON and CSV, which have no
+ * comments): a ratio of timings on two machines is the machines' as much as
+ * the policies'. Rows without host_cpu (the lab's, older files) say nothing.
+ */
+static void warn_other_cpus(struct output *o, const json_t *a, const json_t *b, const char *pa,
+			    const char *pb)
+{
+	char *ca = host_cpus(a), *cb = host_cpus(b);
+
+	if (*ca && *cb && strcmp(ca, cb)) {
+		char *line = xasprintf(
+			"WARNING: A and B come from different CPUs: A (%s) on %s, B "
+			"(%s) on %s; B/A compares the machines as well as the policies",
+			pa, ca, pb, cb);
+		if (o->format == OUTPUT_TABLE)
+			output_comment(o, "%s", line);
+		else
+			fprintf(stderr, "fpulab compare: %s\n", line);
+		free(line);
+	}
+	free(ca);
+	free(cb);
 }
 
 /* The counts that changed, as "nm_traps 1000->0" words; *worse when one that
@@ -428,6 +477,7 @@ static int compare_files(const char *pa, const char *pb, double threshold, struc
 	set_columns(o, a, b);
 	output_comment(o, "fpulab compare: A = %s, B = %s", pa, pb);
 	output_comment(o, "figures: %s", result_source_description(source));
+	warn_other_cpus(o, a, b, pa, pb);
 	output_comment(o, "B/A: ratio of the medians of each configuration's main figure; ~: the "
 			  "min-max ranges overlap (no real difference);");
 	output_comment(o,

@@ -142,6 +142,21 @@ sed 's/"saves": 0, "restores": 1/"saves": 3000, "restores": 7000/; s/"ns_per_swi
 expect "... (3000 x 60 + 7000 x 100) / 20000 = 44.0 at A's costs" "$work/rcz2" \
 	"^replay oracle w t.trace +44\\.0 +1 +44\\.0 +1 +1\\.000 +same "
 
+# A and B from different CPUs (their rows' host_cpu): a warning line naming both
+jq -c '.host_cpu = "AMD EPYC 7763"' "$work/oz-d.json" > "$work/cpu-a.json"
+jq -c '.host_cpu = "Intel Xeon Gold 6338"' "$work/oz-c.json" > "$work/cpu-b.json"
+jq -c '.host_cpu = "AMD EPYC 7763"' "$work/oz-c.json" > "$work/cpu-b-same.json"
+check "A and B on different CPUs: a warning line in the table, naming both" 0 \
+	"# WARNING: A and B come from different CPUs: A ($work/cpu-a.json) on AMD EPYC 7763, B ($work/cpu-b.json) on Intel Xeon Gold 6338; B/A compares the machines as well as the policies" - -- \
+	"$fpulab" compare "$work/cpu-a.json" "$work/cpu-b.json"
+check "... and on stderr for --format json (no comments there)" 0 - \
+	"fpulab compare: WARNING: A and B come from different CPUs: A ($work/cpu-a.json) on AMD EPYC 7763, B ($work/cpu-b.json) on Intel Xeon Gold 6338" -- \
+	"$fpulab" compare --format json "$work/cpu-a.json" "$work/cpu-b.json"
+"$fpulab" compare "$work/cpu-a.json" "$work/cpu-b-same.json" > "$work/rcpu" 2>&1
+if grep -q WARNING "$work/rcpu"; then not_ok "the same CPU: no warning" "$(cat "$work/rcpu")"; else ok "the same CPU: no warning"; fi
+"$fpulab" compare "$work/oz-d.json" "$work/cpu-b.json" > "$work/rcpu2" 2>&1
+if grep -q WARNING "$work/rcpu2"; then not_ok "A's rows without host_cpu: no warning (nothing to compare)" "$(cat "$work/rcpu2")"; else ok "A's rows without host_cpu: no warning (nothing to compare)"; fi
+
 # `fpulab host` rows as host wrote them before the schema (their run count is "runs")
 printf '%s\n' '{"experiment": "host unlink", "source": "host-linux", "tasks": 1, "mode": "threads", "ops": 2000, "runs": 2, "runtime_ms_median": 100.0, "runtime_ms_min": 90.0, "runtime_ms_max": 110.0}' > "$work/hu-a.json"
 sed 's/100\.0/150.0/; s/90\.0/140.0/; s/110\.0/160.0/' "$work/hu-a.json" > "$work/hu-b.json"
