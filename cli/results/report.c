@@ -763,8 +763,51 @@ static int write_json(json_t *table, const char *path, int argc, char **argv)
 	return output_close(&o) < 0 ? 1 : 0;
 }
 
+/* Where @row was measured, in words: the CPU, the lab's machine, or a PC's log. */
+static char *origin_of(const json_t *row)
+{
+	const char *cpu = result_str(row, "host_cpu", ""),
+		   *machine = result_str(row, "machine", "");
+	const char *imported = result_str(row, "imported_on", "");
+
+	if (*imported)
+		return xasprintf("%s, from its serial log (imported on %s)",
+				 *machine ? machine : "a machine", imported);
+	if (*machine)
+		return xasprintf("the lab under %s on %s", machine, *cpu ? cpu : "an unknown CPU");
+	return xasprintf("%s", *cpu ? cpu : "an unknown CPU");
+}
+
+/*
+ * The header's provenance is this report's; the rows' may be other
+ * machines' (--from): one line per origin, with its row count.
+ */
+static void print_origins(FILE *out, const char *prefix, const json_t *rows)
+{
+	json_t *seen = json_object();
+	const json_t *row;
+	const char *origin;
+	json_t *n;
+	size_t i;
+
+	json_array_foreach(rows, i, row)
+	{
+		char *o = origin_of(row);
+		json_int_t k = json_integer_value(json_object_get(seen, o));
+		json_object_set_new(seen, o, json_integer(k + 1));
+		free(o);
+	}
+	json_object_foreach(seen, origin, n)
+	{
+		fprintf(out, "%smeasured: %s (%lld row%s)\n", prefix, origin,
+			(long long)json_integer_value(n), json_integer_value(n) == 1 ? "" : "s");
+	}
+	json_decref(seen);
+}
+
 /* The table or markdown, after the provenance, to @path or stdout. Returns the status. */
-static int write_text(json_t *table, int format, const char *path, int argc, char **argv)
+static int write_text(json_t *table, const json_t *rows, int format, const char *path, int argc,
+		      char **argv)
 {
 	struct output o;
 	char *text = NULL;
@@ -780,6 +823,7 @@ static int write_text(json_t *table, int format, const char *path, int argc, cha
 	if (!mem)
 		abort();
 	print_provenance(mem, format == REPORT_MD ? "    " : "# ", argc, argv);
+	print_origins(mem, format == REPORT_MD ? "    " : "# ", rows);
 	fprintf(mem, "%scosts: %s\n", format == REPORT_MD ? "    " : "# ",
 		result_str(json_array_get(table, 0), "costs", "-"));
 	if (format == REPORT_MD)
@@ -813,7 +857,7 @@ int cmd_report(int argc, char **argv)
 	table = claims_table(rows, o.from, why_run, o.lx.why);
 	int wrote = o.out.format == REPORT_JSON
 			    ? write_json(table, o.out.path, argc, argv)
-			    : write_text(table, o.out.format, o.out.path, argc, argv);
+			    : write_text(table, rows, o.out.format, o.out.path, argc, argv);
 	rc = wrote ? wrote : rc;
 out:
 	for (size_t p = 0; p < sizeof(plans) / sizeof(plans[0]); p++)

@@ -32,6 +32,11 @@ expect_count "the claims without results say not measured" "$work/t" ' not measu
 expect "and which experiment they need" "$work/t" 'needs `fpulab run --experiment short-tasks`'
 expect "the header names the build and the command" "$work/t" '^# fpulab_git: '
 expect "the header names the host" "$work/t" '^# host_cpu: '
+# the header's host is the report's; the rows' origins are said apart, with their counts
+expect "the rows' origin: the lab's machine, its CPU unknown (the fixture names none), 7 rows" "$work/t" '^# measured: the lab under microvm on an unknown CPU \(7 rows\)$'
+jq -c '.imported_on = "Another CPU, Linux 1.0" | .machine = "a PC"' "$fx/report-context-switch.json" > "$work/pc.json"
+"$fpulab" report --from "$work/pc.json" "$fx/report-context-switch.json" > "$work/t2" 2> /dev/null
+expect "a PC's imported rows: the machine and where they were imported" "$work/t2" '^# measured: a PC, from its serial log \(imported on Another CPU, Linux 1\.0\) \(7 rows\)$'
 
 "$fpulab" report --from "$fx/report-context-switch.json" --format md > "$work/md" 2> /dev/null
 expect "markdown: a pipe table" "$work/md" '^\| seed \| claim \| fpulab \| source \| direction agrees \|$'
