@@ -680,6 +680,19 @@ static void mark_partial(struct run_state *s, const struct session_end *end)
 		       collector_pending_runs(&s->collector));
 }
 
+/* The report's last lines once the run is judged (@rc). A run that stopped early says
+ * so in the rows; with none, stdout still does, while an --output FILE keeps what it
+ * had (its temporary file is dropped). --check-options ran nothing by design: neither. */
+static void end_report(struct run_state *s, const struct session_end *end, int rc)
+{
+	if (rc == 0 && s->done.checked)
+		return;
+	if (rc == 0)
+		report_end(&s->report);
+	else if (s->report.rows_written || !s->report.out->path)
+		mark_partial(s, end);
+}
+
 /* QEMU started paused: pin its vCPU threads and resume the guest. Returns 0
  * when the guest runs, or when QEMU exited or a signal came first (then the
  * session reports it); -1 when the guest could not be resumed: QEMU is
@@ -749,12 +762,7 @@ static int boot_and_collect(struct run_state *s, const struct qemu_command *cmd)
 			s->traces_failed);
 		rc = 1;
 	}
-	/* Stopped early: the rows say so; with none, stdout still does, while an --output
-	 * FILE keeps what it had (its temporary file is dropped). */
-	if (rc == 0 && !s->done.checked)
-		report_end(&s->report);
-	else if (s->report.rows_written || !s->report.out->path)
-		mark_partial(s, &end);
+	end_report(s, &end, rc);
 	if (rc == 0 && s->report.integrity_errors) {
 		fprintf(stderr,
 			"fpulab: INTEGRITY ERRORS: %llu in %zu of %zu rows: FPU state was "

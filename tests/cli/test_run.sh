@@ -525,5 +525,18 @@ else
 	not_ok "--check-options: check=1 sent, the kernel's verdict on stderr, no table" "exit $rc" \
 		"$(tr '\n' ' ' < "$work/qemu-args")" "$(tail -n 3 "$work/err")"
 fi
+# It runs no configuration by design: nothing is partial, in any format.
+for args in "--experiment stress --tasks 64" "--experiment sleeping-lock --tasks 64" \
+	    "--experiment sleeping-lock --tasks 64 --format json" "--format csv"; do
+	# shellcheck disable=SC2086 # each entry is several words
+	run_fpulab "$work/checked" --check-options $args
+	if [ "$rc" = 0 ] && grep -qF 'accepted every option' "$work/err" &&
+	   ! grep -qi partial "$work/out" "$work/err"; then
+		ok "--check-options $args: exit 0, no PARTIAL line"
+	else
+		not_ok "--check-options $args: exit 0, no PARTIAL line" "exit $rc" \
+			"$(grep -i partial "$work/out" "$work/err")"
+	fi
+done
 
 finish
