@@ -487,6 +487,26 @@ static int check_policies(const struct run_options *o)
 	return 0;
 }
 
+/*
+ * What the guest would skip on one CPU ("needs-2-cpus"), named in a list: refused here,
+ * exit 2, not booted to find nothing run. 'all' and the defaults (the matrix finish_options
+ * fills in after this) may hold them: the guest skips those and says so.
+ */
+static int check_one_cpu(const struct run_options *o)
+{
+	const char *placement = o->guest_value[FPULAB_OPT_placement],
+		   *cost = o->list_all[FPULAB_OPT_cost] ? NULL : o->guest_value[FPULAB_OPT_cost];
+
+	if (o->cpus >= 2)
+		return 0;
+	if (list_has(placement, "cross-cpu", 9) || list_has(placement, "migrating", 9))
+		return run_usage_error("--placement cross-cpu and migrating need --cpus 2 or more");
+	if (list_has(cost, "ipi", 3))
+		return run_usage_error(
+			"--cost ipi needs --cpus 2 or more (an IPI round trip to another CPU)");
+	return 0;
+}
+
 static unsigned list_length(const char *list);
 
 /* How many runs the options ask for (--trace FILE takes one): configurations x
@@ -545,9 +565,8 @@ static int finish_options(struct run_options *o)
 		free(o->guest_value[FPULAB_OPT_placement]);
 		o->guest_value[FPULAB_OPT_placement] = strdup("same-cpu");
 	}
-	if (o->cpus < 2 && (list_has(o->guest_value[FPULAB_OPT_placement], "cross-cpu", 9) ||
-			    list_has(o->guest_value[FPULAB_OPT_placement], "migrating", 9)))
-		return run_usage_error("--placement cross-cpu and migrating need --cpus 2 or more");
+	if (check_one_cpu(o))
+		return 2;
 	/* The default matrix: every value of every list the experiment reads (every
 	 * placement the CPUs allow), so that the number of configurations is known. */
 	if (!o->guest_value[FPULAB_OPT_placement] && o->cpus < 2 &&

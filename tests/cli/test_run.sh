@@ -240,7 +240,8 @@ for bad in "--no-such-option" "--placement elsewhere" "--placement same-cpu,,cro
 	   "--experiment context-switch --seed 1" "--experiment stress --placement same-cpu" \
 	   "--experiment stress --fp-users one" "--experiment stress --regset sse" \
 	   "--experiment stress --round-trips 10" "--experiment stress --placement all" \
-	   "--fp one" "--p eager" "--pin maybe" "--pin"; do
+	   "--fp one" "--p eager" "--pin maybe" "--pin" "--cpus 1 --experiment costs --cost ipi" \
+	   "--cpus 1 --experiment costs --cost nm-trap,ipi"; do
 	rm -f "$work/qemu-args"
 	# shellcheck disable=SC2086 # each entry is several words
 	run_fpulab "$work/good" $bad
@@ -250,6 +251,20 @@ for bad in "--no-such-option" "--placement elsewhere" "--placement same-cpu,,cro
 	else
 		not_ok "usage error exits 2 before QEMU, one line and a hint: $bad" "exit $rc" "stderr: $(cat "$work/err")"
 	fi
+done
+run_fpulab "$work/good" --cpus 1 --experiment costs --cost ipi --repeat 1
+expect "--cost ipi with --cpus 1 names both options" 2 - "--cost ipi needs --cpus 2 or more"
+run_fpulab "$work/good" --cpus 1 --placement same-cpu,migrating
+expect "--placement migrating with --cpus 1 names both options" 2 - \
+	"--placement cross-cpu and migrating need --cpus 2 or more"
+# The default and 'all' still send ipi: the guest skips it and says so (tests/lab/costs.sh).
+for cost in "" "--cost all"; do
+	# shellcheck disable=SC2086 # two words or none
+	run_fpulab /dev/null --cpus 1 --experiment costs $cost
+	if grep -qxF 'exp=costs cost=nm-trap,cr0-write,ipi' "$work/qemu-args"; then
+		ok "--cpus 1 --experiment costs ${cost:-(default)}: every cost sent, the guest skips ipi"
+	else not_ok "--cpus 1 --experiment costs ${cost:-(default)}: every cost sent, the guest skips ipi" \
+		"exit $rc" "$(tr '\n' ' ' < "$work/qemu-args" 2> /dev/null)" "$(tail -n 2 "$work/err")"; fi
 done
 run_fpulab "$work/good" --cpus 99
 expect "out of range says so" 2 - "--cpus: 99 is out of range (1..16)"
