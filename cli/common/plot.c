@@ -206,6 +206,10 @@ static const char *base_name(const char *path)
 	return slash ? slash + 1 : path;
 }
 
+/* What a --plot without gnuplot says (plot_dir_prepare, before any work; run_gnuplot). */
+#define NEEDS_GNUPLOT "--plot needs gnuplot"
+#define INSTALL_GNUPLOT "tools/ensure-deps run installs it (apt-get install gnuplot-nox)"
+
 /* gnuplot DIR/NAME.gp, run in DIR: the script's paths are relative to its own directory. */
 static int run_gnuplot(const char *dir, const char *script, const char *cmd)
 {
@@ -229,10 +233,7 @@ static int run_gnuplot(const char *dir, const char *script, const char *cmd)
 		return -1;
 	}
 	if (WIFEXITED(status) && WEXITSTATUS(status) == 127) {
-		fprintf(stderr,
-			"fpulab %s: --plot needs gnuplot: tools/ensure-deps run installs it "
-			"(apt-get install gnuplot-nox)\n",
-			cmd);
+		fprintf(stderr, "fpulab %s: " NEEDS_GNUPLOT ": " INSTALL_GNUPLOT "\n", cmd);
 		return -1;
 	}
 	if (!WIFEXITED(status) || WEXITSTATUS(status)) {
@@ -805,6 +806,8 @@ int plot_dir_prepare_as(const char *dir, const char *what, char *err, size_t len
 
 	if (!*dir)
 		return fail_why(err, len, "%s: an empty directory name", what);
+	if (!program_runnable("gnuplot")) /* before the directory: none is left behind */
+		return fail_why(err, len, NEEDS_GNUPLOT ", not found in PATH: " INSTALL_GNUPLOT);
 	if (mkdir(dir, 0777) < 0 && errno != EEXIST)
 		return fail_why(err, len, "%s %s: %s", what, dir, strerror(errno));
 	if (stat(dir, &st) < 0 || !S_ISDIR(st.st_mode))

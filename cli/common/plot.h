@@ -26,10 +26,11 @@
 int plot_rows(json_t *rows, const char *dir, const char *cmd);
 
 /*
- * plot_dir_prepare - make --plot @dir if it is missing (one level, as
- * mkdir), and check that it is a directory it can write into; called
- * before work that would be lost. Returns 0, or -1 with "--plot DIR: why"
- * in @err (@len bytes).
+ * plot_dir_prepare - check that gnuplot is in PATH (no directory is made
+ * without it), make --plot @dir if it is missing (one level, as mkdir), and
+ * check that it is a directory it can write into; called before work that
+ * would be lost. Returns 0, or -1 with "--plot DIR: why" (or "--plot needs
+ * gnuplot, ...") in @err (@len bytes).
  */
 int plot_dir_prepare(const char *dir, char *err, size_t len);
 /* plot_dir_prepare_as - the same, @what naming the directory's argument ("DIR"). */

@@ -181,6 +181,25 @@ char *xstrdup(const char *s)
 	return d;
 }
 
+bool program_runnable(const char *name)
+{
+	const char *path = getenv("PATH");
+
+	if (strchr(name, '/'))
+		return access(name, X_OK) == 0;
+	for (const char *p = path ? path : "/usr/bin:/bin";; p++) {
+		size_t n = strcspn(p, ":");
+		char *f = n ? xasprintf("%.*s/%s", (int)n, p, name) : xstrdup(name);
+		bool ok = access(f, X_OK) == 0;
+		free(f);
+		if (ok)
+			return true;
+		p += n;
+		if (!*p)
+			return false;
+	}
+}
+
 char *xasprintf(const char *fmt, ...)
 {
 	va_list ap;

@@ -133,6 +133,10 @@ char *list_join(const char *const *words, const char *sep);
 /* plural - "s" unless @n is 1, for "%zu run%s" (n, plural(n)). */
 const char *plural(unsigned long long n);
 
+/* program_runnable - whether exec would find @name: a path that is executable, or a
+ * name in one of PATH's directories (an empty entry is the current directory). */
+bool program_runnable(const char *name);
+
 /* xstrdup, xasprintf - as strdup and asprintf, aborting when out of memory. */
 char *xstrdup(const char *s);
 char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

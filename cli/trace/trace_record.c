@@ -51,26 +51,6 @@ struct record_opts {
 	bool check; /* --check: say whether recording works here, record nothing */
 };
 
-/* @name runnable: a path, or found in PATH. */
-static bool runnable(const char *name)
-{
-	const char *path = getenv("PATH");
-
-	if (strchr(name, '/'))
-		return access(name, X_OK) == 0;
-	for (const char *p = path ? path : "/usr/bin:/bin"; *p;) {
-		const char *e = strchr(p, ':');
-		size_t n = e ? (size_t)(e - p) : strlen(p);
-		char *f = xasprintf("%.*s/%s", (int)n, p, name);
-		bool ok = access(f, X_OK) == 0;
-		free(f);
-		if (ok)
-			return true;
-		p += n + (e != NULL);
-	}
-	return false;
-}
-
 /* tracefs's directory: $FPULAB_TRACEFS, /sys/kernel/tracing or the debugfs one; NULL. */
 static const char *tracefs(void)
 {
@@ -125,7 +105,7 @@ static int preflight(bool *sigreturn)
 	FILE *f;
 	int paranoid = 2;
 
-	if (!runnable(perf)) {
+	if (!program_runnable(perf)) {
 		fprintf(stderr,
 			"fpulab trace record: perf is not installed (no '%s' %s): install it "
 			"(Debian: apt-get install linux-perf; Ubuntu: apt-get install "
@@ -406,7 +386,7 @@ int cmd_trace_record(int argc, char **argv)
 	}
 	if (o.perf_data && record_perf_data_check(&o))
 		return 2;
-	if (o.cmd && !runnable(o.cmd[0])) { /* perf would say it in five lines */
+	if (o.cmd && !program_runnable(o.cmd[0])) { /* perf would say it in five lines */
 		fprintf(stderr, "fpulab trace record: %s: %s\n", o.cmd[0],
 			strchr(o.cmd[0], '/') ? "not an executable file"
 					      : "command not found in PATH");

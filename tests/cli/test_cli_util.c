@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* cli/common/util.c: the printed figures' helpers (no "-0.0", no share of a zero floor);
- * cli/common/cpu_model.c's XCR0 text. */
+ * cli/common/cpu_model.c's XCR0 text; program_runnable's PATH search. */
 #include <setjmp.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -9,6 +9,8 @@
 #include <cpuid.h>
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -127,6 +129,32 @@ static void stop_signals_ignored_at_start_stay_ignored(void **state)
 		signal(stop_signals[i], SIG_DFL);
 }
 
+/* As exec searches: each PATH entry in turn, an empty one the current directory. */
+static void program_runnable_searches_path_as_exec_does(void **state)
+{
+	char cwd[4096];
+	const char *old = getenv("PATH");
+	char *saved = old ? xstrdup(old) : NULL;
+
+	assert_non_null(getcwd(cwd, sizeof(cwd)));
+	setenv("PATH", "/nonexistent:/bin", 1);
+	assert_true(program_runnable("sh"));
+	assert_false(program_runnable("no-such-program-fpulab"));
+	setenv("PATH", "/nonexistent", 1);
+	assert_false(program_runnable("sh"));
+	assert_true(program_runnable("/bin/sh")); /* a path: PATH is not searched */
+	assert_false(program_runnable("/nonexistent/sh"));
+	assert_int_equal(chdir("/bin"), 0);
+	setenv("PATH", "/nonexistent:", 1);
+	assert_true(program_runnable("sh"));
+	assert_int_equal(chdir(cwd), 0);
+	if (saved)
+		setenv("PATH", saved, 1);
+	else
+		unsetenv("PATH");
+	free(saved);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -135,6 +163,7 @@ int main(void)
 		cmocka_unit_test(no_share_of_a_floor_under_1_ns),
 		cmocka_unit_test(xcr0_text_names_the_os_mask_and_libfpus),
 		cmocka_unit_test(stop_signals_ignored_at_start_stay_ignored),
+		cmocka_unit_test(program_runnable_searches_path_as_exec_does),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

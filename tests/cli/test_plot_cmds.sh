@@ -84,4 +84,37 @@ expect "host unlink --plot: a line over tasks (a sweep)" "$work/h/host-unlink.sv
 expect "host unlink --plot: ops/s, higher is better, this host's Linux" "$work/h/host-unlink.svg" 'operations per second, median of 2 runs; bars: min-max \(higher is better\)'
 expect "host unlink --plot: the title says whose time" "$work/h/host-unlink.svg" "this host&apos;s Linux, real timings \(not emulated\)|this host's Linux, real timings \(not emulated\)"
 [ "$(wc -l < "$work/h/host-unlink.dat")" = 3 ] && ok "host unlink --plot: a point per task count" || not_ok "host unlink --plot: a point per task count" "$(cat "$work/h/host-unlink.dat")"
+# ---- --plot without gnuplot: refused before any work, exit 2, no DIR made ----
+# A PATH of only what these commands and the fake QEMU use, gnuplot not among them.
+mkdir "$work/bin"
+for tool in cat sleep; do ln -s "$(command -v "$tool")" "$work/bin/$tool"; done
+"$fpulab" trace synth pingpong-both -o "$work/ng.trace" --switches 100 --xcr0 0x7 > /dev/null 2>&1
+# no_gnuplot NAME ARGS...: fpulab ARGS with --plot $work/ng under that PATH
+no_gnuplot() {
+	local name=$1
+	shift
+	rm -rf "$work/ng" "$FAKE_QEMU_ARGS"
+	PATH="$work/bin" FAKE_GUEST="$work/guest" "$fpulab" "$@" --plot "$work/ng" > "$work/out" 2> "$work/err"
+	rc=$?
+	if [ "$rc" = 2 ] && [ ! -e "$work/ng" ] && [ ! -e "$FAKE_QEMU_ARGS" ] &&
+	   grep -qF -- "--plot needs gnuplot, not found in PATH" "$work/err" &&
+	   ! grep -q '^[^#]' "$work/out"; then
+		ok "$name --plot without gnuplot: exit 2 before any work, no directory made"
+	else
+		not_ok "$name --plot without gnuplot: exit 2 before any work, no directory made" "exit $rc" \
+			"dir: $(ls -d "$work/ng" 2> /dev/null)" "stderr: $(tail -n 3 "$work/err")"
+	fi
+}
+no_gnuplot run run --kernel "$work/lab.elf" --accel tcg
+echo '{"trap_ns": 150, "cr0_ns": 30, "ipi_ns": 1000}' > "$work/ng-costs.json"
+if grep -qw xsave /proc/cpuinfo; then
+	no_gnuplot "replay" replay "$work/ng.trace" --repeat 1 --policy eager,lazy --costs "$work/ng-costs.json"
+else
+	skip "replay --plot without gnuplot" "no XSAVE"
+fi
+no_gnuplot "host unlink" host unlink --tasks 1 --ops 100 --repeat 1 --mode threads --dir "$work"
+no_gnuplot "host context-switch" host context-switch --seconds 0.01 --repeat 1
+no_gnuplot "report --from" report --from "$here/fixtures/report-context-switch.json"
+no_gnuplot "summary" summary "$here/fixtures/report-context-switch.json"
+
 finish
