@@ -51,8 +51,9 @@ static void usage(FILE *f)
 	for (size_t i = 0; i < NSUBCOMMANDS; i++)
 		help_item(f, 15, subcommand_name(&subcommands[i]), subcommands[i].summary);
 	fprintf(f, "'fpulab help host SUBCOMMAND' for a subcommand's options.\n"
-		   "Every subcommand takes --format table|json|csv, --output FILE and (all\n"
-		   "but costs) --plot DIR (SVG plots of its rows, gnuplot).\n");
+		   "Every subcommand takes --format table|json|csv and --output FILE;\n"
+		   "context-switch and unlink take --plot DIR (SVG plots of their rows,\n"
+		   "gnuplot): check and costs have no figure to plot.\n");
 }
 
 int cmd_host(int argc, char **argv)

@@ -671,7 +671,11 @@ static uint64_t check_run(const struct check_opts *o, struct driver *d, pthread_
 
 int host_check(int argc, char **argv)
 {
-	struct check_opts o = { .h = { .sub = "check", .repeat = 1, .seconds = 60 } };
+	struct check_opts o = { .h = { .sub = "check",
+				       .repeat = 1,
+				       .seconds = 60,
+				       .no_plot = "check has no figure to plot (a correctness "
+						  "check: its row holds counts)" } };
 	struct host_cpu cpu;
 	struct output out;
 	struct driver d = { 0 };

@@ -82,6 +82,13 @@ fi
 check "check --threads 0: exit 2" 2 - "--threads" -- "$fpulab" host check --threads 0
 check "check --regset none: exit 2, and none is not offered" 2 - "unknown value 'none' (one of: x87, sse, avx, avx512)" -- "$fpulab" host check --regset none
 check "fpulab help host check prints its help" 0 "usage: fpulab host check" - -- "$fpulab" help host check
+# A correctness check: its row has no figure to plot, so --plot is refused before the run.
+check "check --plot: exit 2 before the run" 2 - "host check: --plot: check has no figure to plot" -- \
+	"$fpulab" host check --seconds 0.5 --plot "$work/chk-plot"
+[ ! -e "$work/chk-plot" ] && ok "check --plot: no directory left behind" ||
+	not_ok "check --plot: no directory left behind" "$(ls -la "$work/chk-plot")"
+check "fpulab help host: --plot is context-switch's and unlink's" 0 \
+	"context-switch and unlink take --plot DIR" - -- "$fpulab" help host
 if "$fpulab" host check --seconds 2 --format json > "$work/chk.json" 2> "$work/chk.err"; then
 	ok "check --seconds 2 ($widest) exits 0"
 else
