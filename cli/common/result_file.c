@@ -512,6 +512,29 @@ char *result_identity(const json_t *row)
 	return identity(row, false);
 }
 
+bool result_same_twice(const json_t *rows, size_t *first, size_t *second, char **identity)
+{
+	size_t n = json_array_size(rows);
+	char **ids = calloc(n ? n : 1, sizeof(*ids));
+	bool found = false;
+
+	if (!ids)
+		abort();
+	for (size_t i = 0; i < n && !found; i++) {
+		ids[i] = result_identity(json_array_get(rows, i));
+		for (size_t j = 0; j < i && !found; j++)
+			if (!strcmp(ids[i], ids[j])) {
+				*first = j, *second = i;
+				*identity = xstrdup(ids[i]);
+				found = true;
+			}
+	}
+	for (size_t i = 0; i < n; i++)
+		free(ids[i]);
+	free(ids);
+	return found;
+}
+
 char *result_label(const json_t *row)
 {
 	return identity(row, true);

@@ -131,6 +131,13 @@ const char *result_source_description(const char *source);
  */
 char *result_identity(const json_t *row);
 
+/*
+ * result_same_twice - whether two of @rows measure one configuration (their
+ * result_identity): the first such pair into *@first < *@second, and its
+ * identity (malloc'ed) into *@identity. False: every row is its own.
+ */
+bool result_same_twice(const json_t *rows, size_t *first, size_t *second, char **identity);
+
 /* result_label - the identity as a table shows it: "context-switch eager
  * same-cpu one avx cpus=2 tasks=2" (string values bare). malloc'ed. */
 char *result_label(const json_t *row);

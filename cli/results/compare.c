@@ -67,26 +67,17 @@ static json_t *find_row(json_t *rows, const char *identity)
  */
 static int one_row_each(json_t *rows, const char *path)
 {
-	size_t n = json_array_size(rows);
-	char **ids = calloc(n ? n : 1, sizeof(*ids));
-	int rc = 0;
+	size_t i, j;
+	char *id;
 
-	if (!ids)
-		abort();
-	for (size_t i = 0; i < n && !rc; i++) {
-		ids[i] = result_identity(json_array_get(rows, i));
-		for (size_t j = 0; j < i && !rc; j++)
-			if (!strcmp(ids[i], ids[j]))
-				rc = -1, fprintf(stderr,
-						 "fpulab compare: %s holds one configuration twice "
-						 "(rows %zu and %zu: %s): compare files of one row "
-						 "each\n",
-						 path, j + 1, i + 1, ids[i]);
-	}
-	for (size_t i = 0; i < n; i++)
-		free(ids[i]);
-	free(ids);
-	return rc;
+	if (!result_same_twice(rows, &i, &j, &id))
+		return 0;
+	fprintf(stderr,
+		"fpulab compare: %s holds one configuration twice (rows %zu and %zu: %s): "
+		"compare files of one row each\n",
+		path, i + 1, j + 1, id);
+	free(id);
+	return -1;
 }
 
 /*

@@ -705,29 +705,18 @@ static int summary_print(FILE *out, json_t *rows)
  */
 static int one_row_each(const json_t *rows, const json_t *where)
 {
-	size_t n = json_array_size(rows);
-	char **ids = calloc(n ? n : 1, sizeof(*ids));
-	int rc = 0;
+	size_t i, j;
+	char *id;
 
-	if (!ids)
-		abort();
-	for (size_t i = 0; i < n && !rc; i++) {
-		ids[i] = result_identity(json_array_get(rows, i));
-		for (size_t j = 0; j < i && !rc; j++) {
-			if (strcmp(ids[i], ids[j]))
-				continue;
-			fprintf(stderr,
-				"fpulab summary: %s and %s hold one configuration twice (%s): "
-				"summarise one run's file, or compare the two with fpulab compare A B\n",
-				json_string_value(json_array_get(where, j)),
-				json_string_value(json_array_get(where, i)), ids[i]);
-			rc = 2;
-		}
-	}
-	for (size_t i = 0; i < n; i++)
-		free(ids[i]);
-	free(ids);
-	return rc;
+	if (!result_same_twice(rows, &i, &j, &id))
+		return 0;
+	fprintf(stderr,
+		"fpulab summary: %s and %s hold one configuration twice (%s): summarise one "
+		"run's file, or compare the two with fpulab compare A B\n",
+		json_string_value(json_array_get(where, i)),
+		json_string_value(json_array_get(where, j)), id);
+	free(id);
+	return 2;
 }
 
 /*
