@@ -84,26 +84,28 @@ expect_none "and no single cost line claims them all" "$work/s4m" '^replay: ns p
 # file given twice: each configuration is there twice, which no ranking can
 # take (each would be divided by the first file's eager, its trace counted
 # twice): refused, exit 2, naming the configuration and both files.
+# refused_twice NAME PATTERN FILE...: summary of FILE... exits 2, says PATTERN, prints nothing
+refused_twice() {
+	local name=$1 pattern=$2
+	shift 2
+	"$fpulab" summary "$@" > "$work/s4t" 2> "$work/e4t"
+	local rc=$?
+	[ "$rc" = 2 ] && [ ! -s "$work/s4t" ] && ok "$name: exit 2, nothing summarised" ||
+		not_ok "$name: exit 2, nothing summarised" "exit $rc" "$(cat "$work/s4t")"
+	expect "$name: the configuration and both rows named" "$work/e4t" "$pattern"
+}
 cp "$work/replay.json" "$work/replay-again.json"
-"$fpulab" summary "$work/replay.json" "$work/replay-again.json" > "$work/s4d" 2> "$work/e4d"
-rc=$?
-[ "$rc" = 2 ] && ok "replay rows of one configuration in two files: exit 2" ||
-	not_ok "replay rows of one configuration in two files: exit 2" "exit $rc" "$(cat "$work/s4d")"
-expect "... naming the configuration and both files" "$work/e4d" \
-	"^fpulab summary: $work/replay.json row 1 and $work/replay-again.json row 1 hold one configuration twice \\(replay policy=oracle workload=w trace=t1\\): summarise one run's file, or compare the two with fpulab compare A B$"
-holds "... and nothing summarised" [ ! -s "$work/s4d" ]
+refused_twice "replay rows of one configuration in two files" \
+	"^fpulab summary: $work/replay.json row 1 and $work/replay-again.json row 1 hold one configuration twice \\(replay policy=oracle workload=w trace=t1\\): summarise one run's file, or compare the two with fpulab compare A B$" \
+	"$work/replay.json" "$work/replay-again.json"
 cp "$fx/compare-a.json" "$work/run-again.json"
-"$fpulab" summary "$fx/compare-a.json" "$work/run-again.json" > "$work/s4e" 2> "$work/e4e"
-rc=$?
-[ "$rc" = 2 ] && ok "two lab run files of one matrix: exit 2" ||
-	not_ok "two lab run files of one matrix: exit 2" "exit $rc" "$(cat "$work/s4e")"
-expect "... naming the configuration and both files" "$work/e4e" \
-	"^fpulab summary: $fx/compare-a.json row 1 and $work/run-again.json row 1 hold one configuration twice \\(context-switch policy=eager "
+refused_twice "two lab run files of one matrix" \
+	"^fpulab summary: $fx/compare-a.json row 1 and $work/run-again.json row 1 hold one configuration twice \\(context-switch policy=eager " \
+	"$fx/compare-a.json" "$work/run-again.json"
 { cat "$work/replay.json"; row t2 1000 lazy 250 240 260 120; } > "$work/replay-twice.json"
-"$fpulab" summary "$work/replay-twice.json" > /dev/null 2> "$work/e4f"
-rc=$?
-[ "$rc" = 2 ] && ok "one file holding a configuration twice: exit 2" || not_ok "one file holding a configuration twice: exit 2" "exit $rc"
-expect "... its two rows named" "$work/e4f" "replay-twice.json row 7 and .*replay-twice.json row 15 hold one configuration twice \\(replay policy=lazy workload=w trace=t2\\)"
+refused_twice "one file holding a configuration twice" \
+	"replay-twice.json row 7 and .*replay-twice.json row 15 hold one configuration twice \\(replay policy=lazy workload=w trace=t2\\)" \
+	"$work/replay-twice.json"
 { row t5 1000 eager 10 10 10 null neg; row t5 1000 lazy 30 30 30 -14 neg; } > "$work/neg.json"
 "$fpulab" summary "$work/neg.json" > "$work/s5" 2> "$work/e5"
 expect "replay: a break-even below 0 reads as any trap cost" "$work/s5" \
