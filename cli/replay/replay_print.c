@@ -81,11 +81,12 @@ static void print_header_residue(const struct trace_replay *tr)
 		       "-tick overhead subtracted, by entry point: %s (pooled over the empty runs "
 		       "of all %d policies, median of %lu run%s); a policy's residue is its timed "
 		       "regions at these costs; the same regions each holding a call of an empty "
-		       "out-of-line function read %.2f ticks (%.2f ns) more than empty (%s's "
-		       "empty runs, median of the runs): the least an entry point that is a call "
-		       "adds to a policy's overhead",
+		       "out-of-line function read %.2f native TSC ticks (%.2f ns) more than empty "
+		       "(%s's empty runs, median of %lu run%s): the least an entry point that is "
+		       "a call adds to a policy's overhead",
 		       replay_timer_overhead(tr->rp), regions, tr->np, rs->repeat,
-		       plural(rs->repeat), tr->empty_call, tr->empty_call / tr->tpn, tr->pols[0]);
+		       plural(rs->repeat), tr->empty_call, tr->empty_call / tr->tpn, tr->pols[0],
+		       rs->repeat, plural(rs->repeat));
 	for (int h = 0; h < REPLAY_HOOK_NR; h++)
 		if (tr->empty_region[h] < 0) {
 			output_comment(

@@ -72,7 +72,7 @@ t "table: the control's resolution line, labelled with its run count" \
 t "table: the pooled cost of an empty region by entry point, with its run count" \
 	grep -q '^# timing residue: one empty timed region, TSC ticks beyond the [0-9]*-tick overhead subtracted, by entry point: switch -\?[0-9.]*, return_to_user -\?[0-9.]*, handle_nm -\?[0-9.]* (pooled over the empty runs of all 3 policies, median of 3 runs)' "$work/r.out"
 mhz=$(sed -n 's/^# native: .*TSC \([0-9.]*\) MHz.*/\1/p' "$work/r.out")
-call=$(sed -n 's/^# timing residue: .*; the same regions each holding a call of an empty out-of-line function read \(-\?[0-9.]*\) ticks (\(-\?[0-9.]*\) ns) more than empty (eager.s empty runs, median of the runs): the least an entry point that is a call adds to a policy.s overhead$/\1 \2/p' "$work/r.out")
+call=$(sed -n 's/^# timing residue: .*; the same regions each holding a call of an empty out-of-line function read \(-\?[0-9.]*\) native TSC ticks (\(-\?[0-9.]*\) ns) more than empty (eager.s empty runs, median of 3 runs): the least an entry point that is a call adds to a policy.s overhead$/\1 \2/p' "$work/r.out")
 t "table: an empty call's ticks over an empty region, in ticks and in ns at the TSC's rate (${call:-none} at ${mhz:-?} MHz)" \
 	awk -v c="$call" -v m="$mhz" 'BEGIN { split(c, a, " "); if (c == "" || m == "") exit 1; d = a[1] / (m / 1000) - a[2]; exit !(d < 0.006 && d > -0.006) }'
 
