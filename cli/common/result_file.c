@@ -428,7 +428,7 @@ static const char *const not_identity_prefixes[] = { "control_", "vs_", "work_vs
 static const char *const identity_reals[] = { "sweep_ns", NULL };
 /* Integers that name the configuration (a sweep's x axis, the CPUs used). */
 static const char *const identity_numbers[] = {
-	"cpus", "tasks", "threads", "fp_slices", "slices", "fpu_counter", "bytes", "kb", NULL,
+	"cpus", "tasks", "threads", "fp_slices", "slices", "bytes", "kb", NULL,
 };
 
 static bool in(const char *const *list, const char *key)
@@ -469,10 +469,28 @@ static bool prefixed(const char *const *list, const char *key)
 	return false;
 }
 
+/* A run option the row carries (catalog.h) at its default: as if absent. */
+static bool row_option_at_default(int id, const json_t *v)
+{
+	char buf[24], text[24];
+	const char *dflt = row_option_default((enum fpulab_option_id)id, buf, sizeof(buf));
+
+	if (json_is_string(v))
+		return !strcmp(dflt, json_string_value(v));
+	if (!json_is_integer(v))
+		return json_is_null(v);
+	snprintf(text, sizeof(text), "%" JSON_INTEGER_FORMAT, json_integer_value(v));
+	return !strcmp(dflt, text);
+}
+
 static bool identity_key(const json_t *row, const char *key, const json_t *v)
 {
+	int option = row_option_find(key);
+
 	if (in(not_identity, key) || prefixed(not_identity_prefixes, key))
 		return false;
+	if (option >= 0)
+		return !row_option_at_default(option, v);
 	return json_is_string(v) || (json_is_number(v) && in(identity_reals, key)) ||
 	       (json_is_integer(v) && in(identity_numbers, key) && !lab_count(row, key));
 }
@@ -492,7 +510,7 @@ static char *identity(const json_t *row, bool label)
 		const char *text = json_is_string(v) ? json_string_value(v) : NULL;
 		if (text && !strcmp(key, "trace")) /* its file, wherever it was kept */
 			text = strrchr(text, '/') ? strrchr(text, '/') + 1 : text;
-		if (text && label)
+		if (text && label && row_option_find(key) < 0) /* a run option says its name */
 			next = xasprintf("%s %s", s, text);
 		else if (text)
 			next = xasprintf("%s %s=%s", s, key, text);
@@ -551,7 +569,7 @@ bool result_is_count(const json_t *row, const char *key)
 {
 	const json_t *v = json_object_get(row, key);
 	return json_is_integer(v) && !identity_key(row, key, v) && !in(not_counts, key) &&
-	       !in(not_identity, key);
+	       !in(not_identity, key) && row_option_find(key) < 0;
 }
 
 int result_count_better(const char *key)

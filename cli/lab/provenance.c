@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* What a run's results say about themselves beyond output_provenance_host():
- * the QEMU that ran the lab and the random seed. */
+ * the QEMU that ran the lab, the random seed and the run options rows carry. */
 #include "provenance.h"
 
 #include <stdio.h>
@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "qemu.h"
+#include "common/catalog.h"
 #include "common/util.h"
 
 char *qemu_version(void)
@@ -27,12 +28,31 @@ char *qemu_version(void)
 	return v ? xstrdup(v + 8) : NULL;
 }
 
-void run_provenance(struct output *o, const char *seed)
+/* The run options rows carry (catalog.h) that experiment @exp reads: as sent, or the default. */
+static void row_options_provenance(struct output *o, const struct run_options *opt, int exp)
+{
+	for (unsigned int i = 0; i < nr_row_options; i++) {
+		enum fpulab_option_id id = row_options[i];
+		const struct fpulab_option *f = &fpulab_options[id];
+		char buf[24];
+		const char *v = opt->guest_value[id] ? opt->guest_value[id]
+						     : row_option_default(id, buf, sizeof(buf));
+
+		if (!(f->experiments & (1u << exp)))
+			continue;
+		output_provenance(o, f->key,
+				  f->type == FPULAB_NUMBER ? json_integer(strtoll(v, NULL, 0))
+							   : json_string(v));
+	}
+}
+
+void run_provenance(struct output *o, const struct run_options *opt, const char *seed)
 {
 	char *q = qemu_version();
 
 	output_provenance(o, "qemu_version", q ? json_string(q) : NULL);
 	output_provenance(o, "random_seed", json_string(seed));
+	row_options_provenance(o, opt, experiment_find(opt->guest_value[FPULAB_OPT_experiment]));
 	free(q);
 }
 

@@ -897,7 +897,7 @@ static void start_report(struct run_state *s, struct output *out, bool kvm,
 		 opt->guest_value[FPULAB_OPT_seed] ? opt->guest_value[FPULAB_OPT_seed] : "");
 	if (!seed[0])
 		snprintf(seed, sizeof(seed), "%llu", fpulab_options[FPULAB_OPT_seed].dflt);
-	run_provenance(out, seed);
+	run_provenance(out, opt, seed);
 	provenance_comment(out);
 	s->report = (struct report){
 		.out = out,

@@ -58,8 +58,9 @@ json_t *report_find(json_t *rows, const char *experiment, const char *policy, co
 /*
  * A setting of the run a row came from: its own key, or where the lab puts it
  * (short-tasks names its mix in the placement column, sleeping-lock its state
- * API in variant), or the --option on the command line that made the row
- * (prefetch is a run option, not a result field; conditional by default).
+ * API in variant), or for rows written before rows carried their run options
+ * (catalog.h), the --option on the command line that made the row
+ * (conditional by default).
  */
 static const char *row_param(const json_t *row, const char *key, char *buf, size_t len)
 {

@@ -221,4 +221,30 @@ if grep -qw xsave /proc/cpuinfo; then
 else
 	skip "compare of two adaptive replays" "no XSAVE"
 fi
+
+# The run options rows carry (prefetch, fpu_counter, fpu_counter_rule, slice_us): a row
+# at another prefetch mode is another configuration; one at the default pairs with a row
+# written before rows carried them (no key: the default).
+head -n 1 "$fx/compare-a.json" > "$work/opt-old.json"
+sed 's/}$/, "prefetch": "conditional", "fpu_counter": 5, "fpu_counter_rule": "ge"}/' "$work/opt-old.json" > "$work/opt-dflt.json"
+sed 's/}$/, "prefetch": "always", "fpu_counter": 5, "fpu_counter_rule": "ge"}/' "$work/opt-old.json" > "$work/opt-always.json"
+sed 's/}$/, "prefetch": "conditional", "fpu_counter": 3, "fpu_counter_rule": "ge"}/' "$work/opt-old.json" > "$work/opt-fc3.json"
+"$fpulab" compare "$work/opt-old.json" "$work/opt-dflt.json" > "$work/opt1" 2> "$work/e"
+expect "run options at their defaults: the same configuration as a row without them" "$work/opt1" \
+	'^# 1 configuration in both: .*only in A: 0, only in B: 0$'
+"$fpulab" compare "$work/opt-dflt.json" "$work/opt-always.json" > /dev/null 2> "$work/e"
+rc=$?
+expect "--prefetch always against conditional: no configuration in common" "$work/e" 'have no configuration in common'
+[ "$rc" = 2 ] && ok "... exit 2" || not_ok "... exit 2" "exit $rc"
+cat "$work/opt-dflt.json" "$work/opt-always.json" "$work/opt-fc3.json" > "$work/opt-three.json"
+"$fpulab" compare "$work/opt-three.json" "$work/opt-three.json" > "$work/opt3" 2> "$work/e"
+expect "three run-option settings: three configurations" "$work/opt3" '^# 3 configurations in both: '
+expect "... a non-default option in the configuration, by name" "$work/opt3" '^context-switch eager .* prefetch=always '
+expect "... a non-default number too" "$work/opt3" '^context-switch eager .* fpu_counter=3 '
+if grep -q 'conditional\|fpu_counter=5\|fpu_counter_rule' "$work/opt3"; then
+	not_ok "... defaults are not written into the configuration" "$(grep -E 'conditional|fpu_counter' "$work/opt3")"
+else ok "... defaults are not written into the configuration"; fi
+if grep '^context-switch' "$work/opt3" | grep -q -- '->'; then
+	not_ok "... and a run option is no count that changed" "$(grep -- '->' "$work/opt3")"
+else ok "... and a run option is no count that changed"; fi
 finish

@@ -87,6 +87,13 @@ json_has eager cross-cpu "json: even repeats take the lower middle run (a measur
 json_has lazy cross-cpu "json: fields the guest did not send are null, not 0" \
 	'migrations: null' 'flush_ipis: 0' 'ticks_per_switch_median: null' 'save_insn: "xsaveopt"'
 
+json_has eager same-cpu "json: the run options no result field says, at their defaults" \
+	'prefetch: "conditional"' 'fpu_counter: 5' 'fpu_counter_rule: "ge"'
+if grep -qF '"slice_us"' "$work/out"; then not_ok "json: ... slice_us only where the experiment reads it (fp-vs-spinner)" "$(json_row eager same-cpu)"
+else ok "json: ... slice_us only where the experiment reads it (fp-vs-spinner)"; fi
+run_fpulab "$work/good" --format json --prefetch always --fpu-counter 3 --fpu-counter-rule gt
+json_has eager same-cpu "json: ... and as given" 'prefetch: "always"' 'fpu_counter: 3' 'fpu_counter_rule: "gt"'
+
 run_fpulab "$work/good" --format csv
 header=$(head -n 1 "$work/out")
 if [ "$rc" = 0 ] && [ "$(wc -l < "$work/out")" = 5 ] &&
