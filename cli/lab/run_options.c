@@ -542,6 +542,11 @@ static int finish_options(struct run_options *o)
 				       o->icount ? "--icount" : "--tcg-threads");
 	if (o->icount && o->tcg_threads && strcmp(o->tcg_threads, "single"))
 		return run_usage_error("--icount needs --tcg-threads single");
+	/* one file: the trace would be written, then the rows over it */
+	if (o->trace_path && o->output.path && !strcmp(o->trace_path, o->output.path))
+		return run_usage_error("--output %s is the --trace file too", o->output.path);
+	if (refuse_output_over_file("run", o->output.path, o->trace_path, "the --trace file"))
+		return 2;
 	if (o->icount && o->accel == ACCEL_AUTO)
 		o->accel = ACCEL_TCG;
 	if (!o->tcg_threads)

@@ -31,6 +31,12 @@ echo keep > "$work/out.csv"
 refuse "--trace refused: --output is left as it was" "cannot create it" "${one[@]}" --trace "$work/no/x" --output "$work/out.csv"
 if [ "$(cat "$work/out.csv")" = keep ]; then ok "--output untouched by a refused --trace"
 else not_ok "--output untouched by a refused --trace"; fi
+# --trace and --output one file: the trace would be written, then the rows over it
+refuse "--trace FILE that is the --output too (a new file)" "is the --trace file" "${one[@]}" --trace "$work/both.out" --output "$work/both.out"
+echo keep > "$work/both2.out"
+refuse "--trace FILE that is the --output too (an existing file)" "is the --trace file" "${one[@]}" --trace "$work/both2.out" --output "$work/./both2.out"
+if [ "$(cat "$work/both2.out")" = keep ]; then ok "... and the file is left as it was"
+else not_ok "... and the file is left as it was"; fi
 
 # ---- against a fake QEMU (tests/cli/fake-qemu): what the host does with the guest's records ----
 fake() {
