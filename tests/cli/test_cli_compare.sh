@@ -129,12 +129,21 @@ expect "... B's oracle at A's batch costs: 37.0 - 200 x 30 / 1000 = 31.0" "$work
 printf '%s\n' '{"experiment": "replay", "policy": "oracle", "workload": "w", "trace": "t.trace", "source": "native", "unit": "ns per switch", "repeats": 1, "switches": 20000, "saves": 0, "restores": 1, "nm_traps": 0, "ts_writes": 0, "flush_ipis": 0, "ns_per_switch_median": 0.0, "ns_per_switch_min": null, "ns_per_switch_max": null, "trap_ns": 120.0, "save_ns": 60.0, "restore_ns": 100.0}' > "$work/oz-a.json"
 sed 's/"restore_ns": 100.0/"restore_ns": 106.3/; s/"trap_ns": 120.0/"trap_ns": 119.0/' "$work/oz-a.json" > "$work/oz-b.json"
 "$fpulab" compare "$work/oz-a.json" "$work/oz-b.json" > "$work/rcz" 2> "$work/e"
-expect "an oracle of one restore at a lower restore cost in A: 0.0, not -0.0" "$work/rcz" \
-	"^replay oracle w t.trace +0\\.0 +1 +0\\.0 +1 +- +same +B at A's costs \\(trap_ns B 119 -> A 120, restore_ns B 106.3 -> A 100\\)"
+expect "an oracle of one restore at a lower restore cost in A: 0.0, not -0.0 (1.000: both 0.005 at A's costs)" "$work/rcz" \
+	"^replay oracle w t.trace +0\\.0 +1 +0\\.0 +1 +1\\.000 +same +B at A's costs \\(trap_ns B 119 -> A 120, restore_ns B 106.3 -> A 100\\)"
 "$fpulab" compare --format json "$work/oz-a.json" "$work/oz-b.json" > "$work/rczj" 2> "$work/e"
 got=$(jq -r 'select(.configuration) | .b_median' "$work/rczj")
 holds "... its JSON b_median is B's restore at A's cost, 1 x 100 / 20000 = 0.005 ns (got $got)" \
 	awk -v g="$got" 'BEGIN { exit !(g > 0.00499 && g < 0.00501) }'
+# A's side the same way: both medians rounded to 0.1 (1 x 105.2 / 2000 = 0.0526 ns, B's
+# 0.0534), B's moved to its exact 0.0526 at A's costs read 0.526 of A's rounded 0.1, "better"
+printf '%s\n' '{"experiment": "replay", "policy": "oracle", "workload": "w", "trace": "t.trace", "source": "native", "unit": "ns per switch", "repeats": 1, "switches": 2000, "saves": 0, "restores": 1, "nm_traps": 0, "ts_writes": 0, "flush_ipis": 0, "ns_per_switch_median": 0.1, "ns_per_switch_min": null, "ns_per_switch_max": null, "trap_ns": 134.6, "save_ns": 61.2, "restore_ns": 105.2}' > "$work/or-a.json"
+sed 's/"restore_ns": 105.2/"restore_ns": 106.7/; s/"trap_ns": 134.6/"trap_ns": 115.6/' "$work/or-a.json" > "$work/or-b.json"
+"$fpulab" compare "$work/or-a.json" "$work/or-b.json" > "$work/rcr" 2> "$work/e"
+rc=$?
+expect "one trace's oracle, both medians rounded to 0.1: 1.000 at A's costs, same" "$work/rcr" \
+	"^replay oracle w t.trace +0\\.1 +1 +0\\.1 +1 +1\\.000 +same "
+[ "$rc" = 0 ] && ok "... exit 0" || not_ok "... exit 0" "exit $rc" "$(cat "$work/rcr")"
 # and an oracle of many: B's (3000 x 60 + 7000 x 106.3) / 20000 = 46.2 ns, at A's costs 44.0
 sed 's/"saves": 0, "restores": 1/"saves": 3000, "restores": 7000/; s/"ns_per_switch_median": 0.0/"ns_per_switch_median": 46.2/' "$work/oz-b.json" > "$work/oz-c.json"
 sed 's/"saves": 0, "restores": 1/"saves": 3000, "restores": 7000/; s/"ns_per_switch_median": 0.0/"ns_per_switch_median": 44.0/' "$work/oz-a.json" > "$work/oz-d.json"
