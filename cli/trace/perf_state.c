@@ -22,6 +22,8 @@
  * gap is 1.2-2.5 us for those, and 30 us or more after a return to ring 3.
  */
 #define FORK_RESTORE_NS 10000
+/* Records read ahead for a held switch's save that another CPU's event comes before. */
+#define SAVE_AHEAD_MAX 256
 
 struct ltask {
 	uint32_t inc;
@@ -52,6 +54,7 @@ struct lcpu {
 	uint16_t last_restore; /* the task whose restore was the last event here */
 	uint64_t restore_ts;   /* and its time */
 	uint64_t since;
+	uint32_t save_taken; /* the line of a held switch's save read ahead (0 none) */
 };
 
 struct state {
@@ -89,6 +92,8 @@ static int emit_err(struct state *st)
 	return -1;
 }
 
+static int take_saves_ahead(struct state *st, const struct fpulab_trace_event *e);
+
 static int push(struct state *st, unsigned int type, unsigned int c, unsigned int task,
 		unsigned int arg, unsigned int flags, uint32_t mask)
 {
@@ -98,6 +103,8 @@ static int push(struct state *st, unsigned int type, unsigned int c, unsigned in
 					.arg = (uint16_t)arg,
 					.flags = (uint16_t)flags,
 					.mask = mask };
+	if (take_saves_ahead(st, &e))
+		return -1;
 	return em_push(st->m, &e, st->r ? st->r->line : 0) ? emit_err(st) : 0;
 }
 
@@ -224,6 +231,69 @@ static int resolve_held(struct state *st, unsigned int c, bool save, uint32_t ma
 	}
 	em_decide_uses(st->m, c, (unsigned int)p->held, save, mask);
 	return em_flush(st->m, c, (unsigned int)p->held + 1) ? emit_err(st) : 0;
+}
+
+/* @r, the next record on CPU @c, is the save of its held switch: prev's deactivation. */
+static bool is_save(const struct state *st, unsigned int c, const struct prec *r)
+{
+	uint32_t held = st->cpu[c].held_inc;
+
+	return st->m->cpu[c].held >= 0 && r->type == PE_DEACT &&
+	       (r->subj == held || r->subj == INC_NONE);
+}
+
+static void count_save(struct state *st, unsigned int c)
+{
+	st->lx->deactivations++;
+	st->lx->switch_saves++;
+	st->lx->exit_saves += st->cpu[c].held_dead;
+}
+
+/* CPU @c's next record after the current one (PERF_RECORD_LOST passed over), if it is
+ * within SAVE_AHEAD_MAX records; the spool is left where it was. */
+static bool next_on_cpu(const struct state *st, unsigned int c, struct prec *r)
+{
+	FILE *f = st->s->spool;
+	off_t at = ftello(f);
+	bool found = false;
+
+	for (int i = 0; at >= 0 && !found && i < SAVE_AHEAD_MAX; i++) {
+		if (fread(r, sizeof(*r), 1, f) != 1)
+			break;
+		found = r->type != PE_LOST && st->s->slot_to_cpu[r->cpu] == c;
+	}
+	if (at >= 0 && fseeko(f, at, SEEK_SET))
+		found = false;
+	return found;
+}
+
+/*
+ * Event @e names a task pending on CPU @d, so the emitter writes @d's pending events out
+ * before it, @d's held switch with them. perf orders lines by timestamp and CPUs' clocks
+ * differ: that switch's save, @d's next line, may come after another CPU's event that
+ * runs its task, though Linux saved first. It is read ahead and taken as the save now
+ * (and passed over when its turn comes), not left to be misread as a lost switch.
+ */
+static int take_saves_ahead(struct state *st, const struct fpulab_trace_event *e)
+{
+	uint16_t t[2] = { e->task, e->type == FPULAB_EV_SWITCH ? e->arg : 0 };
+	struct prec next;
+
+	for (int i = 0; i < 2; i++) {
+		uint16_t d = t[i] ? st->m->pend_cpu[t[i]] : NO_CPU;
+		if (d == NO_CPU || d == e->cpu || st->m->cpu[d].held < 0 ||
+		    !next_on_cpu(st, d, &next) || !is_save(st, d, &next))
+			continue;
+		const struct prec *cur = st->r;
+		count_save(st, d);
+		st->cpu[d].save_taken = next.line;
+		st->r = &next;
+		int rc = resolve_held(st, d, true, next.x & (uint32_t)st->xcr0);
+		st->r = cur;
+		if (rc)
+			return -1;
+	}
+	return 0;
 }
 
 /* Time on CPU @c up to @ts counted busy if something other than the idle task ran. */
@@ -518,13 +588,14 @@ static int on_record(struct state *st)
 
 	if (r->type == PE_LOST)
 		return 0;
+	if (u->save_taken && r->line == u->save_taken) { /* read ahead: resolved */
+		u->save_taken = 0;
+		return 0;
+	}
 	if (st->m->cpu[c].held >= 0) {
-		bool save = r->type == PE_DEACT && (r->subj == u->held_inc || r->subj == INC_NONE);
-		if (save) {
-			st->lx->deactivations++;
-			st->lx->switch_saves++;
-			st->lx->exit_saves += u->held_dead;
-		}
+		bool save = is_save(st, c, r);
+		if (save)
+			count_save(st, c);
 		if (resolve_held(st, c, save, r->x & (uint32_t)st->xcr0))
 			return -1;
 		if (save)

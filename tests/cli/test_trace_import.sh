@@ -100,6 +100,13 @@ has "... deferred loads as the importer predicted (7)" wend.replay "linux: defer
 check "a task on two CPUs while both record: --strict refuses it, naming the line and where the first CPU records on to" 1 - "line 32: pid 19215 runs on two CPUs at once (a switch the recording lacks: CPU 0 records on until line 34); --strict refuses it" -- "$fpulab" trace import "$work/wmid.txt" -o "$work/wmid.trace" --strict
 check "... without --strict: resynchronised, lossy" 0 "LOSSY: perf lost 0 events, 1 impossible sequences resynchronised" - -- "$fpulab" trace import "$work/wmid.txt" -o "$work/wmid.trace"
 has "... at its end 0" out "switches at the window start 2, at its end 0"
+# A held switch's save after another CPU's switch to the task (perf orders lines by
+# timestamp; CPU 0's clock behind CPU 1's): still the save of that switch, no loss
+imp mh migrate-held.txt --strict
+has "a held switch's save that comes after another CPU runs the task is its save (--strict passes)" mh.out "deactivated 1: switch saves 1 (of which 0 at a dead task's final switch), drops at exit 0, other 0"
+holds "... nothing resynchronised, not lossy" grep -qx "  linux      imported from a Linux recording (perf)" "$work/mh.out"
+has "... the return the save shows comes before the switch away" mh.dump "2 1 use task 1 mask 0xa2 returned"
+has "... and the switch to the task on the other CPU after it" mh.dump "4 0 switch 0 -> 1"
 imp lost lost.txt
 has "PERF_RECORD_LOST (--show-lost-events) is counted and marks the trace lossy" lost.out "LOSSY: perf lost 196 events"
 
@@ -235,7 +242,7 @@ holds "replay --format json: another trace's rows have the keys, null" \
 	jq -e -s 'all(has("linux_forks") and .linux_forks == null and .nm_traps_evidence == null and .linux_fp_use == null)' "$work/syn.json"
 # On every excerpt, at both bounds, replay's deferred loads exactly what the importer's shadow
 # of it predicted (at the evidence bound, less the returns after a CPU's last event).
-for f in signal signal-no-sigreturn exit-sigframe fork-exec-exit kfpu hidden-task-us idle-exit lost; do
+for f in signal signal-no-sigreturn exit-sigframe fork-exec-exit kfpu hidden-task-us idle-exit lost migrate-held; do
 	for b in every-return evidence; do
 		"$fpulab" trace import "$fx/$f.txt" -o "$work/d.trace" --fp-use $b > "$work/d.out" 2> "$work/err"
 		want=$(sed -n 's/.*deferred   \([0-9]*\) loads predicted.*/\1/p' "$work/d.out")
