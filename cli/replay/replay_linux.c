@@ -12,6 +12,7 @@
 
 #include "common/policy.h"
 #include "common/result_file.h"
+#include "common/util.h"
 #include "replay.h"
 
 double linux_busy_ns(const struct trace *t)
@@ -221,9 +222,9 @@ static void print_loads(const struct trace_replay *tr)
 	if (tr->t.hdr.flags & FPULAB_TRACE_F_LOSSY)
 		output_comment(
 			out,
-			"linux: LOSSY recording: perf lost %" PRIu64 " events, %" PRIu64
-			" impossible sequences resynchronised; counts near those are guesses",
-			x->perf_lost, x->resyncs);
+			"linux: LOSSY recording: perf lost %" PRIu64 " event%s, %" PRIu64
+			" impossible sequence%s resynchronised; counts near those are guesses",
+			x->perf_lost, plural(x->perf_lost), x->resyncs, plural(x->resyncs));
 }
 
 /* Each policy's FPU cost (total ns per switch x switches) as a share of the CPU time. */

@@ -99,9 +99,11 @@ static void context(char *buf, size_t len, const json_t *lr)
 	snprintf(buf, len, "workload %s, %.3f s recorded%s", result_str(lr, "workload", "?"),
 		 d / 1e9, lossy(lr) ? "" : " (not lossy)");
 	if (lossy(lr))
-		snprintf(buf + strlen(buf), len - strlen(buf),
-			 ", LOSSY: perf lost %.0f events, %.0f impossible sequences resynchronised",
-			 lost, resyncs);
+		snprintf(
+			buf + strlen(buf), len - strlen(buf),
+			", LOSSY: perf lost %.0f event%s, %.0f impossible sequence%s resynchronised",
+			lost, plural((unsigned long long)lost), resyncs,
+			plural((unsigned long long)resyncs));
 }
 
 /* No Linux replay in @rows: not measured (report.c's note says why, when it knows). */
@@ -127,8 +129,8 @@ static bool per_process(const json_t *lr, double *forks, char *why, size_t len)
 		return false;
 	}
 	num(lr, "linux_execs", &execs);
-	snprintf(why, len, "%.0f forks of user tasks (processes and threads); %.0f execs", *forks,
-		 execs);
+	snprintf(why, len, "%.0f fork%s of user tasks (processes and threads); %.0f exec%s", *forks,
+		 plural((unsigned long long)*forks), execs, plural((unsigned long long)execs));
 	return *forks > 0;
 }
 

@@ -142,9 +142,11 @@ static void linux_head(FILE *out, json_t *rows, const json_t *lr, const char *tr
 		number(lr, "linux_duration_ns") / 1e9, number(lr, "cpus"), number(lr, "switches"),
 		procs, json_is_true(json_object_get(lr, "linux_lossy")) ? ", LOSSY" : "");
 	free(under);
-	if (json_is_true(json_object_get(lr, "linux_lossy")))
-		fprintf(out, " (perf lost %.0f events, %.0f resyncs)",
-			number(lr, "linux_perf_lost"), number(lr, "linux_resyncs"));
+	if (json_is_true(json_object_get(lr, "linux_lossy"))) {
+		double lost = number(lr, "linux_perf_lost"), resyncs = number(lr, "linux_resyncs");
+		fprintf(out, " (perf lost %.0f event%s, %.0f resync%s)", lost, lost == 1 ? "" : "s",
+			resyncs, resyncs == 1 ? "" : "s");
+	}
 	double runs = policy_runs(rows, trace);
 	fprintf(out, "; #NM counts exact, times medians of %.0f run%s\n", runs,
 		runs == 1 ? "" : "s");

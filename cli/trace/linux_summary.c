@@ -4,6 +4,8 @@
 
 #include <inttypes.h>
 
+#include "common/util.h"
+
 const char *trace_fp_use_name(unsigned int fp_use)
 {
 	return fp_use == FPULAB_FP_USE_EVERY_RETURN ? "every-return"
@@ -44,9 +46,9 @@ void trace_linux_summary(FILE *f, const struct fpulab_trace_header *h,
 	fprintf(f, "  linux      imported from a Linux recording (perf)%s", "");
 	if (h->flags & FPULAB_TRACE_F_LOSSY)
 		fprintf(f,
-			"; LOSSY: perf lost %" PRIu64 " events, %" PRIu64
-			" impossible sequences resynchronised",
-			x->perf_lost, x->resyncs);
+			"; LOSSY: perf lost %" PRIu64 " event%s, %" PRIu64
+			" impossible sequence%s resynchronised",
+			x->perf_lost, plural(x->perf_lost), x->resyncs, plural(x->resyncs));
 	fprintf(f, "\n");
 	print_times(f, h, x);
 	fprintf(f,
@@ -67,10 +69,10 @@ void trace_linux_summary(FILE *f, const struct fpulab_trace_header *h,
 		x->flags & FPULAB_LINUX_F_SIGRETURN ? "recorded" : "not recorded",
 		x->window_switches, x->window_ends);
 	fprintf(f,
-		"  deferred   %" PRIu64 " loads predicted = Linux's %" PRIu64
+		"  deferred   %" PRIu64 " load%s predicted = Linux's %" PRIu64
 		" + window start %" PRIu64 " + other %" PRIu64 " - signal frames %" PRIu64,
-		x->deferred_loads, x->activations, x->window_loads, x->other_loads,
-		x->act_sigframe);
+		x->deferred_loads, plural(x->deferred_loads), x->activations, x->window_loads,
+		x->other_loads, x->act_sigframe);
 	if (x->end_loads)
 		fprintf(f, " - recording's end %" PRIu64, x->end_loads);
 	fprintf(f, " (replay counts them)%s\n",
@@ -82,8 +84,8 @@ void trace_linux_summary(FILE *f, const struct fpulab_trace_header *h,
 		fprintf(f,
 			"  forks      %" PRIu64
 			" (processes and threads: sched_process_fork of a user task), %" PRIu64
-			" execs\n",
-			x->forks, x->execs);
+			" exec%s\n",
+			x->forks, x->execs, plural(x->execs));
 	else
 		fprintf(f, "  forks      not counted (imported before forks and execs were: "
 			   "import the recording again)\n");
@@ -91,6 +93,6 @@ void trace_linux_summary(FILE *f, const struct fpulab_trace_header *h,
 		x->fp_use == FPULAB_FP_USE_EVERY_RETURN
 			? " (the upper bound; uses flagged evidence give the lower one)"
 			: " (the lower bound)");
-	fprintf(f, "  perf text  %" PRIu64 " lines, %" PRIu64 " events of other kinds skipped\n",
-		x->lines, x->skipped);
+	fprintf(f, "  perf text  %" PRIu64 " line%s, %" PRIu64 " event%s of other kinds skipped\n",
+		x->lines, plural(x->lines), x->skipped, plural(x->skipped));
 }

@@ -80,7 +80,7 @@ expect "--linux-trace: replayed under every policy (fpulab replay)" "$work/e" 'r
 # replay's exact counts: lazy-counter 29 and lazy 52 #NM at every-return, 1 each at evidence, eager 0;
 # the excerpt holds 1 fork (and 2 execs): per 1000 forks, 1000 times as many
 expect "seed 002 on Linux: lazy-counter's #NM saved at both bounds, per 1000 forks" "$work/l" \
-	'^002 +50K #NM saved in a compile, recorded Linux \(vs lazy-counter\) +yes +recorded Linux workload +29 \.\. 1 #NM saved \(lazy-counter 29 \.\. 1, eager 0 \.\. 0; every-return \.\. evidence bound\): 29000 \.\. 1000 per 1000 forks \(1 forks of user tasks \(processes and threads\); 2 execs\); exact counts$'
+	'^002 +50K #NM saved in a compile, recorded Linux \(vs lazy-counter\) +yes +recorded Linux workload +29 \.\. 1 #NM saved \(lazy-counter 29 \.\. 1, eager 0 \.\. 0; every-return \.\. evidence bound\): 29000 \.\. 1000 per 1000 forks \(1 fork of user tasks \(processes and threads\); 2 execs\); exact counts$'
 expect "... and plain lazy's" "$work/l" '^002 +the same against plain lazy .* yes +recorded Linux workload +52 \.\. 1 #NM saved \(lazy 52 \.\. 1, eager 0 \.\. 0;.*: 52000 \.\. 1000 per 1000 forks'
 expect "... the recording named, and why its size differs from the seed's" "$work/l" 'workload linux, 0\.005 s recorded \(not lossy\); not the seed.s whole kernel compile: compare the traps per 1000 forks'
 expect "each policy's share of the CPU time at both bounds" "$work/l" \
