@@ -212,7 +212,7 @@ int perf_import_file(const char *path, const char *out_path, const struct perf_i
 			fclose(in);
 		return rc;
 	}
-	if (tool_start(&t, kind == 'p' ? perf_argv : xz_argv, 1, err, errlen))
+	if (tool_start(&t, kind == 'p' ? perf_argv : xz_argv, TOOL_PIPE_OUT, err, errlen))
 		return -1;
 	t.name = kind == 'p' ? "perf script" : "xz -dc";
 	rc = import_into(t.out, out_path, o, r, &t, err, errlen);

@@ -3,7 +3,9 @@
 #include "perf_tool.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
@@ -16,8 +18,20 @@ const char *perf_binary(void)
 	return p && *p ? p : "perf";
 }
 
-int tool_start(struct tool *t, char *const argv[], int pipe_out, char *err, size_t errlen)
+/* In the child: our standard output and error onto TOOL_STDOUT_FD and TOOL_STDERR_FD,
+ * the error file @e moved out of their way first. Return: where @e is now. */
+static int keep_stdio(int e)
 {
+	if (e == TOOL_STDOUT_FD || e == TOOL_STDERR_FD)
+		e = fcntl(e, F_DUPFD, TOOL_STDERR_FD + 1);
+	dup2(1, TOOL_STDOUT_FD);
+	dup2(2, TOOL_STDERR_FD);
+	return e;
+}
+
+int tool_start(struct tool *t, char *const argv[], unsigned int flags, char *err, size_t errlen)
+{
+	bool pipe_out = flags & TOOL_PIPE_OUT;
 	int fd[2] = { -1, -1 };
 
 	memset(t, 0, sizeof(*t));
@@ -37,6 +51,8 @@ int tool_start(struct tool *t, char *const argv[], int pipe_out, char *err, size
 	}
 	if (!t->pid) {
 		int e = fileno(t->errf);
+		if (flags & TOOL_KEEP_STDIO)
+			e = keep_stdio(e);
 		dup2(pipe_out ? fd[1] : e, 1);
 		dup2(e, 2);
 		if (pipe_out) {

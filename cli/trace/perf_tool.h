@@ -19,12 +19,20 @@ struct tool {
 	const char *name; /* for messages */
 };
 
+/* tool_start's @flags */
+#define TOOL_PIPE_OUT 1u /* its standard output on a pipe (@t->out), else on its error file */
+/* Ours on its descriptors TOOL_STDOUT_FD and TOOL_STDERR_FD, for a program it runs in turn
+ * to take back (trace record's CMD, under perf record); not with TOOL_PIPE_OUT. */
+#define TOOL_KEEP_STDIO 2u
+#define TOOL_STDOUT_FD 8 /* 8 and 9: the highest a POSIX shell's redirections must reach */
+#define TOOL_STDERR_FD 9
+
 /*
- * tool_start - run @argv (argv[0] looked up in PATH) with its standard output on a pipe
- * (@t->out) when @pipe_out, else on its standard error file too. Return: 0, or -1 with a
- * message in @err (the program missing is said so).
+ * tool_start - run @argv (argv[0] looked up in PATH), its standard error into a temporary
+ * file, as @flags say. Return: 0, or -1 with a message in @err (the program missing is said
+ * so).
  */
-int tool_start(struct tool *t, char *const argv[], int pipe_out, char *err, size_t errlen);
+int tool_start(struct tool *t, char *const argv[], unsigned int flags, char *err, size_t errlen);
 
 /*
  * tool_wait - close the pipe, wait for the child (killed first if @kill_it), and give its

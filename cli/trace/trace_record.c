@@ -154,12 +154,16 @@ static int preflight(bool *sigreturn)
 	return 0;
 }
 
+#define FD_(n) #n
+#define FD(n) FD_(n)
+
 /*
  * perf record's argument vector (malloc'ed; the strings are not). With CMD
  * and --seconds, CMD runs under timeout(1), which stops it (SIGINT, as ^C)
  * N s after it starts: perf starts CMD only once it records, a second or
  * more after perf itself starts, so a clock started with perf recorded that
- * much less than N s.
+ * much less than N s. CMD runs under sh, which gives it our standard output
+ * and error back: perf's own go to a file, read for its messages.
  */
 static char **record_argv(const struct record_opts *o, const char *data, bool sigreturn, char *secs)
 {
@@ -168,7 +172,7 @@ static char **record_argv(const struct record_opts *o, const char *data, bool si
 
 	while (o->cmd && o->cmd[ncmd])
 		ncmd++;
-	v = calloc(8 + 2 * NEVENTS + ncmd + 8, sizeof(*v));
+	v = calloc(8 + 2 * NEVENTS + 4 + 4 + ncmd + 1, sizeof(*v));
 	if (!v)
 		return NULL;
 	v[n++] = (char *)perf_binary();
@@ -192,6 +196,11 @@ static char **record_argv(const struct record_opts *o, const char *data, bool si
 		v[n++] = secs;
 	}
 	if (ncmd) {
+		v[n++] = "sh"; /* CMD gets our standard output and error back (TOOL_KEEP_STDIO) */
+		v[n++] = "-c";
+		v[n++] = "exec 1>&" FD(TOOL_STDOUT_FD) " 2>&" FD(TOOL_STDERR_FD) " " FD(
+			TOOL_STDOUT_FD) ">&- " FD(TOOL_STDERR_FD) ">&-; exec \"$@\"";
+		v[n++] = "sh";
 		memcpy(v + n, o->cmd, ncmd * sizeof(*v));
 	} else {
 		v[n++] = "sleep";
@@ -289,7 +298,7 @@ static int record(const struct record_opts *o, const char *data, bool sigreturn)
 	char **argv = record_argv(o, data, sigreturn, secs);
 	struct sigaction old[STOP_SIGNALS_N];
 	catch_stop_signals(on_stop_signal, old);
-	if (!argv || tool_start(&t, argv, 0, err, sizeof(err))) {
+	if (!argv || tool_start(&t, argv, TOOL_KEEP_STDIO, err, sizeof(err))) {
 		restore_stop_signals(old);
 		fprintf(stderr, "fpulab trace record: %s\n", argv ? err : "out of memory");
 		free(argv);

@@ -289,7 +289,7 @@ FPULAB_PERF=$work/recperf FPULAB_TRACEFS=$work/tfs check "record: no sys_enter_r
 has "record: perf record -a with the issue's events (sys_enter_rt_sigreturn left out here)" recperf.args "record -a -m 2048 -e sched:sched_switch -e sched:sched_migrate_task -e sched:sched_process_fork -e sched:sched_process_exec -e sched:sched_process_exit -e signal:signal_deliver -e x86_fpu:* -o"
 has "record: --seconds N records sleep N" recperf.args "-- sleep 1"
 FPULAB_PERF=$work/recperf FPULAB_TRACEFS=$work/tfs check "record: perf refusing for want of privilege: said so, with the fix" 1 - "perf record failed (exit status 255) (no privilege: run it as root, or sysctl -w kernel.perf_event_paranoid=-1)" -- "$fpulab" trace record -o "$work/r.trace" -- true
-has "record: -- CMD ARGS runs them under perf" recperf.args "-- true"
+has "record: -- CMD ARGS runs them under perf (under sh, which gives CMD our stdout and stderr back)" recperf.args '-- sh -c exec 1>&8 2>&9 8>&- 9>&-; exec "$@" sh true'
 holds "record: nothing written when perf fails" test ! -e "$work/r.trace"
 # A fake perf that records: it runs the workload after --, and on SIGINT (as ^C) stops it
 # and writes its data as perf does; perf script prints the signal fixture.
@@ -345,7 +345,16 @@ if [ "$(id -u)" = 0 ] || [ "$(cat /proc/sys/kernel/perf_event_paranoid)" -le -1 
 		not_ok "record: started with SIGINT ignored, SIGINT still ignored; SIGTERM stops it, exit 143" "alive after SIGINT: $alive, exit $rc" "$(cat "$work/err")"
 	fi
 	FPULAB_PERF=$work/fr FPULAB_TRACEFS=$work/tfs check "record: --seconds N with CMD: CMD under timeout -s INT N, said as stopped" 0 - "sleep stopped after 1 s (--seconds); the recording is imported" -- "$fpulab" trace record -o "$work/sec.trace" --seconds 1 -- sleep 5
-	has "record: ... the clock starts with CMD, once perf records" fr.args "-- timeout -s INT 1 sleep 5"
+	has "record: ... the clock starts with CMD, once perf records" fr.args '-- timeout -s INT 1 sh -c exec 1>&8 2>&9 8>&- 9>&-; exec "$@" sh sleep 5'
+	# CMD's output is the user's (a build's errors): not kept with perf's own messages
+	FPULAB_PERF=$work/fr FPULAB_TRACEFS=$work/tfs "$fpulab" trace record -o "$work/io.trace" -- \
+		sh -c 'echo CMD-OUT; echo CMD-ERR >&2; exit 3' > "$work/io.out" 2> "$work/io.err"
+	has "record: CMD's standard output reaches ours" io.out "CMD-OUT"
+	has "record: CMD's standard error reaches ours" io.err "CMD-ERR"
+	has "record: ... and its exit status is said" io.err "note: sh exited with status 3; the recording is imported"
+	if grep -q "Captured and wrote" "$work/io.err" "$work/io.out"; then
+		not_ok "record: perf's own messages stay out of it" "$(cat "$work/io.err")"
+	else ok "record: perf's own messages stay out of it"; fi
 else
 	skips 4 "record: a fake perf that records" "needs root or perf_event_paranoid -1"
 fi
