@@ -358,7 +358,8 @@ static json_t *compare_row(json_t *ra, json_t *rb, const char *identity, double 
 		t->repriced++;
 	double sw_a = json_number_value(json_object_get(ra, "switches"));
 	if (*repriced && sw_a > 0 && !strcmp(result_str(ra, "policy", ""), RESULT_ORACLE_ROW))
-		fa.median = oracle_at_a(ra, ra, sw_a); /* as B's: from its counts, not its rounded median */
+		fa.median = oracle_at_a(ra, ra,
+					sw_a); /* as B's: from its counts, not its rounded median */
 	json_object_set_new(out, "b_repriced", *repriced ? json_string(repriced) : json_null());
 	if (has) {
 		double ratio = fa.median != 0 ? fb.median / fa.median : NAN;
