@@ -48,10 +48,10 @@ struct host_costs; /* host/host_costs.h */
 
 struct param {
 	double ns;
-	const char *source; /* NULL: not given yet; "--trap-ns", a file, "lab costs, ...", buf */
-	unsigned runs;      /* lab costs: runs its median summarises; 0 otherwise */
+	const char *source;             /* NULL: not given yet; "lab costs, ...", or buf */
+	unsigned runs;                  /* lab costs: runs its median summarises; 0 otherwise */
 	const struct clock_kind *clock; /* lab costs: the clock they were measured in; else NULL */
-	char buf[400];                  /* a source made here ("measured on this host: ...") */
+	char buf[400]; /* a source made here ("measured on this host: ...", "given: --trap-ns") */
 };
 
 /* --sweep PARAM=LO..HI: each policy's total per switch against one per-event cost. */
@@ -283,7 +283,7 @@ int replay_say_integrity(const struct trace_replay *tr, const char *policy, cons
 
 /*
  * costs_parse_ns - --@opt's value @v, a cost in ns (0..1e9), into @p, its
- * source "@opt". Return: 0, or 2 after a usage error on stderr.
+ * source "given: --@opt". Return: 0, or 2 after a usage error on stderr.
  */
 int costs_parse_ns(const char *opt, const char *v, struct param *p);
 

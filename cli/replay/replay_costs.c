@@ -41,7 +41,8 @@ int costs_parse_ns(const char *opt, const char *v, struct param *p)
 	if (!*v || *end || errno || !cost_ns_ok(x))
 		return usage_error("replay", "--%s: '%s' is not a cost in ns (0..1e9)", opt, v);
 	p->ns = x;
-	p->source = opt;
+	snprintf(p->buf, sizeof(p->buf), "given: --%s", opt);
+	p->source = p->buf;
 	p->clock = NULL;
 	return 0;
 }
@@ -196,7 +197,8 @@ int costs_load(const char *path, struct opts *o)
 			return 1;
 		}
 		ps[i]->ns = json_number_value(v);
-		ps[i]->source = path;
+		snprintf(ps[i]->buf, sizeof(ps[i]->buf), "given: --costs %s", path);
+		ps[i]->source = ps[i]->buf;
 		ps[i]->clock = NULL;
 		found++;
 	}

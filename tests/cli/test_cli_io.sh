@@ -87,7 +87,7 @@ check "fpulab help trace bogus: exit 2, not trace's help" 2 - "unknown subcomman
 echo '{"trap_ns": 500, "cr0_ns": 10, "ipi_ns": 2000}' > "$work/c.json"
 for order in "--trap-ns 7 --costs $work/c.json" "--costs $work/c.json --trap-ns 7"; do
 	# shellcheck disable=SC2086 # the words of $order are its arguments
-	check "replay $order: the trap costs 7 ns, CR0 10 (the file's)" 0 "#NM trap 7.0 ns (trap-ns), CR0 write 10.0 ns" - -- \
+	check "replay $order: the trap costs 7 ns, CR0 10 (the file's)" 0 "#NM trap 7.0 ns (given: --trap-ns), CR0 write 10.0 ns" - -- \
 		"$fpulab" replay "$work/p1.trace" --policy lazy --repeat 1 $order
 done
 finish

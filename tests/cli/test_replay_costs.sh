@@ -73,7 +73,7 @@ t "json: each lazy row's verdict agrees with its break-even, its range and the r
 		and all(.[] | select(.policy != "lazy" and .policy != "lazy-counter"); .verdict == null)' "$work/r.json"
 "$fpulab" replay "$work/p1.trace" --repeat 2 --policy eager,lazy --trap-ns 250 --ipi-ns 700 --costs "$work/hc.json" > "$work/o.out" 2> "$work/err"
 t "table: --trap-ns and --ipi-ns override this host's figures; the range stays the host's" \
-	grep -q '^# costs per event: #NM trap 250.0 ns (trap-ns), CR0 write 44.1 ns (cited: .*), IPI 700.0 ns (ipi-ns)$' "$work/o.out"
+	grep -q '^# costs per event: #NM trap 250.0 ns (given: --trap-ns), CR0 write 44.1 ns (cited: .*), IPI 700.0 ns (given: --ipi-ns)$' "$work/o.out"
 t "table: the trap range line names the file and says the host is a guest" \
 	grep -q "^# this host's trap range (under a hypervisor): 100.0 ns (syscall round trip, lower bound; min 90.0, max 120.0) to 300.0 ns (fault, estimate; min 280.0, max 320.0), medians of 3 runs, .*hc.json of 2026-01-01T00:00:00Z" "$work/o.out"
 t "table: a verdict beside each break-even" grep -q '^#   verdict: \(decided: \|undecided between 100.0 and 300.0 ns\)' "$work/o.out"
@@ -149,5 +149,5 @@ kill "$!" 2> /dev/null
 # Measured by the replay itself (no cache): every source this host's, said so.
 env -u FPULAB_HOST_COSTS "$fpulab" replay "$work/p1.trace" --repeat 1 --policy eager --ipi-ns 1000 --format json --output "$work/m.json" 2> "$work/err"
 t "measured now: trap the syscall round trip, no file named; the range from it up" \
-	jq -e -s 'all(.[]; (.trap_source | test("^measured on this host: syscall round trip, lower bound \\(median of [0-9]+ runs, min [0-9.]+, max [0-9.]+ ns\\)$")) and (.trap_source | capture("min (?<a>[0-9.]+), max (?<b>[0-9.]+) ns") | (.a | tonumber) <= (.b | tonumber)) and (.trap_ns as $t | .trap_source | capture("min (?<a>[0-9.]+),") | (.a | tonumber) <= $t + 0.05) and .trap_range_lo_ns == (.trap_ns * 10 | round / 10) and .trap_range_hi_ns >= .trap_range_lo_ns and .ipi_source == "ipi-ns")' "$work/m.json"
+	jq -e -s 'all(.[]; (.trap_source | test("^measured on this host: syscall round trip, lower bound \\(median of [0-9]+ runs, min [0-9.]+, max [0-9.]+ ns\\)$")) and (.trap_source | capture("min (?<a>[0-9.]+), max (?<b>[0-9.]+) ns") | (.a | tonumber) <= (.b | tonumber)) and (.trap_ns as $t | .trap_source | capture("min (?<a>[0-9.]+),") | (.a | tonumber) <= $t + 0.05) and .trap_range_lo_ns == (.trap_ns * 10 | round / 10) and .trap_range_hi_ns >= .trap_range_lo_ns and .ipi_source == "given: --ipi-ns")' "$work/m.json"
 finish

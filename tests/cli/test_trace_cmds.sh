@@ -113,7 +113,7 @@ echo '{"experiment": "costs", "policy": "eager", "cost": "ipi", "clock": "emulat
 check "replay --costs: a lab row's ns_per_op over 1e9 is refused" 1 - "ipi's ns_per_op 2e+09 is not a cost in ns (0..1e9)" -- "$fpulab" replay "$work/pp.trace" --costs "$work/labbig.json"
 if grep -qw xsave /proc/cpuinfo; then
 	echo '{"trap_ns": 400, "ipi_ns": 2000}' > "$work/costs.json"
-	check "replay --costs names the file as the source" 0 "#NM trap 400.0 ns ($work/costs.json)" - -- "$fpulab" replay "$work/pp.trace" --repeat 1 --costs "$work/costs.json"
+	check "replay --costs names the file as the source, given" 0 "#NM trap 400.0 ns (given: --costs $work/costs.json)" - -- "$fpulab" replay "$work/pp.trace" --repeat 1 --costs "$work/costs.json"
 	check "replay: eager on pingpong-both saves 99 and restores 100 of 100 switches" 0 "eager                 100        0       99      100        0        0      0     0" - -- "$fpulab" replay "$work/pp.trace" --repeat 1 --policy eager,lazy
 	check "replay: the oracle row" 0 "oracle                100        0       98      100" - -- "$fpulab" replay "$work/pp.trace" --repeat 1 --policy eager
 	check "replay: break-even of eager vs lazy is printed" 0 "break-even trap cost, eager vs lazy:" - -- "$fpulab" replay "$work/pp.trace" --repeat 1 --policy eager,lazy
