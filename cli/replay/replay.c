@@ -51,7 +51,8 @@ static void usage(FILE *f)
 		"(TCG) or hardware (KVM)), or a JSON object with trap_ns, cr0_ns and ipi_ns.\n"
 		"--sweep trap=LO..HI or ipi=LO..HI: each policy's total per switch at 11 costs\n"
 		"from LO to HI ns, and where eager crosses lazy and lazy-counter (table or json;\n"
-		"with --plot DIR also DIR/sweep-PARAM-TRACE.svg, this host's range shaded).\n"
+		"with --plot DIR also DIR/sweep-PARAM-TRACE.svg, TRACE its file name less\n"
+		".trace, this host's range shaded).\n"
 		"--adaptive-costs: what adaptive decides by (fpu_set_costs): measured (default):\n"
 		"the per-event costs above and this CPU's batch save and restore; default:\n"
 		"libfpu's built-in costs, as the lab kernel uses them (to replay a lab row of\n"
@@ -67,7 +68,8 @@ static void usage(FILE *f)
 		"Exit status: 0 ok; 1 a trace unreadable or failing its check (nothing is\n"
 		"replayed), an integrity error, runs whose counts differ, a bare run that cannot\n"
 		"match its calls, a --costs file refused; 2 usage error (also an --output FILE or\n"
-		"--plot DIR that cannot be made, or an --output that is one of its inputs).\n",
+		"--plot DIR that cannot be made, an --output that is one of its inputs, a trace\n"
+		"given twice, or two traces of one file name: rows name a trace by it).\n",
 		REPEAT_DEFAULT, IPI_NS_DEFAULT);
 }
 
@@ -224,18 +226,34 @@ static int policy_list(const char *spec, const char **out)
 	return n;
 }
 
-/* 2, said, where one trace file is given twice (another spelling, a link): it would count twice. */
+static const char *file_name(const char *path)
+{
+	return strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+}
+
+/*
+ * 2, said, where one trace file is given twice (another spelling, a link): it would count
+ * twice; or two traces have one file name: their rows, named by it, would be one trace's.
+ */
 static int same_trace_twice(char **traces, int n)
 {
 	for (int i = 0; i < n; i++) {
 		struct stat si, sj;
 		if (stat(traces[i], &si))
 			continue; /* said when it is read */
-		for (int j = 0; j < i; j++)
-			if (!stat(traces[j], &sj) && si.st_dev == sj.st_dev &&
-			    si.st_ino == sj.st_ino)
+		for (int j = 0; j < i; j++) {
+			if (stat(traces[j], &sj))
+				continue;
+			if (si.st_dev == sj.st_dev && si.st_ino == sj.st_ino)
 				return usage_error("replay", "%s and %s are one trace, given twice",
 						   traces[j], traces[i]);
+			if (!strcmp(file_name(traces[j]), file_name(traces[i])))
+				return usage_error("replay",
+						   "%s and %s are two traces of one file name: "
+						   "the rows name a trace by its file name; "
+						   "rename one",
+						   traces[j], traces[i]);
+		}
 	}
 	return 0;
 }

@@ -272,7 +272,10 @@ static void sweep_plot(const struct trace_replay *tr, const double *x, const dou
 {
 	const struct opts *o = tr->o;
 	const char *base = strrchr(tr->path, '/') ? strrchr(tr->path, '/') + 1 : tr->path;
-	char *name = xasprintf("sweep-%s-%.*s", o->sweep.param, (int)strcspn(base, "."), base);
+	size_t n = strlen(base);
+	if (n > strlen(".trace") && !strcmp(base + n - strlen(".trace"), ".trace"))
+		n -= strlen(".trace");
+	char *name = xasprintf("sweep-%s-%.*s", o->sweep.param, (int)n, base);
 	char *title = xasprintf("%s: total ns per switch against the %s cost", base,
 				o->sweep.param);
 	char *xl = xasprintf("%s cost, ns per %s", o->sweep.param,

@@ -55,6 +55,13 @@ check "trace info of a FIFO: exit 1 at once, not a hang" 1 - "$work/fifo: not a 
 # ---- inputs given twice ----
 check "replay of one trace twice (another spelling): exit 2" 2 - "$work/p1.trace and $work/./p1.trace are one trace, given twice" -- \
 	"$fpulab" replay "$work/p1.trace" "$work/./p1.trace"
+mkdir -p "$work/d1" "$work/d2" "$work/d3"
+"$fpulab" trace synth pingpong-one -o "$work/d1/x.trace" --switches 200 > /dev/null 2>&1
+"$fpulab" trace synth boot -o "$work/d2/x.trace" --switches 200 > /dev/null 2>&1
+check "replay of two traces of one file name (d1/x.trace, d2/x.trace): exit 2, naming both" 2 - \
+	"$work/d1/x.trace and $work/d2/x.trace are two traces of one file name" -- \
+	"$fpulab" replay "$work/d1/x.trace" "$work/d2/x.trace" --format json --output "$work/d3/x.json" --plot "$work/d3/plot"
+holds "... before anything is made: no --output, no --plot DIR" test -z "$(ls -A "$work/d3")"
 "$fpulab" replay "$work/p1.trace" --policy eager,lazy --repeat 1 --format json --output "$work/a.json" 2> /dev/null
 cat "$work/a.json" "$work/a.json" > "$work/aa.json"
 check "compare of a file holding a configuration twice: exit 2" 2 - "$work/aa.json holds one configuration twice (rows 1 and 4:" -- \

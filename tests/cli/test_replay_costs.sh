@@ -111,9 +111,18 @@ if command -v gnuplot > /dev/null; then
 	t "... and the SVG is drawn" [ -s "$work/plot/sweep-ipi-p1.svg" ]
 	t "... and counted with the rows' plot: as many SVGs said as written" \
 		grep -q "^fpulab replay: plots: $work/plot/ ($(find "$work/plot" -name '*.svg' | wc -l) SVG)$" "$work/err"
+	# named by the whole file name less .trace: a.b.trace and a.c.trace were both sweep-ipi-a
+	cp "$work/p1.trace" "$work/a.b.trace"
+	cp "$work/p1.trace" "$work/a.c.trace"
+	"$fpulab" replay "$work/a.b.trace" "$work/a.c.trace" --repeat 1 --policy eager,lazy --costs "$work/hc.json" \
+		--sweep ipi=0..10000 --plot "$work/plot2" > /dev/null 2> "$work/err"
+	t "sweep --plot of a.b.trace and a.c.trace: sweep-ipi-a.b.svg and sweep-ipi-a.c.svg, 3 SVGs said and written" \
+		[ -s "$work/plot2/sweep-ipi-a.b.svg" -a -s "$work/plot2/sweep-ipi-a.c.svg" \
+		-a "$(find "$work/plot2" -name '*.svg' | wc -l)" = 3 -a -n "$(grep -x "fpulab replay: plots: $work/plot2/ (3 SVG)" "$work/err")" ]
 else
 	skip "sweep --plot" "no gnuplot"
 	skip "sweep --plot: the SVG" "no gnuplot"
+	skip "sweep --plot: the SVGs of a.b.trace and a.c.trace" "no gnuplot"
 fi
 
 # --batch-costs: an earlier replay's batch save and restore, not timed again: the same decisions and prices.
