@@ -571,9 +571,10 @@ static void usage(FILE *f)
 		"                   running\n"
 		"  --linux-trace FILE  the recorded Linux workload's rows: FILE (fpulab trace\n"
 		"                   import or record made it) replayed under every policy now\n"
-		"  --linux-seconds N  without --linux-trace: record a compile of a scratch clone\n"
-		"                   of this source tree for N s (default %d without --from, when\n"
-		"                   recording works here; with --from only when given; 0: never)\n"
+		"  --linux-seconds N  record a compile of a scratch clone of this source tree\n"
+		"                   for N s (default %d without --from, when recording works\n"
+		"                   here; with --from only when given; 0: never); not with\n"
+		"                   --linux-trace (exit 2)\n"
 		"  --format F       table (default), md (markdown, for a mail) or json (JSON\n"
 		"                   lines)\n"
 		"  --output FILE    write the table to FILE\n"
@@ -673,6 +674,10 @@ static int report_parse(int argc, char **argv, struct report_opts *o)
 	}
 	if (optind < argc)
 		return usage_error("report", "unexpected argument '%s'", argv[optind]);
+	if (o->lx.trace && o->lx.seconds >= 0)
+		return usage_error("report",
+				   "--linux-trace and --linux-seconds: give one (the Linux rows "
+				   "from that trace, or from a compile recorded now)");
 	if (o->lx.trace && report_linux_check(o->lx.trace))
 		return 2;
 	char err[512];

@@ -120,6 +120,11 @@ rc=$?
 rc=$?
 [ "$rc" = 2 ] && grep -q "not a trace imported from Linux" "$work/e" && ok "--linux-trace: a synthetic trace: refused, exit 2" ||
 	not_ok "--linux-trace: a synthetic trace: refused, exit 2" "exit $rc" "$(cat "$work/e")"
+"$fpulab" report --from "$fx/report-context-switch.json" --linux-trace "$work/fee.trace" --linux-seconds 5 > "$work/ts" 2> "$work/e"
+rc=$?
+[ "$rc" = 2 ] && [ ! -s "$work/ts" ] && grep -q -- "--linux-trace and --linux-seconds: give one" "$work/e" &&
+	ok "--linux-trace with --linux-seconds: a usage error, exit 2, nothing written" ||
+	not_ok "--linux-trace with --linux-seconds: a usage error, exit 2, nothing written" "exit $rc" "$(cat "$work/e")"
 
 # ---- recording one when it cannot: why not, and the other rows ----
 FPULAB_PERF=$work/none "$fpulab" report --from "$fx/report-context-switch.json" --linux-seconds 5 > "$work/np" 2> "$work/e"
