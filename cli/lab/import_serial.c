@@ -93,8 +93,9 @@ static int on_hello(struct import *im, const char *rec)
 	}
 	r->clock_label = im->clock_label;
 	r->machine = im->machine;
-	fprintf(stderr, "fpulab import-serial: %s: %llu CPUs, %s, booted by %s; ticks: %s\n",
-		im->log, (unsigned long long)h->cpus, h->apic, h->boot, im->clock_label);
+	fprintf(stderr, "fpulab import-serial: %s: %llu CPU%s, %s, booted by %s; ticks: %s\n",
+		im->log, (unsigned long long)h->cpus, plural(h->cpus), h->apic, h->boot,
+		im->clock_label);
 	return 0;
 }
 
@@ -238,15 +239,18 @@ static int judge(struct import *im)
 	}
 	if (im->done.has_runs && im->done.runs != im->collector.runs_total) {
 		fprintf(stderr,
-			"fpulab import-serial: the kernel says it did %llu runs, the log has %zu\n",
-			(unsigned long long)im->done.runs, im->collector.runs_total);
+			"fpulab import-serial: the kernel says it did %llu run%s, the log has %zu\n",
+			(unsigned long long)im->done.runs, plural(im->done.runs),
+			im->collector.runs_total);
 		return 1;
 	}
 	report_end(&im->report);
 	if (im->report.integrity_errors) {
-		fprintf(stderr, "fpulab import-serial: INTEGRITY ERRORS: %llu in %zu of %zu rows\n",
+		fprintf(stderr,
+			"fpulab import-serial: INTEGRITY ERRORS: %llu in %zu of %zu row%s\n",
 			(unsigned long long)im->report.integrity_errors,
-			im->report.rows_with_integrity_errors, im->report.rows_written);
+			im->report.rows_with_integrity_errors, im->report.rows_written,
+			plural(im->report.rows_written));
 		return 1;
 	}
 	return 0;
@@ -347,14 +351,15 @@ int cmd_import_serial(int argc, char **argv)
 		fprintf(stderr, "fpulab import-serial: %s: %s\n", im.log, im.error);
 	fclose(f);
 	if (im.malformed)
-		fprintf(stderr, "fpulab import-serial: %zu malformed records ignored\n",
-			im.malformed);
+		fprintf(stderr, "fpulab import-serial: %zu malformed record%s ignored\n",
+			im.malformed, plural(im.malformed));
 	collector_free(&im.collector);
 	report_integrity_free(&im.report);
 	if (output_close(&im.out) < 0 && !rc)
 		rc = 1;
 	if (path && im.report.rows_written)
-		fprintf(stderr, "fpulab import-serial: %zu rows (%zu runs) written to %s\n",
-			im.report.rows_written, im.report.runs_written, path);
+		fprintf(stderr, "fpulab import-serial: %zu row%s (%zu run%s) written to %s\n",
+			im.report.rows_written, plural(im.report.rows_written),
+			im.report.runs_written, plural(im.report.runs_written), path);
 	return rc;
 }

@@ -507,11 +507,11 @@ static int judge_hung(struct run_state *s, const struct session_end *end)
 	if (still_printing(s, end)) {
 		fprintf(stderr,
 			"fpulab: no record for %u s, but the guest is still working: its console "
-			"printed %zu lines since its last record, the last %.1f s before the "
+			"printed %zu line%s since its last record, the last %.1f s before the "
 			"watchdog fired; QEMU killed. Raise --timeout (now %u s) for a run this "
 			"long\n",
-			s->opt->timeout_s, s->console_since_record, end->console_quiet_ms / 1000.0,
-			s->opt->timeout_s);
+			s->opt->timeout_s, s->console_since_record, plural(s->console_since_record),
+			end->console_quiet_ms / 1000.0, s->opt->timeout_s);
 		show_last_words(s);
 		return 1;
 	}
@@ -519,14 +519,15 @@ static int judge_hung(struct run_state *s, const struct session_end *end)
 		s->opt->timeout_s, s->opt->timeout_s);
 	if (s->progress_stalled)
 		fprintf(stderr,
-			"fpulab: %zu progress records since the last sign of life, all at "
+			"fpulab: %zu progress record%s since the last sign of life, all at "
 			"%" PRIu64 " (%s): the guest's run is stuck\n",
-			s->progress_stalled, s->progress_done, s->progress_run);
+			s->progress_stalled, plural(s->progress_stalled), s->progress_done,
+			s->progress_run);
 	else if (s->console_since_record)
 		fprintf(stderr,
-			"fpulab: the guest's console was still printing (%zu lines since "
+			"fpulab: the guest's console was still printing (%zu line%s since "
 			"its last record): a long run may simply need a larger --timeout\n",
-			s->console_since_record);
+			s->console_since_record, plural(s->console_since_record));
 	show_last_words(s);
 	return 1;
 }
@@ -600,8 +601,9 @@ static int judge_done(struct run_state *s)
 		return 1;
 	}
 	if (s->done.has_runs && s->done.runs != s->collector.runs_total) {
-		fprintf(stderr, "fpulab: the guest says it did %llu runs, fpulab received %zu\n",
-			(unsigned long long)s->done.runs, s->collector.runs_total);
+		fprintf(stderr, "fpulab: the guest says it did %llu run%s, fpulab received %zu\n",
+			(unsigned long long)s->done.runs, plural(s->done.runs),
+			s->collector.runs_total);
 		return 1;
 	}
 	if (s->done.checked) {
@@ -632,9 +634,9 @@ static int judge_records(const struct run_state *s, int rc)
 	}
 	if (s->malformed) {
 		fprintf(stderr,
-			"fpulab: %zu malformed result, progress or integrity records ignored; the "
+			"fpulab: %zu malformed result, progress or integrity record%s ignored; the "
 			"first: %s\n",
-			s->malformed, s->first_malformed);
+			s->malformed, plural(s->malformed), s->first_malformed);
 		rc = rc ? rc : 1;
 	}
 	return rc;
@@ -752,9 +754,11 @@ static int boot_and_collect(struct run_state *s, const struct qemu_command *cmd)
 	if (rc == 0 && s->opt->trace_path &&
 	    s->trace.written + s->traces_failed != s->collector.runs_total) {
 		fprintf(stderr,
-			"fpulab: --trace: the guest reported %zu runs and sent %u traces: a kernel "
+			"fpulab: --trace: the guest reported %zu run%s and sent %u trace%s: a kernel "
 			"that does not record traces (trace=1)?\n",
-			s->collector.runs_total, s->trace.written + s->traces_failed);
+			s->collector.runs_total, plural(s->collector.runs_total),
+			s->trace.written + s->traces_failed,
+			plural(s->trace.written + s->traces_failed));
 		rc = 1;
 	}
 	if (rc == 0 && s->traces_failed) {
@@ -765,10 +769,11 @@ static int boot_and_collect(struct run_state *s, const struct qemu_command *cmd)
 	end_report(s, &end, rc);
 	if (rc == 0 && s->report.integrity_errors) {
 		fprintf(stderr,
-			"fpulab: INTEGRITY ERRORS: %llu in %zu of %zu rows: FPU state was "
+			"fpulab: INTEGRITY ERRORS: %llu in %zu of %zu row%s: FPU state was "
 			"lost or leaked (the first of each run: above, and with the rows)\n",
 			(unsigned long long)s->report.integrity_errors,
-			s->report.rows_with_integrity_errors, s->report.rows_written);
+			s->report.rows_with_integrity_errors, s->report.rows_written,
+			plural(s->report.rows_written));
 		rc = 1;
 	}
 	return rc;
@@ -817,8 +822,8 @@ static int close_output(struct output *out, const struct report *r, int rc)
 	if (output_close(out) < 0)
 		return rc ? rc : 1;
 	if (path && rows)
-		fprintf(stderr, "fpulab: %zu rows (%zu runs) written to %s\n", r->rows_written,
-			r->runs_written, path);
+		fprintf(stderr, "fpulab: %zu row%s (%zu run%s) written to %s\n", r->rows_written,
+			plural(r->rows_written), r->runs_written, plural(r->runs_written), path);
 	else if (path)
 		fprintf(stderr, "fpulab: nothing written; %s left as it was\n", path);
 	return rc;

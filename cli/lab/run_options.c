@@ -522,12 +522,14 @@ static void count_runs(struct run_options *o, int exp)
 	o->trace_runs = configs && policies ? configs * policies * (unsigned)repeat : 0;
 	if (o->trace_runs)
 		snprintf(o->why_runs, sizeof(o->why_runs),
-			 "%u runs (%u configurations x %u policies x %llu repeats)", o->trace_runs,
-			 configs, policies, repeat);
+			 "%u run%s (%u configuration%s x %u polic%s x %llu repeat%s)",
+			 o->trace_runs, plural(o->trace_runs), configs, plural(configs), policies,
+			 policies == 1 ? "y" : "ies", repeat, plural(repeat));
 	else
-		snprintf(o->why_runs, sizeof(o->why_runs), "%s configurations x %s x %llu repeats",
+		snprintf(o->why_runs, sizeof(o->why_runs), "%s configurations x %s x %llu repeat%s",
 			 configs ? "some" : "an unknown number of",
-			 policies ? "some policies" : "every policy the kernel has", repeat);
+			 policies ? "some policies" : "every policy the kernel has", repeat,
+			 plural(repeat));
 }
 
 /* Defaults that depend on other options, and combinations that cannot run. */

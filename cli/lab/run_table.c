@@ -3,6 +3,7 @@
 #include "run_table.h"
 #include "common/catalog.h"
 #include "common/result_file.h"
+#include "common/util.h"
 
 #include <inttypes.h>
 #include <math.h>
@@ -295,7 +296,7 @@ static void write_table_header(struct report *r, const struct result_row *first)
 
 	if (r->expected_configs)
 		snprintf(configs, sizeof(configs), ", %u configuration%s", r->expected_configs,
-			 r->expected_configs == 1 ? "" : "s");
+			 plural(r->expected_configs));
 	output_comment(r->out, "fpulab run: experiment %s%s", first->median.experiment, configs);
 	if (h && h->apic[0])
 		snprintf(apic, sizeof(apic), "; guest APIC %s", h->apic);
@@ -304,13 +305,13 @@ static void write_table_header(struct report *r, const struct result_row *first)
 	if (h && h->insn[0])
 		snprintf(insn, sizeof(insn), ", save instruction %s", h->insn);
 	if (r->accel_arg)
-		output_comment(r->out, "QEMU %s, accel %s (-accel %s), -cpu %s, %u CPUs%s%s%s",
-			       r->machine, r->accel, r->accel_arg, r->qemu_cpu, r->cpus, apic, xcr0,
-			       insn);
+		output_comment(r->out, "QEMU %s, accel %s (-accel %s), -cpu %s, %u CPU%s%s%s%s",
+			       r->machine, r->accel, r->accel_arg, r->qemu_cpu, r->cpus,
+			       plural(r->cpus), apic, xcr0, insn);
 	else /* import-serial: what the guest said of itself */
 		output_comment(r->out,
-			       "machine %s (its serial log: no QEMU command line), %u CPUs%s%s%s",
-			       r->machine, r->cpus, apic, xcr0, insn);
+			       "machine %s (its serial log: no QEMU command line), %u CPU%s%s%s%s",
+			       r->machine, r->cpus, plural(r->cpus), apic, xcr0, insn);
 	if (r->pinned_header)
 		output_comment(r->out, "vCPU threads pinned: %s", r->pinned_header);
 	if (h && (h->present & (UINT64_C(1) << HELLO_tsc_khz)) && r->clock->timed)
@@ -495,7 +496,8 @@ void report_end(struct report *r)
 {
 	if (r->out->format != OUTPUT_TABLE || !r->header_written)
 		return;
-	output_comment(r->out, "%zu rows summarising %zu runs", r->rows_written, r->runs_written);
+	output_comment(r->out, "%zu row%s summarising %zu run%s", r->rows_written,
+		       plural(r->rows_written), r->runs_written, plural(r->runs_written));
 	if (r->counts_varied)
 		output_comment(r->out, "* counts differed between runs of this row: the median"
 				       " run's are shown");

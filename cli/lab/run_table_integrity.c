@@ -16,8 +16,9 @@ void report_integrity(struct report *r, const struct guest_integrity *g, const c
 {
 	fprintf(stderr,
 		"fpulab: integrity: %s: cpu %" PRIu64 " task %" PRIu64 " %s reg %" PRIu64
-		": expected %s, found %s (%" PRIu64 " registers wrong)\n",
-		run, g->cpu, g->task, g->regset, g->reg, g->expected, g->found, g->wrong);
+		": expected %s, found %s (%" PRIu64 " register%s wrong)\n",
+		run, g->cpu, g->task, g->regset, g->reg, g->expected, g->found, g->wrong,
+		plural(g->wrong));
 	if (r->nintegrity == r->integrity_cap) {
 		r->integrity_cap = r->integrity_cap ? 2 * r->integrity_cap : 16;
 		r->integrity = realloc(r->integrity, r->integrity_cap * sizeof(*r->integrity));
@@ -36,9 +37,9 @@ void report_integrity_run_ended(struct report *r)
 static char *describe(const struct guest_integrity *g, const char *comma)
 {
 	return xasprintf("cpu %" PRIu64 " task %" PRIu64 " %s reg %" PRIu64 ": expected %s%s found "
-			 "%s (%" PRIu64 " registers wrong)",
-			 g->cpu, g->task, g->regset, g->reg, g->expected, comma, g->found,
-			 g->wrong);
+			 "%s (%" PRIu64 " register%s wrong)",
+			 g->cpu, g->task, g->regset, g->reg, g->expected, comma, g->found, g->wrong,
+			 plural(g->wrong));
 }
 
 /* "lazy", "lazy same-cpu fp=one sse": the row's policy and what differs. */

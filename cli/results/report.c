@@ -237,9 +237,10 @@ static void measure_gain(const struct claim *c, json_t *rows, struct finding *f)
 	f->unit = "%";
 	f->source = source_name(ra);
 	snprintf(f->figure, sizeof(f->figure),
-		 "%+.1f%% (%s %.1f vs %s %.1f %s, medians of %d/%d runs)", gain,
+		 "%+.1f%% (%s %.1f vs %s %.1f %s, medians of %d/%d run%s)", gain,
 		 c->param_key ? c->param_a : c->a, fa.median, c->param_key ? c->param_b : c->b,
-		 fb.median, fa.unit, runs_of(ra), runs_of(rb));
+		 fb.median, fa.unit, runs_of(ra), runs_of(rb),
+		 plural(runs_of(ra) == 1 && runs_of(rb) == 1 ? 1 : 2));
 	if (c->claimed == 0) { /* "no degradation" */
 		f->agrees = hi >= 0 ? "yes" : "no";
 		if (hi < 0)

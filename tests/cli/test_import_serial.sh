@@ -49,6 +49,11 @@ grep -q '^# machine .* (its serial log: no QEMU command line), 2 CPUs; guest API
 	ok "table: the machine the log names, no QEMU command line" || not_ok "table: the machine, no QEMU" "$(grep '^#' "$work/pc.txt" | head -n 3)"
 grep -qF 'stress, policy lazy, repeat 0 hung (no record for 120 s); 1 run of its unfinished configuration is not rows' "$work/err" &&
 	ok "the hung run is said, its configuration left out" || not_ok "the hung run is said" "$(cat "$work/err")"
+# counts of one are singular: 1 CPU, 1 row (1 run)
+{ echo "${hello_pc/cpus=2/cpus=1}"; res context-switch eager 0 3000000; echo '@fpulab done runs=1'; } > "$work/one.log"
+"$fpulab" import-serial "$work/one.log" -o "$work/one.json" 2> "$work/err"
+grep -qF "one.log: 1 CPU, x2apic" "$work/err" && grep -qF "fpulab import-serial: 1 row (1 run) written to $work/one.json" "$work/err" &&
+	ok "one CPU, one run: \"1 CPU\", \"1 row (1 run) written\"" || not_ok "one CPU, one run: singular" "$(cat "$work/err")"
 cp "$work/pc.log" "$work/pc-again.log"
 "$fpulab" import-serial "$work/pc-again.log" -o "$work/pc2.json" 2> /dev/null
 "$fpulab" compare "$work/pc.json" "$work/pc2.json" > "$work/cmp" 2> "$work/err"

@@ -332,7 +332,7 @@ FAKE_GUEST_HANG=1 run_fpulab "$work/hang" --timeout 2
 expect "hang: watchdog fires" 1 - "guest hung: no record for 2 s; QEMU killed"
 expect "hang: last console lines shown" 1 - "| lab: waiting for cpu1 forever"
 expect "hang with console output after the last record: a larger --timeout may do" 1 - \
-	"the guest's console was still printing (1 lines since its last record): a long run may simply need a larger --timeout"
+	"the guest's console was still printing (1 line since its last record): a long run may simply need a larger --timeout"
 printf '%s\n' "$hello" > "$work/hang-silent"
 FAKE_GUEST_HANG=1 run_fpulab "$work/hang-silent" --timeout 1
 if [ "$rc" = 1 ] && grep -qF "guest hung: no record for 1 s" "$work/err" && ! grep -qF "larger --timeout" "$work/err"; then
@@ -379,6 +379,13 @@ if [ "$rc" = 1 ] && [ "$lines" = 3 ] && grep -qF '"placement": "same-cpu"' "$wor
 	ok "--output keeps the rows completed before a later panic"
 else not_ok "--output keeps the rows completed before a later panic" "rc=$rc lines=$lines"; fi
 expect "the unfinished configuration is reported as such" 1 - "1 run of the unfinished configuration was not reported"
+
+# counts of one are singular: the footer and the line that says where the rows went
+{ echo "$hello"; result eager same-cpu 0 0 3000000; echo "@fpulab done runs=1"; } > "$work/one"
+run_fpulab "$work/one" --policy eager --output "$work/one.txt"
+expect "one run: \"1 row (1 run) written to\", not \"1 rows (1 runs)\"" 0 - "fpulab: 1 row (1 run) written to $work/one.txt"
+if grep -qx "# 1 row summarising 1 run" "$work/one.txt"; then ok "... and the table's footer: \"# 1 row summarising 1 run\""
+else not_ok "... and the table's footer: \"# 1 row summarising 1 run\"" "$(tail -n 3 "$work/one.txt")"; fi
 
 echo "precious" > "$work/keep.txt"
 FAKE_GUEST_STATUS=35 run_fpulab "$work/panic" --output "$work/keep.txt"

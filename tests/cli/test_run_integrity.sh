@@ -82,7 +82,7 @@ holds "a report of the second configuration's first run is with that row" \
 holds "... and not with the first configuration's" grep -qF '"integrity_reports": null' <(row eager same-cpu)
 run "$work/cs" table --placement same-cpu,cross-cpu --fp-users one --regset sse
 holds "table: the footnote names the configuration" grep -qxF \
-	"#   eager cross-cpu fp=one sse, repeat 0: cpu 1 task 1 sse reg 0: expected 0x1, found 0x2 (1 registers wrong)" "$work/out"
+	"#   eager cross-cpu fp=one sse, repeat 0: cpu 1 task 1 sse reg 0: expected 0x1, found 0x2 (1 register wrong)" "$work/out"
 
 # A run that stops early: the report of its unfinished run is a footnote too.
 { echo "$hello"; cs eager same-cpu 0; cs lazy same-cpu 0; cs eager cross-cpu 0
@@ -90,7 +90,7 @@ holds "table: the footnote names the configuration" grep -qxF \
 FAKE_GUEST_HANG=1 run "$work/cut" table --placement same-cpu,cross-cpu --fp-users one --regset sse --timeout 1
 holds "stopped early: exit 1" [ "$rc" = 1 ]
 holds "stopped early: the unfinished run's report is a footnote" grep -qF \
-	"#   lazy, repeat 0 (unfinished, not in the rows): cpu 1 task 1 sse reg 0: expected 0x1, found 0x2 (1 registers wrong)" "$work/out"
+	"#   lazy, repeat 0 (unfinished, not in the rows): cpu 1 task 1 sse reg 0: expected 0x1, found 0x2 (1 register wrong)" "$work/out"
 holds "stopped early: PARTIAL is still the last line" grep -q '^# PARTIAL: ' <(tail -n 1 "$work/out")
 
 finish

@@ -59,13 +59,13 @@ holds "... which says no record for 2 s" grep -qF "guest hung: no record for 2 s
 run "$work/stuck" --timeout 2
 holds "progress records stuck at the same count: the watchdog fires (exit 1)" [ "$rc" = 1 ]
 holds "... and says the run is stuck at that count" \
-	grep -qE '^fpulab: [0-9]+ progress records since the last sign of life, all at 10000 \(stress, policy eager \(1 of 2\)\): the guest.s run is stuck$' "$work/err"
+	grep -qE '^fpulab: [0-9]+ progress records? since the last sign of life, all at 10000 \(stress, policy eager \(1 of 2\)\): the guest.s run is stuck$' "$work/err"
 
 # A progress record without its target is malformed: the run fails at the end.
 { echo "$hello"; echo "@fpulab progress experiment=stress policy=eager repeat=0 done=5 unit=switches"
   result eager 60010; result lazy 60004; echo "@fpulab done runs=2"; } > "$work/bad"
 run "$work/bad"
 holds "a malformed progress record fails the run (exit 1)" [ "$rc" = 1 ]
-holds "... and stderr says which" grep -qF "malformed result, progress or integrity records ignored; the first: missing target=" "$work/err"
+holds "... and stderr says which" grep -qF "malformed result, progress or integrity record ignored; the first: missing target=" "$work/err"
 
 finish

@@ -46,7 +46,7 @@ detected import-stale-regs 30000 eager lazy lazy-counter owner deferred smp-lazy
 "$fpulab" run --accel tcg --timeout 300 --experiment stress --seed 7 --policy eager \
 	--switches 20000 --inject import-stale-regs > "$work/stale.table" 2> "$work/stale.table.err"
 echo $? > "$work/stale.table.rc"
-note='^#   eager, repeat 0: cpu [0-9]+ task [0-9]+ [a-z0-9]+ reg [0-9]+: expected 0x[0-9a-f]+, found 0x[0-9a-f]+ \([0-9]+ registers wrong\)$'
+note='^#   eager, repeat 0: cpu [0-9]+ task [0-9]+ [a-z0-9]+ reg [0-9]+: expected 0x[0-9a-f]+, found 0x[0-9a-f]+ \([0-9]+ registers? wrong\)$'
 if [ "$(rc_of stale.table)" = 1 ] && grep -qE "$note" "$work/stale.table" &&
 	grep -qE '^# replay with random seed 7: fpulab run .*--seed 7' "$work/stale.table"; then
 	ok "import-stale-regs: the table's footnotes give CPU, task, register, expected, found and the seed: $(grep -m 1 -E "$note" "$work/stale.table" | sed 's/^#  *//')"

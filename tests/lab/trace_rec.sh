@@ -23,7 +23,7 @@ refuse() {
 one=(--cpus 1 --placement same-cpu --fp-users one --regset sse --policy lazy --repeat 1)
 refuse "--trace FILE in a directory that does not exist" "cannot create it" "${one[@]}" --trace "$work/no/such/x.trace"
 refuse "--trace FILE with several runs: say how many and what to do" \
-	"a trace FILE holds one run, and this has 4 runs (2 configurations x 2 policies x 1 repeats)" \
+	"a trace FILE holds one run, and this has 4 runs (2 configurations x 2 policies x 1 repeat)" \
 	--cpus 1 --placement same-cpu --fp-users one,both --regset sse --policy eager,lazy --repeat 1 --trace "$work/x.trace"
 refuse "--trace FILE with every policy the kernel has" "every policy the kernel has" \
 	--cpus 1 --experiment short-tasks --trace "$work/x.trace"
