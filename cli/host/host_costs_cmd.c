@@ -98,12 +98,11 @@ static int run_costs(struct host_common *h, int argc, char **argv)
 		return 2; /* an --output or --plot that cannot be made */
 	output_columns(&out, cols, sizeof(cols) / sizeof(cols[0]));
 	host_costs_measure(&hc, h->repeat, true);
-	host_comment_machine(&out);
+	host_comment_machine(&out); /* says "under a hypervisor" where there is one */
 	output_comment(&out,
-		       "%s; ns per operation, median, min and max of %u run%s (cited: converted, "
+		       "%sns per operation, median, min and max of %u run%s (cited: converted, "
 		       "not run)",
-		       hc.hypervisor ? "under a hypervisor (CPUID.1:ECX[31])" : "no hypervisor",
-		       hc.repeat, plural(hc.repeat));
+		       hc.hypervisor ? "" : "no hypervisor; ", hc.repeat, plural(hc.repeat));
 	if (hc.hypervisor)
 		output_provenance(&out, "hypervisor_vendor", json_string(hc.hv_vendor));
 	for (int i = 0; i < HOST_COST_NR; i++)

@@ -85,5 +85,9 @@ if grep -q '^syscall .* trap lower bound' "$work/costs.txt" && grep -q '^# trap 
 else
 	not_ok "the table: rows, the trap range, and 'under a hypervisor' where CPUID says so" "$(head -n 12 "$work/costs.txt")"
 fi
+if [ $hv = true ]; then want='under a hypervisor (CPUID.1:ECX\[31\])'; else want='no hypervisor'; fi
+[ "$(head -n 2 "$work/costs.txt" | grep -c "$want")" = 1 ] &&
+	ok "the header says whether there is a hypervisor once, not on both its lines" ||
+	not_ok "the header says whether there is a hypervisor once, not on both its lines" "$(head -n 2 "$work/costs.txt")"
 
 finish
