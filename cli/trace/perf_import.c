@@ -167,7 +167,7 @@ int perf_import_stream(FILE *in, const char *out_path, const struct perf_import_
 	return import_into(in, out_path, o, r, NULL, err, errlen);
 }
 
-/* What @path holds, by its first bytes: 'p' perf.data, 'x' xz, 't' text. */
+/* What @path holds, by its first bytes: 'p' perf.data, 'x' xz, 'f' an fpulab trace, 't' text. */
 static int kind_of(const char *path, char *err, size_t errlen)
 {
 	unsigned char b[8] = { 0 };
@@ -181,6 +181,8 @@ static int kind_of(const char *path, char *err, size_t errlen)
 	fclose(f);
 	if (n == 8 && !memcmp(b, "PERFILE2", 8))
 		return 'p';
+	if (n == 8 && !memcmp(b, FPULAB_TRACE_MAGIC, 8))
+		return 'f';
 	if (n >= 6 && !memcmp(b,
 			      "\xfd"
 			      "7zXZ\0",
@@ -201,6 +203,10 @@ int perf_import_file(const char *path, const char *out_path, const struct perf_i
 
 	if (kind < 0)
 		return -1;
+	if (kind == 'f') {
+		snprintf(err, errlen, "an fpulab trace already, not perf script text");
+		return PERF_IMPORT_FPULAB_TRACE;
+	}
 	if (kind == '-' || kind == 't') {
 		FILE *in = kind == '-' ? stdin : fopen(path, "r");
 		if (!in) {

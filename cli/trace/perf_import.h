@@ -38,8 +38,10 @@ int perf_import_stream(FILE *in, const char *out_path, const struct perf_import_
  * perf_import_file - the same from @path: "-" standard input, a perf.data
  * (read by running `perf script --ns --show-lost-events`; $FPULAB_PERF
  * names perf), an .xz file (through xz -dc), or text. Its messages do not name
- * @path: the caller does.
+ * @path: the caller does. Return: 0, -1, or PERF_IMPORT_FPULAB_TRACE where
+ * @path is an fpulab trace already (@err set too).
  */
+#define PERF_IMPORT_FPULAB_TRACE (-2)
 int perf_import_file(const char *path, const char *out_path, const struct perf_import_opts *o,
 		     struct perf_import_result *r, char *err, size_t errlen);
 

@@ -302,6 +302,10 @@ int perf_parse_line(char *line, size_t len, struct perf_line *l, char *err, size
 	if (p == end || *p == '#')
 		return 1;
 	memset(l, 0, sizeof(*l));
+	if (*p == '{')
+		return fail_why(err, errlen,
+				"starts with '{': this looks like JSON result rows (as "
+				"--format json writes them), not perf script text");
 	if (parse_head(line, end, l, &p))
 		return fail_why(err, errlen,
 				"not a line of perf script's default fields (COMM TID [CPU] TIME: "

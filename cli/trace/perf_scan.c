@@ -369,6 +369,12 @@ int perf_scan(FILE *in, struct perf_scan *s, char *err, size_t errlen)
 	while (!rc && (got = fread(buf + have, 1, CHUNK - have, in)) > 0) {
 		have += got;
 		used = 0;
+		if (!s->lines && have >= 8 && !memcmp(buf, FPULAB_TRACE_MAGIC, 8)) {
+			rc = fail_why(err, errlen,
+				      "an fpulab trace already, not perf script text (replay "
+				      "its file: fpulab replay FILE)");
+			break;
+		}
 		rc = scan_lines(k, buf, have, &used, err, errlen);
 		if (rc)
 			break;

@@ -131,7 +131,12 @@ int cmd_trace_import(int argc, char **argv)
 		return 2;
 	}
 	rc = perf_import_file(in, out, &o, &r, err, sizeof(err));
-	if (rc)
+	if (rc == PERF_IMPORT_FPULAB_TRACE)
+		fprintf(stderr,
+			"fpulab trace import: %s is an fpulab trace already (replay it: fpulab "
+			"replay %s)\n",
+			in, in);
+	else if (rc)
 		fprintf(stderr, "fpulab trace import: %s: %s\n", in, err);
 	else
 		trace_print_import(out, &r);

@@ -149,6 +149,17 @@ head -c -40 "$fx/signal.txt" > "$work/truncated.txt"
 bad "a truncated file (no newline at its end): refused" "$work/truncated.txt" "line 22: truncated: the recording ends inside a line (no newline)"
 sed -e '11s/3723.196858520/3723.196000000/' "$fx/signal.txt" > "$work/backwards.txt"
 bad "a timestamp going back on one CPU: refused with both lines" "$work/backwards.txt" "line 11: timestamp 3723.196000000 on CPU 1 goes back from 3723.196472098 (line 10) on the same CPU"
+"$fpulab" trace synth pingpong-one -o "$work/synth.trace" --switches 50 > /dev/null 2>&1
+bad "an fpulab trace: said so, and how to replay it" "$work/synth.trace" \
+	"fpulab trace import: $work/synth.trace is an fpulab trace already (replay it: fpulab replay $work/synth.trace)"
+(cd "$work" && "$fpulab" trace import synth.trace > /dev/null 2>&1)
+holds "... and without -o, no synth.trace.trace made" test ! -e "$work/synth.trace.trace"
+check "an fpulab trace on standard input: said so" 1 - "-: an fpulab trace already, not perf script text" -- \
+	sh -c '"$0" trace import - -o "$1" < "$2"' "$fpulab" "$work/keep.trace" "$work/synth.trace"
+holds "... and the output is untouched" grep -q precious "$work/keep.trace"
+"$fpulab" replay "$work/synth.trace" --policy eager --repeat 1 --format json --output "$work/rows.json" 2> /dev/null
+bad "JSON result rows: said so, not a perf script field hint" "$work/rows.json" \
+	"rows.json: line 1: starts with '{': this looks like JSON result rows (as --format json writes them), not perf script text"
 sed -e '11s/3723.196858520/3723.196472098/' "$fx/signal.txt" > "$work/equal.txt"
 check "equal timestamps on one CPU are normal (perf's order is kept)" 0 "activated  9" - -- "$fpulab" trace import "$work/equal.txt" -o "$work/equal.trace"
 # 5000 processes, each forked by one shell, run once and gone: more incarnations
