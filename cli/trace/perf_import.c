@@ -12,6 +12,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #define RECORD_HINT                                                                      \
@@ -167,10 +168,18 @@ int perf_import_stream(FILE *in, const char *out_path, const struct perf_import_
 	return import_into(in, out_path, o, r, NULL, err, errlen);
 }
 
-/* What @path holds, by its first bytes: 'p' perf.data, 'x' xz, 'f' an fpulab trace, 't' text. */
+/*
+ * What @path holds, by its first bytes: 'p' perf.data, 'x' xz, 'f' an fpulab trace, 't' text.
+ * A FIFO (`trace import <(perf script)`) or device is read once, as standard input is: its
+ * first bytes read here would be gone when it is opened again.
+ */
 static int kind_of(const char *path, char *err, size_t errlen)
 {
 	unsigned char b[8] = { 0 };
+	struct stat st;
+
+	if (!stat(path, &st) && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode))
+		return '-';
 	FILE *f = fopen(path, "rb");
 
 	if (!f) {
@@ -208,7 +217,7 @@ int perf_import_file(const char *path, const char *out_path, const struct perf_i
 		return PERF_IMPORT_FPULAB_TRACE;
 	}
 	if (kind == '-' || kind == 't') {
-		FILE *in = kind == '-' ? stdin : fopen(path, "r");
+		FILE *in = !strcmp(path, "-") ? stdin : fopen(path, "r");
 		if (!in) {
 			snprintf(err, errlen, "%s", strerror(errno));
 			return -1;

@@ -349,6 +349,32 @@ static void number_cpus(struct scanner *k, uint8_t *slot_to_cpu)
 		}
 }
 
+/*
+ * A stream (standard input, a FIFO) is read once, as perf script text: what its first
+ * 8 bytes say it is instead, said in @err. Return: true when it is not text.
+ */
+static bool not_text(const char *buf, char *err, size_t errlen)
+{
+	if (!memcmp(buf, FPULAB_TRACE_MAGIC, 8))
+		fail_why(err, errlen,
+			 "an fpulab trace already, not perf script text (replay its file: fpulab "
+			 "replay FILE)");
+	else if (!memcmp(buf, "PERFILE2", 8))
+		fail_why(err, errlen,
+			 "a perf.data, not perf script text: give its file name, or pipe `perf "
+			 "script -i FILE --ns --show-lost-events`");
+	else if (!memcmp(buf,
+			 "\xfd"
+			 "7zXZ",
+			 6))
+		fail_why(err, errlen,
+			 "xz-compressed: a stream is read as perf script text; give its file name, "
+			 "or pipe `xz -dc FILE`");
+	else
+		return false;
+	return true;
+}
+
 int perf_scan(FILE *in, struct perf_scan *s, char *err, size_t errlen)
 {
 	struct scanner *k = calloc(1, sizeof(*k));
@@ -369,10 +395,8 @@ int perf_scan(FILE *in, struct perf_scan *s, char *err, size_t errlen)
 	while (!rc && (got = fread(buf + have, 1, CHUNK - have, in)) > 0) {
 		have += got;
 		used = 0;
-		if (!s->lines && have >= 8 && !memcmp(buf, FPULAB_TRACE_MAGIC, 8)) {
-			rc = fail_why(err, errlen,
-				      "an fpulab trace already, not perf script text (replay "
-				      "its file: fpulab replay FILE)");
+		if (!s->lines && have >= 8 && not_text(buf, err, errlen)) {
+			rc = -1;
 			break;
 		}
 		rc = scan_lines(k, buf, have, &used, err, errlen);

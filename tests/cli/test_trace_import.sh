@@ -160,6 +160,15 @@ holds "... and the output is untouched" grep -q precious "$work/keep.trace"
 "$fpulab" replay "$work/synth.trace" --policy eager --repeat 1 --format json --output "$work/rows.json" 2> /dev/null
 bad "JSON result rows: said so, not a perf script field hint" "$work/rows.json" \
 	"rows.json: line 1: starts with '{': this looks like JSON result rows (as --format json writes them), not perf script text"
+# A FIFO (process substitution) is read once, as standard input is: its first bytes are
+# not lost to a look at what it holds
+"$fpulab" trace import "$fx/signal.txt" -o "$work/sig-file.trace" > /dev/null 2>&1
+"$fpulab" trace import <(cat "$fx/signal.txt") -o "$work/sig-fifo.trace" > /dev/null 2> "$work/err"
+holds "perf script text through a FIFO (<(cat FILE)): the same trace as from the file" cmp "$work/sig-file.trace" "$work/sig-fifo.trace"
+xz -c "$fx/signal.txt" > "$work/signal.txt.xz"
+check "an xz stream on standard input: said so, with the fix" 1 - "-: xz-compressed: a stream is read as perf script text; give its file name, or pipe \`xz -dc FILE\`" -- \
+	sh -c '"$0" trace import - -o "$1" < "$2"' "$fpulab" "$work/keep.trace" "$work/signal.txt.xz"
+holds "... the output untouched" grep -q precious "$work/keep.trace"
 sed -e '11s/3723.196858520/3723.196472098/' "$fx/signal.txt" > "$work/equal.txt"
 check "equal timestamps on one CPU are normal (perf's order is kept)" 0 "activated  9" - -- "$fpulab" trace import "$work/equal.txt" -o "$work/equal.trace"
 # 5000 processes, each forked by one shell, run once and gone: more incarnations
