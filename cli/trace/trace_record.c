@@ -373,6 +373,9 @@ static int parse_args(int argc, char **argv, struct record_opts *o)
 				       &o->seconds))
 			return 2;
 	}
+	if (o->check && (o->out || o->cmd || o->seconds || o->perf_data))
+		return usage_error("trace record", "--check records nothing: it takes no -o, "
+						   "--seconds, --perf-data or CMD");
 	if (!o->out && !o->check)
 		return usage_error("trace record", "needs -o FILE");
 	return 0;

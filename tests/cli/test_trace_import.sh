@@ -385,6 +385,9 @@ else
 	skip "record: not root, perf_event_paranoid above -1" "needs root, setpriv and perf_event_paranoid above -1 to run as nobody"
 fi
 FPULAB_PERF=$work/none check "record --check: perf missing: exit 1, said so" 1 - "perf is not installed" -- "$fpulab" trace record --check
+check "record --check with -o: a usage error (it records nothing), exit 2" 2 - "--check records nothing: it takes no -o, --seconds, --perf-data or CMD" -- "$fpulab" trace record -o "$work/chk.trace" --check
+check "record --check with CMD: the same" 2 - "--check records nothing" -- "$fpulab" trace record --check -- true
+holds "... and no trace written" test ! -e "$work/chk.trace"
 if [ "$(id -u)" = 0 ] || [ "$(cat /proc/sys/kernel/perf_event_paranoid)" -le -1 ]; then
 	rm -f "$work/recperf.args"
 	FPULAB_PERF=$work/recperf FPULAB_TRACEFS=$work/tfs check "record --check: what recording needs is here: exit 0" 0 "recording works here: $work/recperf runnable" - -- "$fpulab" trace record --check
