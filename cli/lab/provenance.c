@@ -3,6 +3,7 @@
  * the QEMU that ran the lab, the random seed and the run options rows carry. */
 #include "provenance.h"
 
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,10 +29,17 @@ char *qemu_version(void)
 	return v ? xstrdup(v + 8) : NULL;
 }
 
+/* A number as the guest reads it (lab/string.c's parse_u64): 0x... hex, else decimal. */
+static json_t *guest_number(const char *v)
+{
+	bool hex = v[0] == '0' && (v[1] == 'x' || v[1] == 'X');
+	return json_integer((json_int_t)strtoull(v, NULL, hex ? 16 : 10));
+}
+
 /* The run options rows carry (catalog.h) that experiment @exp reads: as sent, or the default. */
 static void row_options_provenance(struct output *o, const struct run_options *opt, int exp)
 {
-	for (unsigned int i = 0; i < nr_row_options; i++) {
+	for (unsigned int i = 0; exp >= 0 && i < nr_row_options; i++) {
 		enum fpulab_option_id id = row_options[i];
 		const struct fpulab_option *f = &fpulab_options[id];
 		char buf[24];
@@ -41,8 +49,7 @@ static void row_options_provenance(struct output *o, const struct run_options *o
 		if (!(f->experiments & (1u << exp)))
 			continue;
 		output_provenance(o, f->key,
-				  f->type == FPULAB_NUMBER ? json_integer(strtoll(v, NULL, 0))
-							   : json_string(v));
+				  f->type == FPULAB_NUMBER ? guest_number(v) : json_string(v));
 	}
 }
 

@@ -91,8 +91,8 @@ json_has eager same-cpu "json: the run options no result field says, at their de
 	'prefetch: "conditional"' 'fpu_counter: 5' 'fpu_counter_rule: "ge"'
 if grep -qF '"slice_us"' "$work/out"; then not_ok "json: ... slice_us only where the experiment reads it (fp-vs-spinner)" "$(json_row eager same-cpu)"
 else ok "json: ... slice_us only where the experiment reads it (fp-vs-spinner)"; fi
-run_fpulab "$work/good" --format json --prefetch always --fpu-counter 3 --fpu-counter-rule gt
-json_has eager same-cpu "json: ... and as given" 'prefetch: "always"' 'fpu_counter: 3' 'fpu_counter_rule: "gt"'
+run_fpulab "$work/good" --format json --prefetch always --fpu-counter 010 --fpu-counter-rule gt
+json_has eager same-cpu "json: ... and as given, a number as the guest reads it (010 is ten)" 'prefetch: "always"' 'fpu_counter: 10' 'fpu_counter_rule: "gt"'
 
 run_fpulab "$work/good" --format csv
 header=$(head -n 1 "$work/out")
