@@ -420,6 +420,7 @@ static const char *const not_identity[] = {
 	"clock_ref",
 	"hypervisor",
 	"imported_on",
+	"trace_name", /* in place of the trace's file name: identity() */
 	NULL,
 };
 /* Prefixes of per-run keys: replay's control policy and its ratios to the best. */
@@ -509,7 +510,8 @@ static char *identity(const json_t *row, bool label)
 			continue;
 		const char *text = json_is_string(v) ? json_string_value(v) : NULL;
 		if (text && !strcmp(key, "trace")) /* its file, wherever it was kept */
-			text = strrchr(text, '/') ? strrchr(text, '/') + 1 : text;
+			text = result_str(row, "trace_name", NULL)
+				       ?: (strrchr(text, '/') ? strrchr(text, '/') + 1 : text);
 		if (text && label && row_option_find(key) < 0) /* a run option says its name */
 			next = xasprintf("%s %s", s, text);
 		else if (text)

@@ -52,7 +52,8 @@ static void usage(FILE *f)
 		"--sweep trap=LO..HI or ipi=LO..HI: each policy's total per switch at 11 costs\n"
 		"from LO to HI ns, and where eager crosses lazy and lazy-counter (table or json;\n"
 		"with --plot DIR also DIR/sweep-PARAM-TRACE.svg, TRACE its file name less\n"
-		".trace, this host's range shaded).\n"
+		".trace (with the folders that tell apart two traces of one file name, / as -),\n"
+		"this host's range shaded).\n"
 		"--adaptive-costs: what adaptive decides by (fpu_set_costs): measured (default):\n"
 		"the per-event costs above and this CPU's batch save and restore; default:\n"
 		"libfpu's built-in costs, as the lab kernel uses them (to replay a lab row of\n"
@@ -68,8 +69,8 @@ static void usage(FILE *f)
 		"Exit status: 0 ok; 1 a trace unreadable or failing its check (nothing is\n"
 		"replayed), an integrity error, runs whose counts differ, a bare run that cannot\n"
 		"match its calls, a --costs file refused; 2 usage error (also an --output FILE or\n"
-		"--plot DIR that cannot be made, an --output that is one of its inputs, a trace\n"
-		"given twice, or two traces of one file name: rows name a trace by it).\n",
+		"--plot DIR that cannot be made, an --output that is one of its inputs, or a\n"
+		"trace given twice).\n",
 		REPEAT_DEFAULT, IPI_NS_DEFAULT);
 }
 
@@ -231,10 +232,7 @@ static const char *file_name(const char *path)
 	return strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
 }
 
-/*
- * 2, said, where one trace file is given twice (another spelling, a link): it would count
- * twice; or two traces have one file name: their rows, named by it, would be one trace's.
- */
+/* 2, said, where one trace file is given twice (another spelling, a link): it would count twice. */
 static int same_trace_twice(char **traces, int n)
 {
 	for (int i = 0; i < n; i++) {
@@ -247,15 +245,38 @@ static int same_trace_twice(char **traces, int n)
 			if (si.st_dev == sj.st_dev && si.st_ino == sj.st_ino)
 				return usage_error("replay", "%s and %s are one trace, given twice",
 						   traces[j], traces[i]);
-			if (!strcmp(file_name(traces[j]), file_name(traces[i])))
-				return usage_error("replay",
-						   "%s and %s are two traces of one file name: "
-						   "the rows name a trace by its file name; "
-						   "rename one",
-						   traces[j], traces[i]);
 		}
 	}
 	return 0;
+}
+
+/* @path ends with @tail at a '/' (or is it). */
+static bool path_ends_with(const char *path, const char *tail)
+{
+	size_t n = strlen(path), k = strlen(tail);
+	return n >= k && !strcmp(path + n - k, tail) && (n == k || path[n - k - 1] == '/');
+}
+
+/*
+ * How the rows name @traces[@i] (trace_name, their configuration's: result_identity): its
+ * file name, so that a copy kept elsewhere pairs with it; where another of the @n has that
+ * file name, the shortest end of its path that none of the others has ("syn1/boot.trace").
+ */
+static const char *trace_name(char *const *traces, int n, int i)
+{
+	const char *path = traces[i], *name = file_name(path);
+
+	for (;;) {
+		bool clash = false;
+		for (int j = 0; j < n && !clash; j++)
+			clash = j != i && path_ends_with(traces[j], name);
+		if (!clash || name == path)
+			return name;
+		if (--name == path) /* the '/' before it, a root's */
+			return path;
+		while (--name > path && name[-1] != '/') /* the component before it */
+			;
+	}
 }
 
 /* cmd_replay after its arguments: @traces, @ntraces of them. */
@@ -321,7 +342,7 @@ static int replay_traces(int argc, char **argv, struct opts *o, char **traces, i
 	o->targets = &tg;
 	rc = 0;
 	for (int i = 0; i < ntraces; i++)
-		rc |= replay_trace(traces[i], o, pols, np, tpn);
+		rc |= replay_trace(traces[i], trace_name(traces, ntraces, i), o, pols, np, tpn);
 	targets_print(&out, &tg, o->repeat);
 	free(tg.control_dev);
 	free(tg.priced_ratio);

@@ -198,7 +198,7 @@ enum verdict {
 
 /* What every row of one trace's replay shares. */
 struct trace_info {
-	const char *path, *workload;
+	const char *path, *name, *workload; /* name: the rows' trace_name */
 	unsigned cpus, tasks;
 	const char *source; /* result_file.h's: native, native-emulated-costs, ... */
 	double save_ns, rest_ns, tpn;
@@ -233,6 +233,7 @@ static inline struct replay_result *runs_of(const struct runs *r, struct replay_
 struct trace_replay {
 	/* the command's */
 	const char *path;
+	const char *name; /* how its rows name it (trace_name): replay.c's trace_name() */
 	const struct opts *o;
 	const char **pols;
 	int np;
@@ -484,6 +485,7 @@ void linux_print_footer(const struct trace_replay *tr);
  * to @o->out. @tpn: TSC ticks per ns. Return: 0, or 1 after an error (said
  * on stderr); a trace that cannot be read or replayed prints nothing.
  */
-int replay_trace(const char *path, const struct opts *o, const char **pols, int np, double tpn);
+int replay_trace(const char *path, const char *name, const struct opts *o, const char **pols,
+		 int np, double tpn);
 
 #endif

@@ -79,6 +79,7 @@ static json_t *row_head(const struct trace_info *ti, const char *policy, unsigne
 	set(r, "cpus", json_integer(ti->cpus));
 	set(r, "tasks", json_integer(ti->tasks));
 	set(r, "trace", json_string(ti->path));
+	set(r, "trace_name", json_string(ti->name));
 	set(r, "source", json_string(ti->source));
 	set(r, "unit", json_string("ns per switch"));
 	set(r, RESULT_RUNS, json_integer((json_int_t)repeats));

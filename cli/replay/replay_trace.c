@@ -449,6 +449,7 @@ static int rank(struct trace_replay *tr)
 static void trace_info_fill(struct trace_replay *tr)
 {
 	tr->ti = (struct trace_info){ tr->path,
+				      tr->name,
 				      tr->t.hdr.workload,
 				      tr->t.hdr.ncpus,
 				      tr->t.hdr.ntasks,
@@ -534,7 +535,8 @@ static int replay_lower_bound(struct trace_replay *tr)
  * @tpn: TSC ticks per ns. 0, or 1 after an error (said on stderr); a trace
  * that cannot be read or replayed prints nothing.
  */
-int replay_trace(const char *path, const struct opts *o, const char **pols, int np, double tpn)
+int replay_trace(const char *path, const char *name, const struct opts *o, const char **pols,
+		 int np, double tpn)
 {
 	struct trace_replay *tr = calloc(1, sizeof(*tr));
 	int rc;
@@ -543,7 +545,9 @@ int replay_trace(const char *path, const struct opts *o, const char **pols, int 
 		fprintf(stderr, "fpulab replay: out of memory\n");
 		return 1;
 	}
-	*tr = (struct trace_replay){ .path = path, .o = o, .pols = pols, .np = np, .tpn = tpn };
+	*tr = (struct trace_replay){
+		.path = path, .name = name, .o = o, .pols = pols, .np = np, .tpn = tpn
+	};
 	if (trace_setup(tr)) {
 		free(tr);
 		return 1;

@@ -249,6 +249,7 @@ static void sweep_rows(const struct trace_replay *tr, const double *y, bool rang
 			json_object_set_new(r, "policy", json_string(pol));
 			json_object_set_new(r, "workload", json_string(tr->ti.workload));
 			json_object_set_new(r, "trace", json_string(tr->path));
+			json_object_set_new(r, "trace_name", json_string(tr->name));
 			json_object_set_new(r, "sweep", json_string(o->sweep.param));
 			json_object_set_new(r, "sweep_ns", json_real(x));
 			json_object_set_new(r, "source", json_string(tr->ti.source));
@@ -271,11 +272,14 @@ static void sweep_plot(const struct trace_replay *tr, const double *x, const dou
 		       double lo, double hi)
 {
 	const struct opts *o = tr->o;
-	const char *base = strrchr(tr->path, '/') ? strrchr(tr->path, '/') + 1 : tr->path;
+	const char *base = tr->name; /* "syn1/boot.trace" where two traces share a file name */
 	size_t n = strlen(base);
 	if (n > strlen(".trace") && !strcmp(base + n - strlen(".trace"), ".trace"))
 		n -= strlen(".trace");
 	char *name = xasprintf("sweep-%s-%.*s", o->sweep.param, (int)n, base);
+	for (char *c = name; *c; c++)
+		if (*c == '/')
+			*c = '-';
 	char *title = xasprintf("%s: total ns per switch against the %s cost", base,
 				o->sweep.param);
 	char *xl = xasprintf("%s cost, ns per %s", o->sweep.param,

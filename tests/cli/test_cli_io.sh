@@ -58,10 +58,16 @@ check "replay of one trace twice (another spelling): exit 2" 2 - "$work/p1.trace
 mkdir -p "$work/d1" "$work/d2" "$work/d3"
 "$fpulab" trace synth pingpong-one -o "$work/d1/x.trace" --switches 200 > /dev/null 2>&1
 "$fpulab" trace synth boot -o "$work/d2/x.trace" --switches 200 > /dev/null 2>&1
-check "replay of two traces of one file name (d1/x.trace, d2/x.trace): exit 2, naming both" 2 - \
-	"$work/d1/x.trace and $work/d2/x.trace are two traces of one file name" -- \
-	"$fpulab" replay "$work/d1/x.trace" "$work/d2/x.trace" --format json --output "$work/d3/x.json" --plot "$work/d3/plot"
-holds "... before anything is made: no --output, no --plot DIR" test -z "$(ls -A "$work/d3")"
+# two traces of one file name: each row names its trace by the end of its path that tells
+# them apart (trace_name), so they are two configurations, and their sweep plots two files
+"$fpulab" replay "$work/d1/x.trace" "$work/d2/x.trace" --policy eager,lazy --repeat 1 --format json --output "$work/d3/x.json" 2> "$work/err"
+holds "replay of d1/x.trace and d2/x.trace: the rows' trace_name are d1/x.trace and d2/x.trace" \
+	test "$(jq -r '.trace_name // empty' "$work/d3/x.json" | sort -u | tr '\n' ' ')" = "d1/x.trace d2/x.trace "
+holds "... and summary reads them as two traces, not one configuration twice" \
+	"$fpulab" summary "$work/d3/x.json"
+"$fpulab" replay "$work/d1/x.trace" --policy eager,lazy --repeat 1 --format json --output "$work/d3/one.json" 2> "$work/err"
+holds "one trace alone: trace_name is its file name (a copy elsewhere pairs with it)" \
+	test "$(jq -r '.trace_name // empty' "$work/d3/one.json" | sort -u)" = "x.trace"
 "$fpulab" replay "$work/p1.trace" --policy eager,lazy --repeat 1 --format json --output "$work/a.json" 2> /dev/null
 cat "$work/a.json" "$work/a.json" > "$work/aa.json"
 check "compare of a file holding a configuration twice: exit 2" 2 - "$work/aa.json holds one configuration twice (rows 1 and 4:" -- \

@@ -119,10 +119,20 @@ if command -v gnuplot > /dev/null; then
 	t "sweep --plot of a.b.trace and a.c.trace: sweep-ipi-a.b.svg and sweep-ipi-a.c.svg, 3 SVGs said and written" \
 		[ -s "$work/plot2/sweep-ipi-a.b.svg" -a -s "$work/plot2/sweep-ipi-a.c.svg" \
 		-a "$(find "$work/plot2" -name '*.svg' | wc -l)" = 3 -a -n "$(grep -x "fpulab replay: plots: $work/plot2/ (3 SVG)" "$work/err")" ]
+	# two traces of one file name: each sweep plot named by the end of its path that tells them apart
+	mkdir -p "$work/s1" "$work/s2"
+	cp "$work/p1.trace" "$work/s1/x.trace"
+	cp "$work/p1.trace" "$work/s2/x.trace"
+	"$fpulab" replay "$work/s1/x.trace" "$work/s2/x.trace" --repeat 1 --policy eager,lazy --costs "$work/hc.json" \
+		--sweep ipi=0..10000 --plot "$work/plot3" > /dev/null 2> "$work/err"
+	t "sweep --plot of s1/x.trace and s2/x.trace: sweep-ipi-s1-x.svg and sweep-ipi-s2-x.svg, 3 SVGs said and written" \
+		[ -s "$work/plot3/sweep-ipi-s1-x.svg" -a -s "$work/plot3/sweep-ipi-s2-x.svg" \
+		-a "$(find "$work/plot3" -name '*.svg' | wc -l)" = 3 -a -n "$(grep -x "fpulab replay: plots: $work/plot3/ (3 SVG)" "$work/err")" ]
 else
 	skip "sweep --plot" "no gnuplot"
 	skip "sweep --plot: the SVG" "no gnuplot"
 	skip "sweep --plot: the SVGs of a.b.trace and a.c.trace" "no gnuplot"
+	skip "sweep --plot: the SVGs of s1/x.trace and s2/x.trace" "no gnuplot"
 fi
 
 # --batch-costs: an earlier replay's batch save and restore, not timed again: the same decisions and prices.
