@@ -111,23 +111,22 @@ if command -v gnuplot > /dev/null; then
 	t "... and the SVG is drawn" [ -s "$work/plot/sweep-ipi-p1.svg" ]
 	t "... and counted with the rows' plot: as many SVGs said as written" \
 		grep -q "^fpulab replay: plots: $work/plot/ ($(find "$work/plot" -name '*.svg' | wc -l) SVG)$" "$work/err"
+	# two_sweeps A B SVG_A SVG_B: the sweep of traces $work/A and $work/B (copies of p1) with
+	# --plot: two SVGs of those names besides the rows' plot, 3 said and written
+	two_sweeps() {
+		local d=$work/plot-${1%%[./]*}
+		mkdir -p "$(dirname "$work/$1")" "$(dirname "$work/$2")"
+		cp "$work/p1.trace" "$work/$1" && cp "$work/p1.trace" "$work/$2"
+		"$fpulab" replay "$work/$1" "$work/$2" --repeat 1 --policy eager,lazy --costs "$work/hc.json" \
+			--sweep ipi=0..10000 --plot "$d" > /dev/null 2> "$work/err"
+		t "sweep --plot of $1 and $2: $3.svg and $4.svg, 3 SVGs said and written" \
+			[ -s "$d/$3.svg" -a -s "$d/$4.svg" -a "$(find "$d" -name '*.svg' | wc -l)" = 3 \
+			-a -n "$(grep -x "fpulab replay: plots: $d/ (3 SVG)" "$work/err")" ]
+	}
 	# named by the whole file name less .trace: a.b.trace and a.c.trace were both sweep-ipi-a
-	cp "$work/p1.trace" "$work/a.b.trace"
-	cp "$work/p1.trace" "$work/a.c.trace"
-	"$fpulab" replay "$work/a.b.trace" "$work/a.c.trace" --repeat 1 --policy eager,lazy --costs "$work/hc.json" \
-		--sweep ipi=0..10000 --plot "$work/plot2" > /dev/null 2> "$work/err"
-	t "sweep --plot of a.b.trace and a.c.trace: sweep-ipi-a.b.svg and sweep-ipi-a.c.svg, 3 SVGs said and written" \
-		[ -s "$work/plot2/sweep-ipi-a.b.svg" -a -s "$work/plot2/sweep-ipi-a.c.svg" \
-		-a "$(find "$work/plot2" -name '*.svg' | wc -l)" = 3 -a -n "$(grep -x "fpulab replay: plots: $work/plot2/ (3 SVG)" "$work/err")" ]
-	# two traces of one file name: each sweep plot named by the end of its path that tells them apart
-	mkdir -p "$work/s1" "$work/s2"
-	cp "$work/p1.trace" "$work/s1/x.trace"
-	cp "$work/p1.trace" "$work/s2/x.trace"
-	"$fpulab" replay "$work/s1/x.trace" "$work/s2/x.trace" --repeat 1 --policy eager,lazy --costs "$work/hc.json" \
-		--sweep ipi=0..10000 --plot "$work/plot3" > /dev/null 2> "$work/err"
-	t "sweep --plot of s1/x.trace and s2/x.trace: sweep-ipi-s1-x.svg and sweep-ipi-s2-x.svg, 3 SVGs said and written" \
-		[ -s "$work/plot3/sweep-ipi-s1-x.svg" -a -s "$work/plot3/sweep-ipi-s2-x.svg" \
-		-a "$(find "$work/plot3" -name '*.svg' | wc -l)" = 3 -a -n "$(grep -x "fpulab replay: plots: $work/plot3/ (3 SVG)" "$work/err")" ]
+	two_sweeps a.b.trace a.c.trace sweep-ipi-a.b sweep-ipi-a.c
+	# two traces of one file name: each named by the end of its path that tells them apart
+	two_sweeps s1/x.trace s2/x.trace sweep-ipi-s1-x sweep-ipi-s2-x
 else
 	skip "sweep --plot" "no gnuplot"
 	skip "sweep --plot: the SVG" "no gnuplot"
