@@ -188,16 +188,7 @@ static int kind_of(const char *path, char *err, size_t errlen)
 	}
 	size_t n = fread(b, 1, sizeof(b), f);
 	fclose(f);
-	if (n == 8 && !memcmp(b, "PERFILE2", 8))
-		return 'p';
-	if (n == 8 && !memcmp(b, FPULAB_TRACE_MAGIC, 8))
-		return 'f';
-	if (n >= 6 && !memcmp(b,
-			      "\xfd"
-			      "7zXZ\0",
-			      6))
-		return 'x';
-	return 't';
+	return perf_input_kind(b, n);
 }
 
 int perf_import_file(const char *path, const char *out_path, const struct perf_import_opts *o,

@@ -68,6 +68,10 @@ struct perf_scan {
 };
 
 int perf_scan(FILE *in, struct perf_scan *s, char *err, size_t errlen);
+
+/* What an input's first @n bytes say it is: 'p' perf.data, 'x' xz, 'f' an fpulab trace,
+ * 't' anything else (perf script text). */
+int perf_input_kind(const void *head, size_t n);
 void perf_scan_free(struct perf_scan *s);
 
 /* The trace's XCR0: what the recording's xcomp_bv and xfeatures show, within 0x602ff. */

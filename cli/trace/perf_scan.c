@@ -355,24 +355,39 @@ static void number_cpus(struct scanner *k, uint8_t *slot_to_cpu)
  */
 static bool not_text(const char *buf, char *err, size_t errlen)
 {
-	if (!memcmp(buf, FPULAB_TRACE_MAGIC, 8))
+	switch (perf_input_kind(buf, 8)) {
+	case 'f':
 		fail_why(err, errlen,
 			 "an fpulab trace already, not perf script text (replay its file: fpulab "
 			 "replay FILE)");
-	else if (!memcmp(buf, "PERFILE2", 8))
+		return true;
+	case 'p':
 		fail_why(err, errlen,
 			 "a perf.data, not perf script text: give its file name, or pipe `perf "
 			 "script -i FILE --ns --show-lost-events`");
-	else if (!memcmp(buf,
-			 "\xfd"
-			 "7zXZ",
-			 6))
+		return true;
+	case 'x':
 		fail_why(err, errlen,
 			 "xz-compressed: a stream is read as perf script text; give its file name, "
 			 "or pipe `xz -dc FILE`");
-	else
+		return true;
+	default:
 		return false;
-	return true;
+	}
+}
+
+int perf_input_kind(const void *head, size_t n)
+{
+	if (n >= 8 && !memcmp(head, "PERFILE2", 8))
+		return 'p';
+	if (n >= 8 && !memcmp(head, FPULAB_TRACE_MAGIC, 8))
+		return 'f';
+	if (n >= 6 && !memcmp(head,
+			      "\xfd"
+			      "7zXZ",
+			      6)) /* with its NUL: xz's 6-byte magic */
+		return 'x';
+	return 't';
 }
 
 int perf_scan(FILE *in, struct perf_scan *s, char *err, size_t errlen)
